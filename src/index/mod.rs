@@ -1,0 +1,1 @@
+//! Spatial index algorithms (HEP002 §10): pure, no HDF5.

@@ -1,0 +1,10 @@
+//! Marquet: geospatial vector tables (HEP002) on H5Col column tables (HEP001) in HDF5.
+#![deny(unsafe_code)]
+
+pub mod error;
+pub mod index;
+pub mod spec;
+pub mod wkb;
+
+pub use error::{MarquetError, Result};
+pub use spec::{BBox, Dimensions, GeometryKind, GeometryType};
