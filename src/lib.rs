@@ -2,6 +2,8 @@
 #![deny(unsafe_code)]
 
 pub mod error;
+pub mod h5;
+pub mod h5col;
 pub mod index;
 pub mod spec;
 pub mod wkb;

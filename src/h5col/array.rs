@@ -1,0 +1,310 @@
+//! Column values in memory: little-endian bytes described by a [`Dtype`], plus the
+//! fill-value rules of HEP001 §8.5.
+
+use crate::error::{MarquetError, Result};
+use crate::h5::{fixed_str, int_from_bytes, Dtype};
+use crate::spec::names;
+
+/// A run of column elements: `bytes` holds `len()` elements laid out as `dtype.to_le()`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Array {
+    pub dtype: Dtype,
+    pub bytes: Vec<u8>,
+}
+
+macro_rules! typed_ctor {
+    ($name:ident, $t:ty, $dt:expr) => {
+        #[doc = concat!("An array of `", stringify!($t), "`.")]
+        pub fn $name(v: &[$t]) -> Array {
+            let mut bytes = Vec::with_capacity(v.len() * std::mem::size_of::<$t>());
+            for x in v {
+                bytes.extend_from_slice(&x.to_le_bytes());
+            }
+            Array { dtype: $dt, bytes }
+        }
+    };
+}
+
+impl Array {
+    typed_ctor!(from_i8, i8, Dtype::Int { size: 1, signed: true, big_endian: false });
+    typed_ctor!(from_i16, i16, Dtype::Int { size: 2, signed: true, big_endian: false });
+    typed_ctor!(from_i32, i32, Dtype::Int { size: 4, signed: true, big_endian: false });
+    typed_ctor!(from_i64, i64, Dtype::I64);
+    typed_ctor!(from_u8, u8, Dtype::U8);
+    typed_ctor!(from_u16, u16, Dtype::U16);
+    typed_ctor!(from_u32, u32, Dtype::Int { size: 4, signed: false, big_endian: false });
+    typed_ctor!(from_u64, u64, Dtype::U64);
+    typed_ctor!(from_f32, f32, Dtype::F32);
+    typed_ctor!(from_f64, f64, Dtype::F64);
+
+    /// An empty array of `dtype`.
+    pub fn empty(dtype: Dtype) -> Array {
+        Array { dtype, bytes: Vec::new() }
+    }
+
+    /// Booleans as the HEP001 boolean enum (§6).
+    pub fn from_bools(v: &[bool]) -> Array {
+        Array { dtype: Dtype::hep001_bool(), bytes: v.iter().map(|&b| b as u8).collect() }
+    }
+
+    /// Fixed-length null-terminated strings, sized to the longest value + 1 (at least 2,
+    /// so that the empty string, the recommended fill, stays distinct in size terms).
+    pub fn from_strings(v: &[&str], utf8: bool) -> Array {
+        let size = v.iter().map(|s| s.len()).max().unwrap_or(0) + 1;
+        Array::from_strings_sized(v, utf8, size).expect("size fits by construction")
+    }
+
+    /// Fixed-length strings of an explicit byte size (values longer than `size - 1` are refused).
+    pub fn from_strings_sized(v: &[&str], utf8: bool, size: usize) -> Result<Array> {
+        let mut bytes = vec![0u8; v.len() * size];
+        for (i, s) in v.iter().enumerate() {
+            if s.len() >= size {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "string {s:?} needs {} bytes, column holds {}",
+                    s.len() + 1,
+                    size
+                )));
+            }
+            bytes[i * size..i * size + s.len()].copy_from_slice(s.as_bytes());
+        }
+        Ok(Array { dtype: Dtype::FixedString { size, utf8, nullterm: true, spacepad: false }, bytes })
+    }
+
+    /// Opaque elements of `size` bytes with `tag`.
+    pub fn from_opaque(size: usize, tag: &str, bytes: Vec<u8>) -> Result<Array> {
+        if size == 0 || bytes.len() % size != 0 {
+            return Err(MarquetError::InvalidArgument("opaque data is not a whole number of elements".into()));
+        }
+        Ok(Array { dtype: Dtype::Opaque { size, tag: tag.to_string() }, bytes })
+    }
+
+    /// Enum codes (stored at the base width).
+    pub fn from_enum_codes(dtype: Dtype, codes: &[i64]) -> Result<Array> {
+        let Dtype::Enum { base, .. } = &dtype else {
+            return Err(MarquetError::InvalidArgument("not an enum datatype".into()));
+        };
+        let w = base.size();
+        let mut bytes = Vec::with_capacity(codes.len() * w);
+        for c in codes {
+            bytes.extend_from_slice(&c.to_le_bytes()[..w]);
+        }
+        Ok(Array { dtype, bytes })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        let s = self.dtype.size();
+        if s == 0 {
+            0
+        } else {
+            self.bytes.len() / s
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of element `i`.
+    pub fn element(&self, i: usize) -> &[u8] {
+        let s = self.dtype.size();
+        &self.bytes[i * s..(i + 1) * s]
+    }
+
+    /// Elements `[start, end)` as a new array.
+    pub fn slice(&self, start: usize, end: usize) -> Array {
+        let s = self.dtype.size();
+        Array { dtype: self.dtype.clone(), bytes: self.bytes[start * s..end * s].to_vec() }
+    }
+
+    /// Append another array of the same datatype.
+    pub fn extend(&mut self, other: &Array) -> Result<()> {
+        if other.dtype.to_le() != self.dtype.to_le() {
+            return Err(MarquetError::InvalidArgument("cannot concatenate arrays of different datatypes".into()));
+        }
+        self.bytes.extend_from_slice(&other.bytes);
+        Ok(())
+    }
+
+    /// Element `i` as f64 (integers and floats), else `None`.
+    pub fn get_f64(&self, i: usize) -> Option<f64> {
+        let e = self.element(i);
+        match &self.dtype {
+            Dtype::Float { size: 8, .. } => Some(f64::from_le_bytes(e.try_into().ok()?)),
+            Dtype::Float { size: 4, .. } => Some(f32::from_le_bytes(e.try_into().ok()?) as f64),
+            Dtype::Int { signed: false, size: 8, .. } => Some(u64::from_le_bytes(e.try_into().ok()?) as f64),
+            Dtype::Int { signed, .. } => Some(int_from_bytes(e, *signed, false) as f64),
+            Dtype::Enum { base, .. } => Some(int_from_bytes(e, matches!(**base, Dtype::Int { signed: true, .. }), false) as f64),
+            _ => None,
+        }
+    }
+
+    /// Element `i` as i128 (all integer types exactly), else `None`.
+    pub fn get_i128(&self, i: usize) -> Option<i128> {
+        let e = self.element(i);
+        match &self.dtype {
+            Dtype::Int { signed: false, size: 8, .. } => Some(u64::from_le_bytes(e.try_into().ok()?) as i128),
+            Dtype::Int { signed, .. } => Some(int_from_bytes(e, *signed, false) as i128),
+            Dtype::Enum { base, .. } => Some(int_from_bytes(e, matches!(**base, Dtype::Int { signed: true, .. }), false) as i128),
+            _ => None,
+        }
+    }
+
+    /// Element `i` as a string (string types), padding stripped per HEP001 §11.5.
+    pub fn get_str(&self, i: usize) -> Option<String> {
+        match &self.dtype {
+            Dtype::FixedString { spacepad, .. } => {
+                let s = fixed_str(self.element(i));
+                Some(if *spacepad { s.trim_end_matches(' ').to_string() } else { s })
+            }
+            _ => None,
+        }
+    }
+
+    /// All elements as f64 (numeric types).
+    pub fn to_f64_vec(&self) -> Option<Vec<f64>> {
+        (0..self.len()).map(|i| self.get_f64(i)).collect()
+    }
+
+    /// All elements as strings (string types).
+    pub fn to_string_vec(&self) -> Option<Vec<String>> {
+        (0..self.len()).map(|i| self.get_str(i)).collect()
+    }
+
+    /// Per-element missing flags under the canonical test of HEP001 §8.5.
+    pub fn missing(&self, fill: Option<&[u8]>) -> Vec<bool> {
+        (0..self.len()).map(|i| is_missing(&self.dtype, self.element(i), fill)).collect()
+    }
+
+    /// A text rendering of element `i` for dumps.
+    pub fn display(&self, i: usize) -> String {
+        match &self.dtype {
+            Dtype::Float { .. } => format!("{}", self.get_f64(i).unwrap_or(f64::NAN)),
+            Dtype::Int { .. } => format!("{}", self.get_i128(i).unwrap_or(0)),
+            Dtype::Enum { members, .. } => {
+                let v = self.get_i128(i).unwrap_or(0) as i64;
+                members.iter().find(|(_, m)| *m == v).map(|(n, _)| n.clone()).unwrap_or_else(|| v.to_string())
+            }
+            Dtype::FixedString { .. } => self.get_str(i).unwrap_or_default(),
+            Dtype::Compound { fields, .. } => {
+                let e = self.element(i);
+                let parts: Vec<String> = fields
+                    .iter()
+                    .map(|f| {
+                        let sub = Array { dtype: f.dtype.clone(), bytes: e[f.offset..f.offset + f.dtype.size()].to_vec() };
+                        format!("{}: {}", f.name, sub.display(0))
+                    })
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            _ => self.element(i).iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+}
+
+/// The canonical missing-value test of HEP001 §8.5:
+/// `missing(v, fill) = isnan(fill) ? isnan(v) : (v == fill)` (bitwise for non-floats).
+pub fn is_missing(dtype: &Dtype, v: &[u8], fill: Option<&[u8]>) -> bool {
+    let Some(fill) = fill else { return false };
+    if fill.len() != v.len() {
+        return false;
+    }
+    match dtype {
+        Dtype::Float { size: 8, .. } => {
+            let f = f64::from_le_bytes(fill.try_into().unwrap_or([0; 8]));
+            if f.is_nan() {
+                f64::from_le_bytes(v.try_into().unwrap_or([0; 8])).is_nan()
+            } else {
+                v == fill
+            }
+        }
+        Dtype::Float { size: 4, .. } => {
+            let f = f32::from_le_bytes(fill.try_into().unwrap_or([0; 4]));
+            if f.is_nan() {
+                f32::from_le_bytes(v.try_into().unwrap_or([0; 4])).is_nan()
+            } else {
+                v == fill
+            }
+        }
+        Dtype::FixedString { .. } => fixed_str(v) == fixed_str(fill),
+        _ => v == fill,
+    }
+}
+
+/// HEP001's recommended fill value for `dtype` (§8.5, and Marquet's opaque amendment,
+/// ruling R14). `Ok(None)` for booleans (which must not declare one); an error for types
+/// without a recommendation (the caller must choose).
+pub fn recommended_fill(dtype: &Dtype) -> Result<Option<Vec<u8>>> {
+    Ok(Some(match dtype {
+        Dtype::Int { size, signed: true, .. } => {
+            let v: i64 = match size {
+                1 => -127,
+                2 => -32767,
+                4 => -2147483647,
+                8 => -9223372036854775807,
+                _ => return Err(MarquetError::Unsupported(format!("integer of {size} bytes"))),
+            };
+            v.to_le_bytes()[..*size].to_vec()
+        }
+        Dtype::Int { size, signed: false, .. } => vec![0xff; *size],
+        Dtype::Float { size: 8, .. } => names::FILL_F64.to_le_bytes().to_vec(),
+        Dtype::Float { size: 4, .. } => names::FILL_F32.to_le_bytes().to_vec(),
+        Dtype::FixedString { size, .. } => vec![0u8; *size],
+        Dtype::Enum { .. } if dtype.is_boolean() => return Ok(None),
+        Dtype::Enum { base, members } => {
+            let Some((_, v)) = members.iter().find(|(n, _)| n == names::MISSING) else {
+                return Err(MarquetError::InvalidArgument(
+                    "an enum column needs a MISSING member to have a fill value (HEP001 §8.5)".into(),
+                ));
+            };
+            v.to_le_bytes()[..base.size()].to_vec()
+        }
+        Dtype::Opaque { size, .. } => names::opaque_fill(*size),
+        Dtype::Compound { size, fields } => {
+            let mut b = vec![0u8; *size];
+            for f in fields {
+                let sub = recommended_fill(&f.dtype)?.ok_or_else(|| {
+                    MarquetError::InvalidArgument(format!("compound field {} has no recommended fill", f.name))
+                })?;
+                b[f.offset..f.offset + sub.len()].copy_from_slice(&sub);
+            }
+            b
+        }
+        other => {
+            return Err(MarquetError::InvalidArgument(format!(
+                "no recommended fill value for {other:?}; give one explicitly"
+            )))
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recommended_fills_have_canonical_bits() {
+        let f = |d: Dtype| recommended_fill(&d).unwrap().unwrap();
+        assert_eq!(f(Dtype::I8), vec![0x81]);
+        assert_eq!(f(Dtype::Int { size: 2, signed: true, big_endian: false }), vec![0x01, 0x80]);
+        assert_eq!(f(Dtype::Int { size: 4, signed: true, big_endian: false }), vec![0x01, 0, 0, 0x80]);
+        assert_eq!(f(Dtype::I64), vec![1, 0, 0, 0, 0, 0, 0, 0x80]);
+        assert_eq!(f(Dtype::U16), vec![0xff, 0xff]);
+        assert_eq!(f(Dtype::F32), 0x7CF0_0000u32.to_le_bytes().to_vec());
+        assert_eq!(f(Dtype::F64), 0x479E_0000_0000_0000u64.to_le_bytes().to_vec());
+        assert_eq!(recommended_fill(&Dtype::hep001_bool()).unwrap(), None);
+        assert!(recommended_fill(&Dtype::Enum { base: Box::new(Dtype::U8), members: vec![("A".into(), 0)] }).is_err());
+    }
+
+    #[test]
+    fn canonical_missing_test() {
+        let a = Array::from_f64(&[1.0, names::FILL_F64, f64::NAN]);
+        let fill = names::FILL_F64.to_le_bytes();
+        assert_eq!(a.missing(Some(&fill)), vec![false, true, false]);
+        let nanfill = f64::NAN.to_le_bytes();
+        assert_eq!(a.missing(Some(&nanfill)), vec![false, false, true]);
+        assert_eq!(a.missing(None), vec![false, false, false]);
+        let s = Array::from_strings(&["a", "", "bc"], true);
+        assert_eq!(s.missing(Some(&vec![0u8; 3])), vec![false, true, false]);
+    }
+}

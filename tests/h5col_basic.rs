@@ -1,0 +1,111 @@
+//! H5Col table layer: create, append, read, list columns, truncate, update, indexes.
+
+use marquet::h5::Dtype;
+use marquet::h5col::index::{self, range_filter};
+use marquet::h5col::list::ListSpec;
+use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File, ListArray, ListValues};
+use marquet::MarquetError;
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("marquet-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn create_append_read_round_trip() {
+    let p = tmp("basic.h5");
+    let f = File::create(&p).unwrap();
+    let t = f.create_table("/group/my_table").unwrap();
+    t.add_column("row_id", &ColumnSpec::new(Dtype::U64)).unwrap();
+    t.add_column("energy", &ColumnSpec::new(Dtype::F32).with_units("MeV")).unwrap();
+    t.add_column("label", &ColumnSpec::new(Dtype::FixedString { size: 8, utf8: true, nullterm: true, spacepad: false }))
+        .unwrap();
+    t.add_column("flag", &ColumnSpec::new(Dtype::hep001_bool())).unwrap();
+    t.add_list_column("readings", &ListSpec::of(Dtype::F32)).unwrap();
+    t.add_list_column("tags", &ListSpec::strings()).unwrap();
+    t.set_index_columns(&["row_id"]).unwrap();
+
+    let readings = ListArray {
+        offsets: vec![0, 2, 2, 5],
+        mask: Some(vec![true, false, true]),
+        values: ListValues::Leaf(Array::from_f32(&[1.0, 2.0, 3.0, 4.0, 5.0])),
+    };
+    let batch = Batch::new()
+        .with_array("row_id", Array::from_u64(&[10, 11, 12]))
+        .with("energy", ColumnValues::Array { values: Array::from_f32(&[1.5, 0.0, 3.5]), missing: Some(vec![false, true, false]) })
+        .with_array("label", Array::from_strings(&["a", "bb", "ccc"], true))
+        .with_array("flag", Array::from_bools(&[true, false, true]))
+        .with("readings", ColumnValues::List(readings.clone()))
+        .with("tags", ColumnValues::List(ListArray::from_string_rows(&[Some(vec!["x", "yy"]), Some(vec![]), None])));
+    assert_eq!(t.append(&batch).unwrap(), 3);
+    drop(t);
+    drop(f);
+
+    let f = File::open(&p).unwrap();
+    assert_eq!(f.tables().unwrap(), vec!["/group/my_table".to_string()]);
+    let t = f.table("/group/my_table").unwrap();
+    assert_eq!(t.nrows().unwrap(), 3);
+    assert_eq!(t.column_names().unwrap(), vec!["row_id", "energy", "label", "flag", "readings", "tags"]);
+    assert_eq!(t.index_columns().unwrap(), vec!["row_id"]);
+    let e = t.read("energy", 0, 3).unwrap();
+    let col = t.column("energy").unwrap();
+    assert_eq!(e.missing(col.fill()), vec![false, true, false]);
+    assert_eq!(e.get_f64(2), Some(3.5));
+    assert_eq!(t.read("label", 0, 3).unwrap().to_string_vec().unwrap(), vec!["a", "bb", "ccc"]);
+    assert_eq!(t.read_list("readings", 0, 3).unwrap(), readings);
+    let tags = t.read_list("tags", 1, 3).unwrap();
+    assert_eq!(tags.offsets, vec![0, 0, 0]);
+    assert_eq!(tags.mask, Some(vec![true, false]));
+    // Reads never expose rows at or past NROWS.
+    assert!(matches!(t.read("energy", 0, 4), Err(MarquetError::InvalidArgument(_))));
+}
+
+#[test]
+fn truncate_and_update_keep_indexes_honest() {
+    let p = tmp("minmax.h5");
+    let f = File::create(&p).unwrap();
+    let t = f.create_table("/t").unwrap();
+    t.add_column("ts", &ColumnSpec::new(Dtype::I64).with_chunk_rows(4)).unwrap();
+    let v: Vec<i64> = (0..10).map(|i| i * 10).collect();
+    t.append(&Batch::new().with_array("ts", Array::from_i64(&v))).unwrap();
+    let ip = index::build_chunk_minmax(&t, "ts").unwrap();
+    let (rows, st) = range_filter(&t, "ts", 35.0, 52.0).unwrap();
+    assert_eq!(rows, vec![4, 5]);
+    assert_eq!(st, index::FilterStats { chunks_total: 3, chunks_skipped: 2, used_index: true });
+    // Append maintains the index (tokens first, then content).
+    t.append(&Batch::new().with_array("ts", Array::from_i64(&[1000, 5]))).unwrap();
+    let (rows, st) = range_filter(&t, "ts", 0.0, 6.0).unwrap();
+    assert_eq!(rows, vec![0, 11]);
+    assert!(st.used_index);
+    assert_eq!(st.chunks_total, 3);
+    // Update in place.
+    t.update("ts", 1, &ColumnValues::array(Array::from_i64(&[3]))).unwrap();
+    let (rows, st) = range_filter(&t, "ts", 0.0, 6.0).unwrap();
+    assert_eq!(rows, vec![0, 1, 11]);
+    assert!(st.used_index);
+    // Truncate.
+    t.truncate(5).unwrap();
+    let (rows, st) = range_filter(&t, "ts", 0.0, 2000.0).unwrap();
+    assert_eq!(rows, vec![0, 1, 2, 3, 4]);
+    assert_eq!((st.chunks_total, st.used_index), (2, true));
+    let info = index::indexes_of(&t, "ts").unwrap();
+    assert_eq!(info.len(), 1);
+    assert_eq!(info[0].path, ip);
+    assert!(info[0].is_valid(t.generation().unwrap(), 5));
+    assert_eq!(t.generation().unwrap(), Some(3));
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let p = tmp("bad.h5");
+    let f = File::create(&p).unwrap();
+    let t = f.create_table("/t").unwrap();
+    t.add_column("x", &ColumnSpec::new(Dtype::F64)).unwrap();
+    assert!(matches!(f.table("/nope"), Err(MarquetError::NotATable { .. })));
+    assert!(t.add_column("NROWS", &ColumnSpec::new(Dtype::F64)).is_err());
+    let e = t.append(&Batch::new().with_array("x", Array::from_strings(&["a"], false))).unwrap_err();
+    assert!(e.to_string().contains("cannot be written"), "{e}");
+    assert_eq!(t.nrows().unwrap(), 0);
+    assert!(t.add_column("b", &ColumnSpec::new(Dtype::hep001_bool()).with_fill(vec![0])).is_err());
+}
