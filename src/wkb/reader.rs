@@ -1,0 +1,424 @@
+//! The strict, bounded WKB walker (HEP002 §7.1, §17) and the zero-allocation scan.
+//!
+//! One recursive walker validates every value and reports it to a [`WkbVisitor`]; `scan`,
+//! `decode`, `to_wkt` and `for_each_polygon_ring` are all visitors of it, so they accept and
+//! reject exactly the same inputs. The walker itself never allocates.
+
+use crate::spec::{BBox, Dimensions, GeometryKind, GeometryType};
+
+use super::error::{WkbError, WkbErrorKind};
+use super::{ByteOrder, Coord, MAX_NESTING};
+
+/// Smallest encoded member of each container, used to bound counts before anything is
+/// allocated: a ring is at least its 4-byte point count, a Point at least 1+4+16 bytes, any
+/// other geometry at least 1+4+4 bytes (header and an empty count).
+const MIN_RING: u64 = 4;
+const MIN_POINT: u64 = 21;
+const MIN_GEOMETRY: u64 = 9;
+
+/// The header of one (possibly nested) geometry, as reported to a [`WkbVisitor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub geometry_type: GeometryType,
+    pub byte_order: ByteOrder,
+    /// Points of a LineString, rings of a Polygon, members of a multi-geometry or collection;
+    /// always 1 for a Point (whose coordinate may be all-NaN, i.e. empty).
+    pub count: usize,
+    /// Byte offset of the header's byte-order flag.
+    pub offset: usize,
+    /// 0 for the outermost geometry, +1 for each enclosing geometry.
+    pub level: usize,
+}
+
+/// A validated run of coordinates inside a WKB value, read without copying.
+#[derive(Debug, Clone, Copy)]
+pub struct CoordSeq<'a> {
+    bytes: &'a [u8],
+    order: ByteOrder,
+    dims: Dimensions,
+}
+
+impl<'a> CoordSeq<'a> {
+    /// Number of coordinates.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / (8 * self.dims.size())
+    }
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+    pub fn dims(&self) -> Dimensions {
+        self.dims
+    }
+    pub fn byte_order(&self) -> ByteOrder {
+        self.order
+    }
+
+    #[inline]
+    fn ordinate(&self, i: usize) -> f64 {
+        let b = &self.bytes[8 * i..8 * i + 8];
+        let a = [b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]];
+        match self.order {
+            ByteOrder::LittleEndian => f64::from_le_bytes(a),
+            ByteOrder::BigEndian => f64::from_be_bytes(a),
+        }
+    }
+
+    /// The `i`-th coordinate (absent Z/M are NaN); `None` past the end.
+    pub fn get(&self, i: usize) -> Option<Coord> {
+        if i >= self.len() {
+            return None;
+        }
+        let n = self.dims.size();
+        let base = i * n;
+        let x = self.ordinate(base);
+        let y = self.ordinate(base + 1);
+        Some(match self.dims {
+            Dimensions::Xy => Coord::xy(x, y),
+            Dimensions::Xyz => Coord::xyz(x, y, self.ordinate(base + 2)),
+            Dimensions::Xym => Coord::xym(x, y, self.ordinate(base + 2)),
+            Dimensions::Xyzm => Coord::xyzm(x, y, self.ordinate(base + 2), self.ordinate(base + 3)),
+        })
+    }
+
+    /// All coordinates in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Coord> + 'a {
+        let seq = *self;
+        (0..seq.len()).map(move |i| seq.get(i).unwrap_or(Coord::EMPTY))
+    }
+
+    /// Just X and Y, e.g. for ring orientation.
+    pub fn xy(&self) -> impl ExactSizeIterator<Item = (f64, f64)> + 'a {
+        let seq = *self;
+        let n = seq.dims.size();
+        (0..seq.len()).map(move |i| (seq.ordinate(i * n), seq.ordinate(i * n + 1)))
+    }
+}
+
+/// Receives the structure of a WKB value from [`visit`], outermost first, in byte order.
+///
+/// Callbacks fire while the walk validates; if [`visit`] returns an error, the callbacks made
+/// before it described a prefix of an invalid value. Every `count` in a [`Header`] has already
+/// been checked against the bytes that remain, so it is safe to preallocate from it.
+pub trait WkbVisitor {
+    /// A geometry begins (after its count, if any, was read and checked).
+    fn begin_geometry(&mut self, _header: &Header) {}
+    /// The coordinates of the current Point (one coordinate), LineString, or of ring
+    /// `ring` (0 = exterior) of the current Polygon.
+    fn coords(&mut self, _ring: Option<usize>, _seq: CoordSeq<'_>) {}
+    /// The geometry begun by the matching `begin_geometry` ends.
+    fn end_geometry(&mut self, _header: &Header) {}
+}
+
+/// A byte cursor that never reads past its slice.
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn left(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], WkbError> {
+        let left = self.left();
+        if n > left {
+            return Err(WkbError::new(
+                self.pos,
+                WkbErrorKind::UnexpectedEnd {
+                    what,
+                    needed: n,
+                    left,
+                },
+            ));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn u32(&mut self, order: ByteOrder, what: &'static str) -> Result<u32, WkbError> {
+        let b = self.take(4, what)?;
+        let a = [b[0], b[1], b[2], b[3]];
+        Ok(match order {
+            ByteOrder::LittleEndian => u32::from_le_bytes(a),
+            ByteOrder::BigEndian => u32::from_be_bytes(a),
+        })
+    }
+
+    /// Read a count and check that `count` elements of at least `min_size` bytes each fit in
+    /// what remains — before the caller allocates anything for them (§17).
+    fn count(
+        &mut self,
+        order: ByteOrder,
+        what: &'static str,
+        field: &'static str,
+        min_size: u64,
+    ) -> Result<usize, WkbError> {
+        let count = self.u32(order, field)?;
+        let left = self.left();
+        if u64::from(count) * min_size > left as u64 {
+            return Err(WkbError::new(
+                self.pos,
+                WkbErrorKind::CountTooLarge { what, count, left },
+            ));
+        }
+        // count * min_size <= left <= usize::MAX and min_size >= 1, so this cannot fail.
+        usize::try_from(count)
+            .map_err(|_| WkbError::new(self.pos, WkbErrorKind::CountTooLarge { what, count, left }))
+    }
+
+    fn coords(
+        &mut self,
+        order: ByteOrder,
+        dims: Dimensions,
+        n: usize,
+    ) -> Result<CoordSeq<'a>, WkbError> {
+        let len = n * 8 * dims.size(); // n was bounded by `count` against the input length
+        let bytes = self.take(len, "coordinates")?;
+        Ok(CoordSeq { bytes, order, dims })
+    }
+}
+
+/// Parse a type code strictly: ISO codes of the seven types only.
+fn parse_type(code: u32, offset: usize) -> Result<GeometryType, WkbError> {
+    if code & 0x2000_0000 != 0 {
+        return Err(WkbError::new(offset, WkbErrorKind::EwkbSrid(code)));
+    }
+    if code & 0xC000_0000 != 0 {
+        return Err(WkbError::new(offset, WkbErrorKind::EwkbFlags(code)));
+    }
+    GeometryType::from_iso_code(code).ok_or(WkbError::new(offset, WkbErrorKind::UnknownType(code)))
+}
+
+fn kind_label(kind: GeometryKind) -> &'static str {
+    match kind {
+        GeometryKind::Point => "point",
+        GeometryKind::LineString => "linestring",
+        GeometryKind::Polygon => "polygon",
+        GeometryKind::MultiPoint => "multipoint",
+        GeometryKind::MultiLineString => "multilinestring",
+        GeometryKind::MultiPolygon => "multipolygon",
+        GeometryKind::GeometryCollection => "geometrycollection",
+    }
+}
+
+/// Walk one geometry starting at `r.pos`. `gc_depth` is the number of enclosing
+/// GeometryCollections; `member_of` the multi-geometry kind that encloses this one, if any.
+fn walk<V: WkbVisitor + ?Sized>(
+    r: &mut Reader<'_>,
+    v: &mut V,
+    level: usize,
+    gc_depth: usize,
+    member_of: Option<GeometryKind>,
+) -> Result<(), WkbError> {
+    let offset = r.pos;
+    let order = match r.take(1, "byte order")?[0] {
+        0 => ByteOrder::BigEndian,
+        1 => ByteOrder::LittleEndian,
+        b => return Err(WkbError::new(offset, WkbErrorKind::InvalidByteOrder(b))),
+    };
+    let code_offset = r.pos;
+    let code = r.u32(order, "geometry type")?;
+    let ty = parse_type(code, code_offset)?;
+    if let Some(parent) = member_of {
+        let expected = match parent {
+            GeometryKind::MultiPoint => GeometryKind::Point,
+            GeometryKind::MultiLineString => GeometryKind::LineString,
+            _ => GeometryKind::Polygon,
+        };
+        if ty.kind != expected {
+            return Err(WkbError::new(
+                offset,
+                WkbErrorKind::WrongMemberType {
+                    parent: kind_label(parent),
+                    expected: kind_label(expected),
+                    code,
+                },
+            ));
+        }
+    }
+    let dims = ty.dims;
+    let coord_size = 8 * dims.size() as u64;
+    let mut header = Header {
+        geometry_type: ty,
+        byte_order: order,
+        count: 1,
+        offset,
+        level,
+    };
+    match ty.kind {
+        GeometryKind::Point => {
+            let seq = r.coords(order, dims, 1)?;
+            v.begin_geometry(&header);
+            v.coords(None, seq);
+        }
+        GeometryKind::LineString => {
+            let n = r.count(order, "point", "point count", coord_size)?;
+            let seq = r.coords(order, dims, n)?;
+            header.count = n;
+            v.begin_geometry(&header);
+            v.coords(None, seq);
+        }
+        GeometryKind::Polygon => {
+            header.count = r.count(order, "ring", "ring count", MIN_RING)?;
+            v.begin_geometry(&header);
+            for ring in 0..header.count {
+                let n = r.count(order, "point", "point count", coord_size)?;
+                let seq = r.coords(order, dims, n)?;
+                v.coords(Some(ring), seq);
+            }
+        }
+        GeometryKind::MultiPoint | GeometryKind::MultiLineString | GeometryKind::MultiPolygon => {
+            let min = if ty.kind == GeometryKind::MultiPoint {
+                MIN_POINT
+            } else {
+                MIN_GEOMETRY
+            };
+            header.count = r.count(order, "member", "member count", min)?;
+            v.begin_geometry(&header);
+            for _ in 0..header.count {
+                walk(r, v, level + 1, gc_depth, Some(ty.kind))?;
+            }
+        }
+        GeometryKind::GeometryCollection => {
+            if gc_depth >= MAX_NESTING {
+                return Err(WkbError::new(
+                    offset,
+                    WkbErrorKind::NestingLimit(MAX_NESTING),
+                ));
+            }
+            header.count = r.count(order, "member", "member count", MIN_GEOMETRY)?;
+            v.begin_geometry(&header);
+            for _ in 0..header.count {
+                walk(r, v, level + 1, gc_depth + 1, None)?;
+            }
+        }
+    }
+    v.end_geometry(&header);
+    Ok(())
+}
+
+/// Walk the one WKB value at the start of `bytes`; returns its length in bytes.
+/// Bytes after it are not looked at (for concatenated streams).
+pub fn visit_prefix<V: WkbVisitor + ?Sized>(
+    bytes: &[u8],
+    visitor: &mut V,
+) -> Result<usize, WkbError> {
+    let mut r = Reader { buf: bytes, pos: 0 };
+    walk(&mut r, visitor, 0, 0, None)?;
+    Ok(r.pos)
+}
+
+/// Walk `bytes`, which must hold exactly one ISO WKB value, reporting it to `visitor`.
+pub fn visit<V: WkbVisitor + ?Sized>(bytes: &[u8], visitor: &mut V) -> Result<(), WkbError> {
+    let len = visit_prefix(bytes, visitor)?;
+    if len != bytes.len() {
+        return Err(WkbError::new(
+            len,
+            WkbErrorKind::TrailingBytes(bytes.len() - len),
+        ));
+    }
+    Ok(())
+}
+
+/// What [`scan`] learns about a WKB value without building it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WkbInfo {
+    /// Type and dimensions of the outermost geometry (what `GEOMETRY_TYPES` lists, ruling R7).
+    pub geometry_type: GeometryType,
+    /// Box of every coordinate that is not empty, with Z and M ranges where present.
+    /// NaN ordinates are ignored; [`BBox::EMPTY`] for an empty geometry.
+    pub bbox: BBox,
+    /// Ruling R6: no coordinate anywhere has a non-NaN X or Y.
+    pub is_empty: bool,
+    /// Coordinate tuples stored in the value, including all-NaN ones (a `POINT EMPTY`
+    /// counts 1). Use `is_empty`, not `num_coords == 0`, to test emptiness.
+    pub num_coords: u64,
+}
+
+#[derive(Default)]
+struct ScanVisitor {
+    top: Option<GeometryType>,
+    bbox: Option<BBox>,
+    num_coords: u64,
+}
+
+impl WkbVisitor for ScanVisitor {
+    fn begin_geometry(&mut self, header: &Header) {
+        if self.top.is_none() {
+            self.top = Some(header.geometry_type);
+        }
+    }
+    fn coords(&mut self, _ring: Option<usize>, seq: CoordSeq<'_>) {
+        self.num_coords += seq.len() as u64;
+        let bbox = self.bbox.get_or_insert(BBox::EMPTY);
+        for c in seq.iter() {
+            // A coordinate whose X and Y are both NaN is an empty point (§7.1), not a vertex.
+            if c.x.is_nan() && c.y.is_nan() {
+                continue;
+            }
+            bbox.add_xy(c.x, c.y);
+            bbox.add_z(c.z);
+            bbox.add_m(c.m);
+        }
+    }
+}
+
+fn finish_scan(v: ScanVisitor) -> WkbInfo {
+    let bbox = v.bbox.unwrap_or(BBox::EMPTY);
+    let is_empty = !(bbox.xmin <= bbox.xmax || bbox.ymin <= bbox.ymax);
+    WkbInfo {
+        // `top` is set by the first callback, which always precedes a successful return.
+        geometry_type: v.top.unwrap_or(GeometryType::new(
+            GeometryKind::GeometryCollection,
+            Dimensions::Xy,
+        )),
+        bbox,
+        is_empty,
+        num_coords: v.num_coords,
+    }
+}
+
+/// Validate `bytes` as exactly one ISO WKB value and return its type, box and emptiness,
+/// without allocating (HEP002 §7.1, §12 requirement 7).
+pub fn scan(bytes: &[u8]) -> Result<WkbInfo, WkbError> {
+    let mut v = ScanVisitor::default();
+    visit(bytes, &mut v)?;
+    Ok(finish_scan(v))
+}
+
+/// Like [`scan`] for the WKB value at the start of `bytes`, ignoring what follows it;
+/// also returns the value's length. For concatenated WKB streams.
+pub fn scan_prefix(bytes: &[u8]) -> Result<(WkbInfo, usize), WkbError> {
+    let mut v = ScanVisitor::default();
+    let len = visit_prefix(bytes, &mut v)?;
+    Ok((finish_scan(v), len))
+}
+
+/// Call `f(polygon_index, ring_index, ring)` for every ring of every Polygon in the value,
+/// wherever it is nested (MultiPolygon members, collections). `polygon_index` counts Polygons
+/// in the order they appear; ring 0 of a Polygon is its exterior ring. The whole value is
+/// validated; `f` may have been called for a prefix when an error is returned.
+pub fn for_each_polygon_ring<F>(bytes: &[u8], f: F) -> Result<(), WkbError>
+where
+    F: FnMut(usize, usize, CoordSeq<'_>),
+{
+    struct Rings<F> {
+        f: F,
+        polygons: usize,
+    }
+    impl<F: FnMut(usize, usize, CoordSeq<'_>)> WkbVisitor for Rings<F> {
+        fn coords(&mut self, ring: Option<usize>, seq: CoordSeq<'_>) {
+            if let Some(ring) = ring {
+                (self.f)(self.polygons, ring, seq);
+            }
+        }
+        fn end_geometry(&mut self, header: &Header) {
+            if header.geometry_type.kind == GeometryKind::Polygon {
+                self.polygons += 1;
+            }
+        }
+    }
+    visit(bytes, &mut Rings { f, polygons: 0 })
+}
