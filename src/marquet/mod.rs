@@ -1,0 +1,1026 @@
+//! HEP002 "Marquet" on H5Col: geometry columns, their storage forms and attributes,
+//! covering columns, and summary maintenance on append (§11.1).
+
+pub mod types;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use types::{Crs, Edges, StorageForm};
+
+use crate::error::{MarquetError, Result};
+use crate::h5::{self, Dtype, Filter, Space};
+use crate::h5col::list::ListSpec;
+use crate::h5col::{self, Array, Batch, ColumnKind, ColumnSpec, ColumnValues, File, ListArray, Table};
+use crate::spec::{names, BBox, Dimensions, GeometryKind, GeometryType};
+use crate::wkb::{self, ByteOrder, WkbInfo};
+
+/// How a new geometry column is to be created.
+#[derive(Debug, Clone)]
+pub struct GeometryColumnSpec {
+    /// Storage form; `None` lets the first append choose (points of one dimension → point
+    /// column; anything else → variable-length WKB).
+    pub form: Option<StorageForm>,
+    pub crs: Crs,
+    pub epoch: Option<f64>,
+    /// `None` writes no EDGES attribute (planar).
+    pub edges: Option<Edges>,
+    pub orientation_ccw: bool,
+    /// Create a covering column of this name (f64, or f32 when `covering_f32`).
+    pub covering: Option<String>,
+    pub covering_f32: bool,
+    pub description: Option<String>,
+    /// Chunk length in rows for rank-1 forms and OFFSETS.
+    pub chunk_rows: u64,
+    /// Filters for WKB bytes / point data.
+    pub filters: Option<Vec<Filter>>,
+}
+
+impl Default for GeometryColumnSpec {
+    fn default() -> Self {
+        GeometryColumnSpec {
+            form: None,
+            crs: Crs::Default,
+            epoch: None,
+            edges: None,
+            orientation_ccw: false,
+            covering: None,
+            covering_f32: false,
+            description: None,
+            chunk_rows: h5col::DEFAULT_CHUNK_ROWS,
+            filters: None,
+        }
+    }
+}
+
+impl GeometryColumnSpec {
+    pub fn with_form(mut self, f: StorageForm) -> Self {
+        self.form = Some(f);
+        self
+    }
+    pub fn with_crs(mut self, c: Crs) -> Self {
+        self.crs = c;
+        self
+    }
+    pub fn with_edges(mut self, e: Edges) -> Self {
+        self.edges = Some(e);
+        self
+    }
+    pub fn with_orientation_ccw(mut self) -> Self {
+        self.orientation_ccw = true;
+        self
+    }
+    pub fn with_covering(mut self, name: &str) -> Self {
+        self.covering = Some(name.to_string());
+        self
+    }
+    pub fn with_epoch(mut self, e: f64) -> Self {
+        self.epoch = Some(e);
+        self
+    }
+    pub fn with_chunk_rows(mut self, n: u64) -> Self {
+        self.chunk_rows = n.max(1);
+        self
+    }
+    pub fn with_filters(mut self, f: Vec<Filter>) -> Self {
+        self.filters = Some(f);
+        self
+    }
+}
+
+/// What a geometry column is, as read from the file.
+#[derive(Debug, Clone)]
+pub struct GeometryColumnInfo {
+    pub name: String,
+    pub path: String,
+    pub form: StorageForm,
+    /// `None` when GEOMETRY_TYPES is empty (types unknown).
+    pub types: Option<Vec<GeometryType>>,
+    /// The BBOX attribute and whether it carried Z / M fields.
+    pub bbox: Option<(BBox, bool, bool)>,
+    pub crs: Crs,
+    pub epoch: Option<f64>,
+    pub edges: Edges,
+    /// True when ORIENTATION = COUNTERCLOCKWISE.
+    pub orientation_ccw: bool,
+    /// Name of the covering column.
+    pub covering: Option<String>,
+}
+
+/// Geometry values for one column in an append.
+#[derive(Debug, Clone)]
+pub enum GeometryValues {
+    /// One WKB value per row (`None` = null).
+    Wkb(Vec<Option<Vec<u8>>>),
+    /// Point coordinates as separate arrays; `valid[i] == false` = null; NaN x and y = empty.
+    Points { dims: Dimensions, x: Vec<f64>, y: Vec<f64>, z: Option<Vec<f64>>, m: Option<Vec<f64>>, valid: Option<Vec<bool>> },
+}
+
+impl GeometryValues {
+    /// From geo-types geometries (XY).
+    pub fn from_geo(v: &[Option<geo_types::Geometry<f64>>]) -> GeometryValues {
+        GeometryValues::Wkb(
+            v.iter()
+                .map(|g| g.as_ref().map(|g| wkb::encode(&wkb::Geometry::from(g), ByteOrder::LittleEndian)))
+                .collect(),
+        )
+    }
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            GeometryValues::Wkb(v) => v.len(),
+            GeometryValues::Points { x, .. } => x.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A batch of rows for a Marquet table: geometry columns plus ordinary H5Col columns.
+#[derive(Debug, Clone, Default)]
+pub struct GeoBatch {
+    pub geometries: BTreeMap<String, GeometryValues>,
+    pub columns: Batch,
+}
+
+impl GeoBatch {
+    pub fn new() -> GeoBatch {
+        GeoBatch::default()
+    }
+    pub fn with_geometry(mut self, name: &str, v: GeometryValues) -> Self {
+        self.geometries.insert(name.to_string(), v);
+        self
+    }
+    pub fn with_column(mut self, name: &str, v: ColumnValues) -> Self {
+        self.columns.columns.insert(name.to_string(), v);
+        self
+    }
+    pub fn with_array(self, name: &str, a: Array) -> Self {
+        self.with_column(name, ColumnValues::array(a))
+    }
+}
+
+/// What one row of a geometry column summarizes to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RowInfo {
+    Null,
+    Geometry(WkbInfo),
+}
+
+/// Read the WKB values of rows in a compact buffer: `bytes[offsets[i]..offsets[i+1]]`.
+#[derive(Debug, Clone, Default)]
+pub struct WkbBuffer {
+    pub bytes: Vec<u8>,
+    pub offsets: Vec<u64>,
+    pub valid: Vec<bool>,
+}
+
+impl WkbBuffer {
+    pub fn len(&self) -> usize {
+        self.valid.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.valid.is_empty()
+    }
+    /// The WKB value of row `i` (relative to the buffer), `None` when null. Zero-copy.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        if !self.valid[i] {
+            return None;
+        }
+        Some(&self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize])
+    }
+    fn push(&mut self, v: Option<&[u8]>) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        if let Some(b) = v {
+            self.bytes.extend_from_slice(b);
+        }
+        self.valid.push(v.is_some());
+        self.offsets.push(self.bytes.len() as u64);
+    }
+}
+
+/// Coordinates of a point column's rows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PointArrays {
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+    pub z: Option<Vec<f64>>,
+    pub m: Option<Vec<f64>>,
+    /// `false` = null row.
+    pub valid: Vec<bool>,
+}
+
+/// An open Marquet table.
+pub struct MarquetTable {
+    table: Table,
+    /// False when MARQUET_VERSION's MAJOR is higher than we implement (R16).
+    interpretable: bool,
+}
+
+/// Parse the Marquet version leniently; `None` if it is not MAJOR.MINOR[.PATCH].
+pub fn marquet_major(table: &Table) -> Result<Option<u64>> {
+    Ok(h5col::read_token(table.id(), names::MARQUET_VERSION)?.and_then(|v| h5col::parse_version(&v)).map(|v| v.0))
+}
+
+/// Is the group a Marquet table (CLASS=COLUMN_TABLE and MARQUET_VERSION present, §5.1)?
+pub fn is_marquet_table(table: &Table) -> Result<bool> {
+    h5::attr_exists(table.id(), names::MARQUET_VERSION)
+}
+
+impl MarquetTable {
+    /// Create an empty Marquet table at `path`. MARQUET_VERSION and GEOMETRY_COLUMNS are
+    /// written with the first geometry column (a table without one is not conformant).
+    pub fn create(file: &File, path: &str) -> Result<MarquetTable> {
+        let table = file.create_table(path)?;
+        Ok(MarquetTable { table, interpretable: true })
+    }
+
+    /// Open a Marquet table (R16: a higher MAJOR opens, but geometry is not interpreted).
+    pub fn open(file: &File, path: &str) -> Result<MarquetTable> {
+        let table = file.table(path)?;
+        MarquetTable::from_table(table)
+    }
+
+    /// Wrap an H5Col table that carries MARQUET_VERSION.
+    pub fn from_table(table: Table) -> Result<MarquetTable> {
+        if !is_marquet_table(&table)? {
+            return Err(MarquetError::NotATable {
+                path: table.path().to_string(),
+                reason: "no MARQUET_VERSION attribute: an H5Col table but not a Marquet table".into(),
+            });
+        }
+        let interpretable = match marquet_major(&table)? {
+            Some(m) => m <= 1,
+            None => {
+                return Err(MarquetError::spec(table.path(), "HEP002 §5.1", "MARQUET_VERSION is not MAJOR.MINOR"))
+            }
+        };
+        Ok(MarquetTable { table, interpretable })
+    }
+
+    /// The underlying H5Col table.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+    /// Can this library interpret the geometry columns (R16)?
+    pub fn is_interpretable(&self) -> bool {
+        self.interpretable
+    }
+    pub fn path(&self) -> &str {
+        self.table.path()
+    }
+    pub fn nrows(&self) -> Result<u64> {
+        self.table.nrows()
+    }
+
+    fn require_interpretable(&self) -> Result<()> {
+        if self.interpretable {
+            Ok(())
+        } else {
+            Err(MarquetError::UnsupportedVersion {
+                path: self.path().to_string(),
+                what: "MARQUET_VERSION",
+                found: h5col::read_token(self.table.id(), names::MARQUET_VERSION)?.unwrap_or_default(),
+                supported: "1.x",
+            })
+        }
+    }
+
+    /// Names of the geometry columns, primary first (GEOMETRY_COLUMNS).
+    pub fn geometry_column_names(&self) -> Result<Vec<String>> {
+        let Some((refs, _, _)) = h5::attr_read_refs(self.table.id(), names::GEOMETRY_COLUMNS)? else {
+            return Ok(Vec::new());
+        };
+        refs.into_iter()
+            .map(|r| {
+                r.map(|p| p.rsplit('/').next().unwrap_or_default().to_string()).ok_or_else(|| {
+                    MarquetError::spec(self.path(), "HEP002 §5.2", "GEOMETRY_COLUMNS holds a null or dangling reference")
+                })
+            })
+            .collect()
+    }
+
+    /// The primary geometry column's name.
+    pub fn primary_geometry_column(&self) -> Result<String> {
+        self.geometry_column_names()?
+            .into_iter()
+            .next()
+            .ok_or_else(|| MarquetError::spec(self.path(), "HEP002 §5.2", "table has no geometry columns"))
+    }
+
+    /// Add a geometry column. With `spec.form == None` the form is chosen at the first
+    /// append from the data; until then the column does not exist in the file.
+    pub fn add_geometry_column(&mut self, name: &str, spec: &GeometryColumnSpec) -> Result<()> {
+        self.require_interpretable()?;
+        let form = spec.form.ok_or_else(|| {
+            MarquetError::InvalidArgument(
+                "add_geometry_column needs a storage form; use create_with_data to choose it from data".into(),
+            )
+        })?;
+        if let Some(Edges::Unknown(e)) = &spec.edges {
+            return Err(MarquetError::InvalidArgument(format!("unknown EDGES {e:?}")));
+        }
+        if spec.edges.as_ref().is_some_and(|e| !e.is_planar()) && !spec.crs.is_geographic() {
+            return Err(MarquetError::InvalidArgument(
+                "non-planar EDGES need a geographic CRS (HEP002 §9.1)".into(),
+            ));
+        }
+        if let Crs::ProjJson(doc) = &spec.crs {
+            types::parse_projjson(doc).map_err(|e| MarquetError::InvalidArgument(format!("CRS: {e}")))?;
+        }
+        let t = &self.table;
+        let filters = spec.filters.clone();
+        let gid = match form {
+            StorageForm::VarWkb => {
+                let lspec = ListSpec::bytes(filters.unwrap_or_else(|| vec![Filter::Deflate(4)]));
+                let mut lspec = lspec;
+                lspec.offsets_chunk = spec.chunk_rows;
+                let lc = t.add_list_column(name, &lspec)?;
+                h5::object_open(lc.id(), ".")?
+            }
+            StorageForm::FixedWkb { size } => {
+                if size < 5 {
+                    return Err(MarquetError::InvalidArgument(format!("fixed WKB size {size} is too small")));
+                }
+                let c = t.add_column(
+                    name,
+                    &ColumnSpec::new(Dtype::Opaque { size, tag: names::OPAQUE_TAG_WKB.into() })
+                        .with_chunk_rows(spec.chunk_rows)
+                        .with_filters(filters.unwrap_or_else(|| vec![Filter::Shuffle, Filter::Deflate(4)])),
+                )?;
+                h5::object_open(c.id(), ".")?
+            }
+            StorageForm::Point { dims, f32 } => {
+                let c = t.add_column(
+                    name,
+                    &ColumnSpec::new(types::point_dtype(dims, f32))
+                        .with_chunk_rows(spec.chunk_rows)
+                        .with_filters(filters.unwrap_or_else(|| vec![Filter::Shuffle, Filter::Deflate(4)])),
+                )?;
+                h5::object_open(c.id(), ".")?
+            }
+        };
+        let id = gid.id();
+        // Geometry-column attributes: all but GEOMETRY_ENCODING first, so a crash leaves
+        // an ordinary H5Col column rather than a half-described geometry column (cf. §11.2).
+        let gt = types::geometry_types_dtype();
+        let initial: Vec<u8> = match form {
+            StorageForm::Point { dims, .. } => (GeometryType::new(GeometryKind::Point, dims).iso_code() as u16).to_le_bytes().to_vec(),
+            _ => Vec::new(),
+        };
+        let n = initial.len() as u64 / 2;
+        h5::attr_write(id, names::GEOMETRY_TYPES, &gt, &Space::Simple(vec![n]), &initial)?;
+        match &spec.crs {
+            Crs::Default => {}
+            Crs::ProjJson(doc) => h5::attr_write_utf8(id, names::CRS, doc)?,
+            Crs::Unknown => h5::attr_write(id, names::CRS, &Dtype::ascii_for(""), &Space::Null, &[])?,
+        }
+        if let Some(e) = spec.epoch {
+            h5::attr_write(id, names::EPOCH, &Dtype::F64, &Space::Scalar, &e.to_le_bytes())?;
+        }
+        if let Some(e) = &spec.edges {
+            let code = e.code().unwrap_or(0);
+            h5::attr_write(id, names::EDGES, &types::edges_dtype(), &Space::Scalar, &[code])?;
+        }
+        if spec.orientation_ccw {
+            h5::attr_write(id, names::ORIENTATION, &types::orientation_dtype(), &Space::Scalar, &[1])?;
+        }
+        if let Some(d) = &spec.description {
+            h5::attr_write_utf8(id, names::DESCRIPTION, d)?;
+        }
+        if let Some(cov) = &spec.covering {
+            let z = false; // decided per data: Z covering only when asked through form dims
+            let dt = types::covering_dtype(z, spec.covering_f32);
+            let fill = h5col::recommended_fill(&dt)?;
+            let c = t.add_column(
+                cov,
+                &ColumnSpec { fill, ..ColumnSpec::new(dt).with_chunk_rows(spec.chunk_rows).with_filters(vec![Filter::Shuffle, Filter::Deflate(4)]) },
+            )?;
+            drop(c);
+            h5::attr_write_refs(id, names::COVERING, &[t.member_path(cov)], true)?;
+        }
+        h5::attr_write_ascii(id, names::GEOMETRY_ENCODING, form.encoding())?;
+        // Table-level: GEOMETRY_COLUMNS (primary first), then the marker.
+        let mut cols = self.geometry_column_names()?;
+        cols.push(name.to_string());
+        h5::attr_write_refs(t.id(), names::GEOMETRY_COLUMNS, &cols, false)?;
+        if !h5::attr_exists(t.id(), names::MARQUET_VERSION)? {
+            h5::attr_write_ascii(t.id(), names::MARQUET_VERSION, names::MARQUET_VERSION_VALUE)?;
+        }
+        Ok(())
+    }
+
+    /// Add an ordinary H5Col column.
+    pub fn add_column(&self, name: &str, spec: &ColumnSpec) -> Result<h5col::Column> {
+        self.table.add_column(name, spec)
+    }
+
+    /// Describe a geometry column.
+    pub fn geometry_column(&self, name: &str) -> Result<GeometryColumnInfo> {
+        self.require_interpretable()?;
+        let t = &self.table;
+        let path = t.member_path(name);
+        let kind = t.kind_of(name)?;
+        let o = h5::object_open(t.id(), name)?;
+        let id = o.id();
+        let enc = h5col::read_token(id, names::GEOMETRY_ENCODING)?
+            .ok_or_else(|| MarquetError::spec(&path, "HEP002 §6.2", "GEOMETRY_ENCODING missing"))?;
+        let form = match (enc.as_str(), kind) {
+            (names::ENCODING_WKB, Some(ColumnKind::List)) => StorageForm::VarWkb,
+            (names::ENCODING_WKB, Some(ColumnKind::Dataset)) => {
+                let c = t.column(name)?;
+                match c.dtype() {
+                    Dtype::Opaque { size, tag } if tag == names::OPAQUE_TAG_WKB => StorageForm::FixedWkb { size: *size },
+                    other => {
+                        return Err(MarquetError::spec(
+                            &path,
+                            "HEP002 §12 req 5",
+                            format!("WKB column dataset must be opaque tagged \"WKB\", found {other:?}"),
+                        ))
+                    }
+                }
+            }
+            (names::ENCODING_POINT, Some(ColumnKind::Dataset)) => {
+                let c = t.column(name)?;
+                let (dims, f32) = types::point_layout(c.dtype()).ok_or_else(|| {
+                    MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {:?}", c.dtype()))
+                })?;
+                StorageForm::Point { dims, f32 }
+            }
+            (e, k) => {
+                if e != names::ENCODING_WKB && e != names::ENCODING_POINT {
+                    return Err(MarquetError::Unsupported(format!("{path}: GEOMETRY_ENCODING {e:?} is not implemented")));
+                }
+                return Err(MarquetError::spec(&path, "HEP002 §12 req 5", format!("encoding {e} on a {k:?} object")));
+            }
+        };
+        let types = match h5::attr_read(id, names::GEOMETRY_TYPES)? {
+            Some(a) => {
+                let v = types::read_geometry_types(&a).map_err(|m| MarquetError::spec(&path, "HEP002 §6.3", m))?;
+                if v.is_empty() {
+                    None
+                } else {
+                    Some(v)
+                }
+            }
+            None => return Err(MarquetError::spec(&path, "HEP002 §6.1", "GEOMETRY_TYPES missing")),
+        };
+        let bbox = match h5::attr_read(id, names::BBOX)? {
+            Some(a) => types::decode_box(&a.dtype, &a.data),
+            None => None,
+        };
+        let crs = match h5::attr_read(id, names::CRS)? {
+            None => Crs::Default,
+            Some(a) if a.space == Space::Null => Crs::Unknown,
+            Some(a) => match a.as_str() {
+                Some(s) => Crs::ProjJson(s.to_string()),
+                None => return Err(MarquetError::spec(&path, "HEP002 §8.1", "CRS is not a scalar string")),
+            },
+        };
+        let epoch = h5::attr_read(id, names::EPOCH)?.and_then(|a| a.as_f64());
+        let edges = match h5::attr_read(id, names::EDGES)? {
+            None => Edges::Planar,
+            Some(a) => match a.enum_names().and_then(|v| v.into_iter().next()).flatten() {
+                Some(n) => Edges::from_name(&n),
+                None => Edges::Unknown("?".into()),
+            },
+        };
+        let orientation_ccw = match h5::attr_read(id, names::ORIENTATION)? {
+            Some(a) => a.enum_names().and_then(|v| v.into_iter().next()).flatten().as_deref() == Some("COUNTERCLOCKWISE"),
+            None => false,
+        };
+        let covering = match h5::attr_read_refs(id, names::COVERING)? {
+            Some((r, _, _)) => r.into_iter().next().flatten().map(|p| p.rsplit('/').next().unwrap_or_default().to_string()),
+            None => None,
+        };
+        Ok(GeometryColumnInfo { name: name.to_string(), path, form, types, bbox, crs, epoch, edges, orientation_ccw, covering })
+    }
+
+    /// Encode and summarize geometry values for column `info`; returns the H5Col values
+    /// and per-row summaries. Nothing is written; a value that does not fit the form is
+    /// refused here, before the file changes (HEP002 §11.2).
+    pub fn prepare(&self, info: &GeometryColumnInfo, v: &GeometryValues) -> Result<(ColumnValues, Vec<RowInfo>)> {
+        let path = &info.path;
+        match (info.form, v) {
+            (StorageForm::Point { dims, f32 }, GeometryValues::Points { dims: d2, x, y, z, m, valid }) => {
+                if *d2 != dims {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "{path}: {d2:?} points cannot be stored in a {dims:?} point column; replace the column first (HEP002 §11.2)"
+                    )));
+                }
+                let n = x.len();
+                let lens_ok = y.len() == n
+                    && z.as_ref().map(|v| v.len() == n).unwrap_or(!dims.has_z())
+                    && m.as_ref().map(|v| v.len() == n).unwrap_or(!dims.has_m())
+                    && valid.as_ref().map(|v| v.len() == n).unwrap_or(true);
+                if !lens_ok {
+                    return Err(MarquetError::InvalidArgument(format!("{path}: coordinate arrays differ in length or miss Z/M")));
+                }
+                let dt = types::point_dtype(dims, f32);
+                let mut bytes = Vec::with_capacity(n * dt.size());
+                let mut rows = Vec::with_capacity(n);
+                let mut missing = vec![false; n];
+                let gt = GeometryType::new(GeometryKind::Point, dims);
+                for i in 0..n {
+                    let ok = valid.as_ref().map(|v| v[i]).unwrap_or(true);
+                    let c = [x[i], y[i], z.as_ref().map(|v| v[i]).unwrap_or(f64::NAN), m.as_ref().map(|v| v[i]).unwrap_or(f64::NAN)];
+                    if !ok {
+                        missing[i] = true;
+                        bytes.extend(std::iter::repeat_n(0u8, dt.size()));
+                        rows.push(RowInfo::Null);
+                        continue;
+                    }
+                    let empty = c[0].is_nan() && c[1].is_nan();
+                    if !empty && (c[0].is_nan() || c[1].is_nan()) {
+                        return Err(MarquetError::InvalidArgument(format!(
+                            "{path} row {i}: a point needs both x and y, or neither (empty) (HEP002 §7.4)"
+                        )));
+                    }
+                    let mut bbox = BBox::EMPTY;
+                    let ords: Vec<f64> = if empty {
+                        vec![f64::NAN; dims.size()]
+                    } else {
+                        bbox.add_xy(c[0], c[1]);
+                        let mut o = vec![c[0], c[1]];
+                        if dims.has_z() {
+                            o.push(c[2]);
+                            bbox.add_z(c[2]);
+                        }
+                        if dims.has_m() {
+                            o.push(c[3]);
+                            bbox.add_m(c[3]);
+                        }
+                        o
+                    };
+                    for o in ords {
+                        if f32 {
+                            bytes.extend_from_slice(&(o as f32).to_le_bytes());
+                        } else {
+                            bytes.extend_from_slice(&o.to_le_bytes());
+                        }
+                    }
+                    // The fill value must not be a stored point (it would read as null).
+                    let fillv = names::FILL_F64;
+                    if !empty && c[0] == fillv && c[1] == fillv {
+                        return Err(MarquetError::InvalidArgument(format!("{path} row {i}: coordinates equal the fill value")));
+                    }
+                    rows.push(RowInfo::Geometry(WkbInfo { geometry_type: gt, bbox, is_empty: empty, num_coords: 1 }));
+                }
+                Ok((ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) }, rows))
+            }
+            (StorageForm::Point { dims, f32 }, GeometryValues::Wkb(vals)) => {
+                // Decode point WKB into coordinates.
+                let n = vals.len();
+                let (mut x, mut y) = (Vec::with_capacity(n), Vec::with_capacity(n));
+                let mut z = dims.has_z().then(|| Vec::with_capacity(n));
+                let mut m = dims.has_m().then(|| Vec::with_capacity(n));
+                let mut valid = Vec::with_capacity(n);
+                for (i, v) in vals.iter().enumerate() {
+                    match v {
+                        None => {
+                            x.push(f64::NAN);
+                            y.push(f64::NAN);
+                            z.as_mut().map(|v| v.push(f64::NAN));
+                            m.as_mut().map(|v| v.push(f64::NAN));
+                            valid.push(false);
+                        }
+                        Some(b) => {
+                            let g = wkb::decode(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?;
+                            let gt = g.geometry_type();
+                            let wkb::Geometry::Point(p) = g else {
+                                return Err(MarquetError::InvalidArgument(format!(
+                                    "{path} row {i}: a {} cannot be stored in a point column; replace the column first (HEP002 §11.2)",
+                                    gt
+                                )));
+                            };
+                            if p.dims != dims {
+                                return Err(MarquetError::InvalidArgument(format!(
+                                    "{path} row {i}: {} cannot be stored in a {dims:?} point column; replace the column first (HEP002 §11.2)",
+                                    gt
+                                )));
+                            }
+                            x.push(p.coord.x);
+                            y.push(p.coord.y);
+                            z.as_mut().map(|v| v.push(p.coord.z));
+                            m.as_mut().map(|v| v.push(p.coord.m));
+                            valid.push(true);
+                        }
+                    }
+                }
+                let _ = f32;
+                self.prepare(info, &GeometryValues::Points { dims, x, y, z, m, valid: Some(valid) })
+            }
+            (StorageForm::FixedWkb { size }, GeometryValues::Wkb(vals)) => {
+                let mut bytes = Vec::with_capacity(vals.len() * size);
+                let mut rows = Vec::with_capacity(vals.len());
+                let mut missing = vec![false; vals.len()];
+                for (i, v) in vals.iter().enumerate() {
+                    match v {
+                        None => {
+                            missing[i] = true;
+                            bytes.extend(std::iter::repeat_n(0u8, size));
+                            rows.push(RowInfo::Null);
+                        }
+                        Some(b) => {
+                            if b.len() != size {
+                                return Err(MarquetError::InvalidArgument(format!(
+                                    "{path} row {i}: a {}-byte WKB value does not fit this {size}-byte fixed-length column; replace the column first (HEP002 §11.2)",
+                                    b.len()
+                                )));
+                            }
+                            let inf = wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?;
+                            bytes.extend_from_slice(b);
+                            rows.push(RowInfo::Geometry(inf));
+                        }
+                    }
+                }
+                let dt = Dtype::Opaque { size, tag: names::OPAQUE_TAG_WKB.into() };
+                Ok((ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) }, rows))
+            }
+            (StorageForm::FixedWkb { .. } | StorageForm::VarWkb, GeometryValues::Points { dims, x, y, z, m, valid }) => {
+                let vals: Vec<Option<Vec<u8>>> = (0..x.len())
+                    .map(|i| {
+                        if !valid.as_ref().map(|v| v[i]).unwrap_or(true) {
+                            return None;
+                        }
+                        let c = wkb::Coord {
+                            x: x[i],
+                            y: y[i],
+                            z: z.as_ref().map(|v| v[i]).unwrap_or(f64::NAN),
+                            m: m.as_ref().map(|v| v[i]).unwrap_or(f64::NAN),
+                        };
+                        Some(wkb::encode(&wkb::Geometry::Point(wkb::Point { dims: *dims, coord: c }), ByteOrder::LittleEndian))
+                    })
+                    .collect();
+                self.prepare(info, &GeometryValues::Wkb(vals))
+            }
+            (StorageForm::VarWkb, GeometryValues::Wkb(vals)) => {
+                let mut rows = Vec::with_capacity(vals.len());
+                for (i, v) in vals.iter().enumerate() {
+                    rows.push(match v {
+                        None => RowInfo::Null,
+                        Some(b) => RowInfo::Geometry(wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?),
+                    });
+                }
+                let list = ListArray::from_bytes_rows(vals.iter().map(|v| v.as_deref()));
+                Ok((ColumnValues::List(list), rows))
+            }
+        }
+    }
+
+    /// Append rows (HEP002 §11.1 over HEP001 §12.3): geometry values are encoded and
+    /// checked first; covering rows are written with the geometries; BBOX and
+    /// GEOMETRY_TYPES are widened before NROWS is committed.
+    pub fn append(&self, batch: &GeoBatch) -> Result<u64> {
+        self.require_interpretable()?;
+        let mut cols = batch.columns.clone();
+        let mut summaries: Vec<(GeometryColumnInfo, Vec<RowInfo>)> = Vec::new();
+        let geo_names = self.geometry_column_names()?;
+        for name in batch.geometries.keys() {
+            if !geo_names.contains(name) {
+                return Err(MarquetError::InvalidArgument(format!("{} is not a geometry column", self.table.member_path(name))));
+            }
+        }
+        for name in &geo_names {
+            let info = self.geometry_column(name)?;
+            let Some(v) = batch.geometries.get(name) else {
+                if !cols.missing_rest {
+                    return Err(MarquetError::InvalidArgument(format!("batch has no values for geometry column '{name}'")));
+                }
+                continue;
+            };
+            let (cv, rows) = self.prepare(&info, v)?;
+            cols.columns.insert(name.clone(), cv);
+            if let Some(cov) = &info.covering {
+                cols.columns.insert(cov.clone(), self.covering_values(cov, &rows)?);
+            }
+            summaries.push((info, rows));
+        }
+        let me = self;
+        self.table.append_with(&cols, &mut |_, n_old, _k| {
+            for (info, rows) in &summaries {
+                me.widen_summaries(info, rows)?;
+                crate::marquet::maintain::after_append(me, info, n_old, rows)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Covering rows for summaries (fill for null, empty box for empty).
+    pub fn covering_values(&self, cov: &str, rows: &[RowInfo]) -> Result<ColumnValues> {
+        let c = self.table.column(cov)?;
+        let dt = c.dtype().to_le();
+        let Dtype::Compound { fields, .. } = &dt else {
+            return Err(MarquetError::spec(&c.path, "HEP002 §10.5", "covering column is not a compound"));
+        };
+        let z = fields.iter().any(|f| f.name == "zmin");
+        let f32 = matches!(fields[0].dtype, Dtype::Float { size: 4, .. });
+        let mut bytes = Vec::with_capacity(rows.len() * dt.size());
+        let mut missing = vec![false; rows.len()];
+        for (i, r) in rows.iter().enumerate() {
+            match r {
+                RowInfo::Null => {
+                    missing[i] = true;
+                    bytes.extend(std::iter::repeat_n(0u8, dt.size()));
+                }
+                RowInfo::Geometry(g) => {
+                    let b = if g.is_empty { BBox::EMPTY } else { g.bbox };
+                    types::covering_bytes(&b, z, f32, &mut bytes);
+                }
+            }
+        }
+        Ok(ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) })
+    }
+
+    /// Widen BBOX and GEOMETRY_TYPES to cover `rows` (HEP002 §11.1). Only ever grows.
+    pub fn widen_summaries(&self, info: &GeometryColumnInfo, rows: &[RowInfo]) -> Result<()> {
+        let o = h5::object_open(self.table.id(), &info.name)?;
+        let id = o.id();
+        // Types.
+        let mut set: BTreeSet<GeometryType> = info.types.clone().unwrap_or_default().into_iter().collect();
+        let types_known = info.types.is_some() || self.table.nrows()? == 0;
+        let before = set.len();
+        let mut newb = BBox::EMPTY;
+        let (mut all_z, mut all_m, mut any) = (true, true, false);
+        for r in rows {
+            if let RowInfo::Geometry(g) = r {
+                set.insert(g.geometry_type);
+                if !g.is_empty {
+                    any = true;
+                    all_z &= g.geometry_type.dims.has_z();
+                    all_m &= g.geometry_type.dims.has_m();
+                    newb = newb.union(&g.bbox);
+                }
+            }
+        }
+        if types_known && set.len() != before || (info.types.is_none() && !set.is_empty() && types_known) {
+            let mut v: Vec<GeometryType> = set.into_iter().collect();
+            v.sort_by_key(|t| t.iso_code());
+            let bytes: Vec<u8> = v.iter().flat_map(|t| (t.iso_code() as u16).to_le_bytes()).collect();
+            h5::attr_write(id, names::GEOMETRY_TYPES, &types::geometry_types_dtype(), &Space::Simple(vec![v.len() as u64]), &bytes)?;
+        }
+        if !any {
+            return Ok(());
+        }
+        let (b, z, m) = match info.bbox {
+            Some((old, oz, om)) => (old.union(&newb), oz && all_z, om && all_m),
+            None => {
+                // No BBOX yet: Z/M only when every non-empty geometry so far has them (R11).
+                let had_rows = self.table.nrows()? > 0;
+                if had_rows && info_has_nonempty(self, info)? {
+                    return Ok(()); // an existing column without BBOX stays without (it is optional)
+                }
+                (newb, all_z, all_m)
+            }
+        };
+        if info.bbox.map(|(o, oz, om)| o == b && oz == z && om == m).unwrap_or(false) {
+            return Ok(());
+        }
+        h5::attr_write(id, names::BBOX, &types::bbox_dtype(z, m), &Space::Scalar, &types::bbox_bytes(&b, z, m))
+    }
+
+    /// Read rows `[start, end)` of a geometry column as WKB (points are encoded as
+    /// little-endian point WKB; empty points as NaN coordinates).
+    pub fn read_wkb(&self, name: &str, start: u64, end: u64) -> Result<WkbBuffer> {
+        self.require_interpretable()?;
+        let n = self.nrows()?;
+        if end > n || start > end {
+            return Err(MarquetError::InvalidArgument(format!("rows {start}..{end} out of range for {n} rows")));
+        }
+        let info = self.geometry_column(name)?;
+        let mut out = WkbBuffer::default();
+        out.offsets.push(0);
+        match info.form {
+            StorageForm::VarWkb => {
+                let l = self.table.list_column(name)?.read(start, end)?;
+                out.valid = (0..l.len()).map(|i| !l.is_null(i)).collect();
+                let h5col::ListValues::Leaf(a) = l.values else {
+                    return Err(MarquetError::spec(&info.path, "HEP002 §7.2", "VALUES must be a uint8 dataset"));
+                };
+                out.offsets = l.offsets;
+                out.bytes = a.bytes;
+                for i in 0..out.len() {
+                    if out.valid[i] && out.offsets[i] == out.offsets[i + 1] {
+                        return Err(MarquetError::InvalidWkb {
+                            path: info.path.clone(),
+                            row: Some(start + i as u64),
+                            message: "empty slice for a non-null row (HEP002 §7.2)".into(),
+                        });
+                    }
+                }
+            }
+            StorageForm::FixedWkb { size } => {
+                let c = self.table.column(name)?;
+                let a = c.read(start, end - start)?;
+                let miss = a.missing(c.fill());
+                for i in 0..a.len() {
+                    out.push(if miss[i] { None } else { Some(&a.bytes[i * size..(i + 1) * size]) });
+                }
+            }
+            StorageForm::Point { dims, .. } => {
+                let p = self.read_points(name, start, end)?;
+                for i in 0..p.valid.len() {
+                    if !p.valid[i] {
+                        out.push(None);
+                        continue;
+                    }
+                    let c = wkb::Coord {
+                        x: p.x[i],
+                        y: p.y[i],
+                        z: p.z.as_ref().map(|v| v[i]).unwrap_or(f64::NAN),
+                        m: p.m.as_ref().map(|v| v[i]).unwrap_or(f64::NAN),
+                    };
+                    let b = wkb::encode(&wkb::Geometry::Point(wkb::Point { dims, coord: c }), ByteOrder::LittleEndian);
+                    out.push(Some(&b));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Read rows of a point column as coordinate arrays.
+    pub fn read_points(&self, name: &str, start: u64, end: u64) -> Result<PointArrays> {
+        let info = self.geometry_column(name)?;
+        let StorageForm::Point { dims, .. } = info.form else {
+            return Err(MarquetError::InvalidArgument(format!("{} is not a point column", info.path)));
+        };
+        let n = self.nrows()?;
+        if end > n || start > end {
+            return Err(MarquetError::InvalidArgument(format!("rows {start}..{end} out of range for {n} rows")));
+        }
+        let c = self.table.column(name)?;
+        let a = c.read(start, end - start)?;
+        let miss = a.missing(c.fill());
+        let k = a.len();
+        let mut p = PointArrays {
+            x: Vec::with_capacity(k),
+            y: Vec::with_capacity(k),
+            z: dims.has_z().then(|| Vec::with_capacity(k)),
+            m: dims.has_m().then(|| Vec::with_capacity(k)),
+            valid: Vec::with_capacity(k),
+        };
+        let Dtype::Compound { fields, .. } = &a.dtype else { unreachable!("checked by point_layout") };
+        for i in 0..k {
+            let e = a.element(i);
+            let get = |fi: usize| -> f64 {
+                let f = &fields[fi];
+                let raw = &e[f.offset..f.offset + f.dtype.size()];
+                if f.dtype.size() == 4 {
+                    f32::from_le_bytes(raw.try_into().unwrap_or([0; 4])) as f64
+                } else {
+                    f64::from_le_bytes(raw.try_into().unwrap_or([0; 8]))
+                }
+            };
+            p.valid.push(!miss[i]);
+            p.x.push(get(0));
+            p.y.push(get(1));
+            let mut fi = 2;
+            if let Some(z) = p.z.as_mut() {
+                z.push(get(fi));
+                fi += 1;
+            }
+            if let Some(m) = p.m.as_mut() {
+                m.push(get(fi));
+            }
+        }
+        Ok(p)
+    }
+
+    /// Read rows as decoded geometries (`None` = null).
+    pub fn read_geometries(&self, name: &str, start: u64, end: u64) -> Result<Vec<Option<wkb::Geometry>>> {
+        let b = self.read_wkb(name, start, end)?;
+        let path = self.table.member_path(name);
+        (0..b.len())
+            .map(|i| {
+                b.get(i)
+                    .map(|w| wkb::decode(w).map_err(|e| e.into_marquet(path.clone(), Some(start + i as u64))))
+                    .transpose()
+            })
+            .collect()
+    }
+
+    /// Read rows as geo-types geometries (XY only; Z/M dropped).
+    pub fn read_geo(&self, name: &str, start: u64, end: u64) -> Result<Vec<Option<geo_types::Geometry<f64>>>> {
+        Ok(self.read_geometries(name, start, end)?.into_iter().map(|g| g.map(geo_types::Geometry::from)).collect())
+    }
+
+    /// Summaries of rows `[start, end)` of a geometry column (type, box, emptiness).
+    pub fn row_infos(&self, name: &str, start: u64, end: u64) -> Result<Vec<RowInfo>> {
+        let info = self.geometry_column(name)?;
+        if let StorageForm::Point { dims, .. } = info.form {
+            let p = self.read_points(name, start, end)?;
+            let gt = GeometryType::new(GeometryKind::Point, dims);
+            return Ok((0..p.valid.len())
+                .map(|i| {
+                    if !p.valid[i] {
+                        return RowInfo::Null;
+                    }
+                    let mut b = BBox::EMPTY;
+                    let empty = p.x[i].is_nan() && p.y[i].is_nan();
+                    if !empty {
+                        b.add_xy(p.x[i], p.y[i]);
+                        if let Some(z) = &p.z {
+                            b.add_z(z[i]);
+                        }
+                        if let Some(m) = &p.m {
+                            b.add_m(m[i]);
+                        }
+                    }
+                    RowInfo::Geometry(WkbInfo { geometry_type: gt, bbox: b, is_empty: empty, num_coords: 1 })
+                })
+                .collect());
+        }
+        let b = self.read_wkb(name, start, end)?;
+        (0..b.len())
+            .map(|i| match b.get(i) {
+                None => Ok(RowInfo::Null),
+                Some(w) => wkb::scan(w)
+                    .map(RowInfo::Geometry)
+                    .map_err(|e| e.into_marquet(info.path.clone(), Some(start + i as u64))),
+            })
+            .collect()
+    }
+
+    /// Rescan a geometry column and make BBOX and GEOMETRY_TYPES exact (HEP002 §11.1
+    /// allows tightening after a full scan).
+    pub fn tighten(&self, name: &str) -> Result<()> {
+        let info = self.geometry_column(name)?;
+        let n = self.nrows()?;
+        let mut set = BTreeSet::new();
+        let mut b = BBox::EMPTY;
+        let (mut all_z, mut all_m, mut any) = (true, true, false);
+        let step = 65_536;
+        let mut s = 0;
+        while s < n {
+            let e = (s + step).min(n);
+            for r in self.row_infos(name, s, e)? {
+                if let RowInfo::Geometry(g) = r {
+                    set.insert(g.geometry_type);
+                    if !g.is_empty {
+                        any = true;
+                        all_z &= g.geometry_type.dims.has_z();
+                        all_m &= g.geometry_type.dims.has_m();
+                        b = b.union(&g.bbox);
+                    }
+                }
+            }
+            s = e;
+        }
+        let o = h5::object_open(self.table.id(), name)?;
+        let mut v: Vec<GeometryType> = set.into_iter().collect();
+        if let StorageForm::Point { dims, .. } = info.form {
+            v = vec![GeometryType::new(GeometryKind::Point, dims)];
+        }
+        v.sort_by_key(|t| t.iso_code());
+        let bytes: Vec<u8> = v.iter().flat_map(|t| (t.iso_code() as u16).to_le_bytes()).collect();
+        h5::attr_write(o.id(), names::GEOMETRY_TYPES, &types::geometry_types_dtype(), &Space::Simple(vec![v.len() as u64]), &bytes)?;
+        if any {
+            h5::attr_write(o.id(), names::BBOX, &types::bbox_dtype(all_z, all_m), &Space::Scalar, &types::bbox_bytes(&b, all_z, all_m))?;
+        } else {
+            h5::attr_delete(o.id(), names::BBOX)?;
+        }
+        Ok(())
+    }
+}
+
+fn info_has_nonempty(_t: &MarquetTable, info: &GeometryColumnInfo) -> Result<bool> {
+    // A column that already holds rows but no BBOX: BBOX is optional; we add one only via
+    // `tighten`, which scans the whole column.
+    Ok(info.bbox.is_none())
+}
+
+/// Choose a storage form from data (issue: points of one dimension → point column;
+/// otherwise variable-length WKB).
+pub fn choose_form(v: &GeometryValues) -> Result<StorageForm> {
+    match v {
+        GeometryValues::Points { dims, .. } => Ok(StorageForm::Point { dims: *dims, f32: false }),
+        GeometryValues::Wkb(vals) => {
+            let mut dims: Option<Dimensions> = None;
+            let mut all_points = true;
+            for (i, w) in vals.iter().enumerate() {
+                let Some(w) = w else { continue };
+                let info = wkb::scan(w).map_err(|e| e.into_marquet("<input>", Some(i as u64)))?;
+                if info.geometry_type.kind != GeometryKind::Point {
+                    all_points = false;
+                    break;
+                }
+                match dims {
+                    None => dims = Some(info.geometry_type.dims),
+                    Some(d) if d != info.geometry_type.dims => {
+                        all_points = false;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            Ok(match (all_points, dims) {
+                (true, Some(d)) => StorageForm::Point { dims: d, f32: false },
+                _ => StorageForm::VarWkb,
+            })
+        }
+    }
+}
+
+pub mod maintain;
