@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# scripts/test.sh — THE test command of Marquet (README and .ci/run use it):
+#
+#   bash scripts/test.sh [extra cargo test args...]
+#
+# 1. source scripts/bootstrap.sh   (cmake >= 3.26 on PATH, toolchain checks)
+# 2. h5dump >= 1.12 via scripts/build-h5dump.sh (cached after the first build,
+#    ~3.5 min from scratch on 2 cores), exported as MARQUET_H5DUMP
+# 3. cargo test --workspace "$@"   (unit, integration and doc tests; plain
+#    cargo test, cargo-nextest is not used)
+#
+# Env contract for tests: MARQUET_H5DUMP = absolute path of an h5dump >= 1.12.
+# If MARQUET_H5DUMP is already set it is used as is (after a sanity check).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+_t() { echo "[test.sh] $1 took $(( SECONDS - $2 ))s" >&2; }
+
+t=$SECONDS
+source scripts/bootstrap.sh
+_t bootstrap "$t"
+
+t=$SECONDS
+if [ -n "${MARQUET_H5DUMP:-}" ]; then
+    [ -x "$MARQUET_H5DUMP" ] || { echo "[test.sh] ERROR: MARQUET_H5DUMP=$MARQUET_H5DUMP is not executable" >&2; exit 1; }
+    echo "[test.sh] using preset MARQUET_H5DUMP=$MARQUET_H5DUMP" >&2
+else
+    MARQUET_H5DUMP="$(bash scripts/build-h5dump.sh | tail -n1)"
+fi
+ver="$("$MARQUET_H5DUMP" --version 2>&1 | head -n1)"
+case "$ver" in
+    *"Version 1.1"[2-9]*|*"Version "[2-9].*) ;;
+    *) echo "[test.sh] ERROR: $MARQUET_H5DUMP reports '$ver'; need h5dump >= 1.12" >&2; exit 1 ;;
+esac
+export MARQUET_H5DUMP
+echo "[test.sh] MARQUET_H5DUMP=$MARQUET_H5DUMP ($ver)" >&2
+_t h5dump "$t"
+
+t=$SECONDS
+echo "[test.sh] + cargo test --workspace $*" >&2
+cargo test --workspace "$@"
+_t "cargo test" "$t"
