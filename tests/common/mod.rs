@@ -1,0 +1,189 @@
+//! Shared helpers for the integration tests: temp dirs, finding and running h5dump,
+//! golden-file comparison, and a small seeded RNG.
+//!
+//! Environment:
+//! * `MARQUET_H5DUMP` — path of an h5dump >= 1.14 (set by CI). Without it the cached
+//!   build of `scripts/build-h5dump.sh` (`~/.cache/marquet/h5dump-1.14.5/h5dump`) is used.
+//! * `CI` — when set (non-empty), a missing h5dump fails the test instead of skipping it.
+//! * `MARQUET_BLESS=1` — (re)write golden files instead of comparing with them.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// The placeholder that replaces the temp file path in the first line of h5dump output.
+pub const FILE_PLACEHOLDER: &str = "<FILE>";
+
+/// A fresh, empty directory for one test (`<tmp>/marquet-<tag>-<pid>-<n>`), removed on drop
+/// unless the test panicked (so a failing test leaves its files for inspection).
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("marquet-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+        TempDir { path }
+    }
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("keeping {} for inspection", self.path.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// Hold this for the whole of a test that keeps HDF5 files open while another test of the
+/// same binary may spawn a process (h5dump). HDF5 opens files without `O_CLOEXEC` and locks
+/// them with `flock`, so a child forked meanwhile inherits the descriptor and keeps the
+/// lock after the test closes the file; reopening it then fails with "unable to lock file"
+/// (errno 11) until the child exits.
+pub fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn env_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty())
+}
+
+/// Where h5dump should be: `MARQUET_H5DUMP`, else the cache of `scripts/build-h5dump.sh`.
+/// `None` when neither exists. A `MARQUET_H5DUMP` that names no file is a setup error.
+pub fn find_h5dump() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("MARQUET_H5DUMP").filter(|v| !v.is_empty()) {
+        let p = PathBuf::from(p);
+        assert!(p.is_file(), "MARQUET_H5DUMP={} is not a file", p.display());
+        return Some(p);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    let p = cache.join("marquet").join("h5dump-1.14.5").join("h5dump");
+    p.is_file().then_some(p)
+}
+
+/// h5dump for a golden test: `Some(path)`, or `None` after printing a skip notice. Under CI
+/// (env `CI` set) a missing h5dump fails the test.
+pub fn h5dump_or_skip(test: &str) -> Option<PathBuf> {
+    match find_h5dump() {
+        Some(p) => Some(p),
+        None if env_set("CI") => panic!(
+            "{test}: no h5dump found (set MARQUET_H5DUMP or run scripts/build-h5dump.sh); required under CI"
+        ),
+        None => {
+            eprintln!(
+                "SKIPPED {test}: no h5dump (set MARQUET_H5DUMP or run `bash scripts/build-h5dump.sh`)"
+            );
+            None
+        }
+    }
+}
+
+/// Run `h5dump <args> <file>`; panics unless it exits 0. Returns stdout.
+pub fn run_h5dump(h5dump: &Path, args: &[&str], file: &Path) -> String {
+    let out = Command::new(h5dump)
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", h5dump.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{} {args:?} {} failed ({}):\n{}\n{stdout}",
+        h5dump.display(),
+        file.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Replace the temp file path with [`FILE_PLACEHOLDER`]: in h5dump's first line
+/// `HDF5 "<path>" {` and wherever h5dump names a referenced object
+/// (`DATASET "<path>/my_table/row_id"` in reference attributes).
+pub fn normalize_ddl(ddl: &str, file: &Path) -> String {
+    let path = file.display().to_string();
+    let (first, _) = ddl.split_once('\n').unwrap_or((ddl, ""));
+    assert_eq!(first, format!("HDF5 \"{path}\" {{"), "unexpected first line of h5dump output");
+    ddl.replace(&path, FILE_PLACEHOLDER)
+}
+
+/// `testdata/golden/<name>.ddl` in the crate.
+pub fn golden_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join("golden").join(format!("{name}.ddl"))
+}
+
+/// Compare `actual` with the golden file exactly, or (re)write it when `MARQUET_BLESS=1`.
+pub fn check_golden(name: &str, actual: &str) {
+    let path = golden_path(name);
+    if std::env::var("MARQUET_BLESS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("create testdata/golden");
+        std::fs::write(&path, actual).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        eprintln!("blessed {}", path.display());
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("cannot read {} ({e}); run with MARQUET_BLESS=1 to create it", path.display())
+    });
+    if expected != actual {
+        let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+        let i = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+        let ctx = |v: &[&str]| v[i.saturating_sub(3)..(i + 4).min(v.len())].join("\n");
+        panic!(
+            "h5dump output differs from {} at line {} (expected {} lines, got {}).\n\
+             --- expected ---\n{}\n--- actual ---\n{}\n\
+             Full output:\n{actual}\n(re-run with MARQUET_BLESS=1 to accept the new output)",
+            path.display(),
+            i + 1,
+            e.len(),
+            a.len(),
+            ctx(&e),
+            ctx(&a)
+        );
+    }
+}
+
+/// SplitMix64: a tiny seeded RNG, enough for choosing kill points and ranges.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `[0, n)` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    /// Uniform in `[lo, hi]`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+    pub fn f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
