@@ -283,7 +283,7 @@ else
     rm -rf "$SHARED_PREFIX" && mv "$SHARED_PREFIX.new" "$SHARED_PREFIX"
     # The install's CMake config files/pkg-config carry the prefix they were
     # installed with; rewrite the temporary one to the final one.
-    grep -rlIF "$SHARED_PREFIX.new" "$SHARED_PREFIX" 2>/dev/null | while IFS= read -r f; do
+    { grep -rlIF "$SHARED_PREFIX.new" "$SHARED_PREFIX" 2>/dev/null || true; } | while IFS= read -r f; do
         sed -i "s|$SHARED_PREFIX.new|$SHARED_PREFIX|g" "$f"
     done
     log "installed in $((SECONDS - t0))s into $SHARED_PREFIX (use: HDF5_DIR=$SHARED_PREFIX LD_LIBRARY_PATH=$SHARED_PREFIX/lib)"
