@@ -1,4 +1,4 @@
-//! Marquet: geospatial vector tables (HEP002) on H5Col column tables (HEP001) in HDF5.
+#![doc = include_str!("../README.md")]
 #![deny(unsafe_code)]
 
 pub mod error;

@@ -6,6 +6,8 @@ use marquet::marquet::{choose_form, Crs, Edges, GeoBatch, GeometryColumnSpec, Ge
 use marquet::spec::names;
 use marquet::{BBox, Dimensions, GeometryKind, GeometryType, MarquetError};
 
+mod common;
+
 #[path = "../examples/stations.rs"]
 #[allow(dead_code)]
 mod stations;
@@ -24,6 +26,7 @@ fn empty_point() -> Vec<u8> {
 
 #[test]
 fn stations_all_three_forms_read_back_bit_identical() {
+    let _serial = common::serial(); // h5dump children inherit HDF5 file locks
     let p = tmp("stations.h5");
     stations::write_stations(&p).unwrap();
     let f = File::open(&p).unwrap();
@@ -81,6 +84,7 @@ fn poly(x0: f64, y0: f64, z: f64) -> Vec<u8> {
 
 #[test]
 fn var_wkb_with_covering_widens_summaries_on_append() {
+    let _serial = common::serial(); // h5dump children inherit HDF5 file locks
     let p = tmp("lakes.h5");
     let f = File::create(&p).unwrap();
     let mut t = MarquetTable::create(&f, "/lakes").unwrap();
@@ -139,6 +143,7 @@ fn var_wkb_with_covering_widens_summaries_on_append() {
 
 #[test]
 fn values_that_do_not_fit_the_form_are_refused_without_changing_the_file() {
+    let _serial = common::serial(); // h5dump children inherit HDF5 file locks
     let p = tmp("refuse.h5");
     let f = File::create(&p).unwrap();
     let mut t = MarquetTable::create(&f, "/t").unwrap();
@@ -169,4 +174,21 @@ fn values_that_do_not_fit_the_form_are_refused_without_changing_the_file() {
         .unwrap_err();
     assert!(e.to_string().contains("geographic"), "{e}");
     let _ = BBox::EMPTY;
+}
+
+/// HEP002 §15.1 checked against a real h5dump ≥ 1.12 (golden DDL in testdata/golden).
+#[test]
+fn stations_h5dump_matches_golden_ddl() {
+    let _serial = common::serial();
+    let dir = common::TempDir::new("hep002-15-1");
+    let file = dir.join("stations.h5");
+    stations::write_stations(&file.display().to_string()).unwrap();
+    let Some(h5dump) = common::h5dump_or_skip("hep002_15_1_stations") else { return };
+    let ddl = common::run_h5dump(&h5dump, &["-p"], &file);
+    // The three spec facts of §15.1, checked independently of the golden file.
+    assert!(ddl.contains("(0): 01:01:00:00:00:2b:f6:97:dd:93:0f:56:c0:90:a0:f8:31:e6:0e:44:40"), "{ddl}");
+    assert!(ddl.contains("(1): 46:49:4c:4c:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11"), "{ddl}");
+    assert!(ddl.contains("DATATYPE  H5T_REFERENCE { H5T_STD_REF }"), "{ddl}");
+    assert!(ddl.contains("H5T_OPAQUE {\n"), "opaque type missing");
+    common::check_golden("hep002_15_1_stations", &common::normalize_ddl(&ddl, &file));
 }

@@ -283,6 +283,7 @@ pub(crate) fn maintain_after_append(t: &Table, n_old: u64, n_new: u64, new_gen: 
         }
         let Some(g) = new_gen else { continue };
         write_tokens(t, &info.path, g, n_new)?; // tokens before content
+        h5::flush(t.id())?; // the tokens must reach the file before any content does
         let ds = h5::dataset_open(t.id(), &info.path)?;
         write_minmax_entries(t, &info.column, &ds, &info.path, n_old, n_new)?;
     }
@@ -299,6 +300,7 @@ pub(crate) fn maintain_after_truncate(t: &Table, new_nrows: u64, new_gen: Option
         }
         let Some(g) = new_gen else { continue };
         write_tokens(t, &info.path, g, new_nrows)?;
+        h5::flush(t.id())?;
         let ds = h5::dataset_open(t.id(), &info.path)?;
         let chunk = t.column(&info.column)?.chunk_rows().unwrap_or(1);
         let from = (new_nrows / chunk) * chunk;

@@ -27,7 +27,7 @@ impl File {
     /// Create (truncate) a file.
     pub fn create(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
-        let inner = hdf5::File::create(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
+        let inner = h5::file_create(&p)?;
         Ok(File { inner, path: p })
     }
     /// Open read-only.
@@ -605,10 +605,16 @@ impl Table {
         if k == 0 {
             return Ok(n_old);
         }
-        // Steps 2–3: extend and write.
-        for (_, col, list, bytes) in &prepared {
+        // Step 2: extend every column dataset back to back (no data writes in between),
+        // so that extents stay equal (HEP001 §13 req 2) in any state that reaches disk.
+        for (_, col, _, _) in &prepared {
             if let Some(col) = col {
                 col.ensure_len(n_new)?;
+            }
+        }
+        // Step 3: write.
+        for (_, col, list, bytes) in &prepared {
+            if let Some(col) = col {
                 h5::dataset_write(col.ds.id(), n_old, &col.info.dtype.to_le(), bytes, &col.path)?;
             }
             if let Some((lc, v)) = list {
