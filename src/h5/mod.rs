@@ -1019,6 +1019,16 @@ pub fn link_delete(loc: hid_t, name: &str) -> Result<()> {
         .map(|_| ())
 }
 
+/// Rename (move) link `src` to `dst` within group `loc`.
+pub fn link_move(loc: hid_t, src: &str, dst: &str) -> Result<()> {
+    let a = cstr(src)?;
+    let b = cstr(dst)?;
+    locked(|| unsafe {
+        check(hdf5_sys::h5l::H5Lmove(loc, a.as_ptr(), loc, b.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), src, "H5Lmove")
+    })
+    .map(|_| ())
+}
+
 /// Create a group without timestamps, tracking attribute creation order off.
 pub fn group_create(loc: hid_t, name: &str) -> Result<Hid> {
     let n = cstr(name)?;

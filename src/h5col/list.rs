@@ -110,6 +110,27 @@ impl ListArray {
             _ => None,
         }
     }
+    /// Concatenate two lists with leaf values of the same datatype.
+    pub fn concat(&self, other: &ListArray) -> Result<ListArray> {
+        let (ListValues::Leaf(a), ListValues::Leaf(b)) = (&self.values, &other.values) else {
+            return Err(MarquetError::Unsupported("concatenating nested or string lists".into()));
+        };
+        let mut values = a.clone();
+        values.extend(b)?;
+        let base = self.child_len();
+        let mut offsets = self.offsets.clone();
+        offsets.extend(other.offsets.iter().skip(1).map(|o| o + base));
+        let mask = match (&self.mask, &other.mask) {
+            (None, None) => None,
+            (m1, m2) => {
+                let mut m = m1.clone().unwrap_or_else(|| vec![true; self.len()]);
+                m.extend(m2.clone().unwrap_or_else(|| vec![true; other.len()]));
+                Some(m)
+            }
+        };
+        Ok(ListArray { offsets, mask, values: ListValues::Leaf(values) })
+    }
+
     /// Number of elements at the next level.
     fn child_len(&self) -> u64 {
         self.offsets.last().copied().unwrap_or(0)
@@ -630,6 +651,13 @@ impl ListColumn {
         // Re-open so member handles (e.g. a MASK created on demand) are fresh.
         let mut lvl = Level::open(h5::object_open(self.top.g.id(), ".")?, self.path.clone(), 0)?;
         lvl.append(n_old, v)
+    }
+
+    /// Write entries from entry `start` on (leaf first, then MASK, then OFFSETS); the
+    /// caller keeps NROWS and the procedures of HEP001 §12 in order.
+    pub fn append_rows_public(&self, start: u64, v: &ListArray) -> Result<()> {
+        self.check_values(v)?;
+        self.append_rows(start, v)
     }
 
     pub(crate) fn ensure_rows(&self, rows: u64) -> Result<()> {

@@ -692,6 +692,53 @@ impl Table {
         h5::flush(self.id())
     }
 
+    /// In-place update of rows `[start, start+len)` of a list column whose VALUES is a leaf
+    /// dataset (HEP001 §12.6). Entries may change length, so the entries after the updated
+    /// ones are rewritten too (leaf first, then MASK, then OFFSETS). As for every in-place
+    /// update, readers see the change at once and a crash during the write can leave partial
+    /// data; all indexes are disabled first by the GENERATION bump.
+    pub fn update_list_with(
+        &self,
+        name: &str,
+        start: u64,
+        values: &ListArray,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+    ) -> Result<()> {
+        let n = self.nrows()?;
+        let k = values.len() as u64;
+        if start.checked_add(k).map(|e| e > n).unwrap_or(true) {
+            return Err(MarquetError::InvalidArgument(format!("rows {start}..{} are past NROWS {n}", start + k)));
+        }
+        let lc = self.list_column(name)?;
+        lc.check_values(values)?;
+        let rest = lc.read(start + k, n)?;
+        let combined = values.concat(&rest)?;
+        let g_old = self.generation()?;
+        if let Some(g) = g_old {
+            h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
+            h5::flush(self.id())?;
+        }
+        before_write(self)?;
+        lc.append_rows(start, &combined)?;
+        if let Some(g) = g_old {
+            index::restore_after_update(self, name, g.wrapping_add(1))?;
+        }
+        h5::flush(self.id())
+    }
+
+    /// Write rows of a column dataset from `start` without GENERATION or index handling:
+    /// for filling a column that is not yet part of anything a reader trusts (a new column
+    /// being built, HEP002 §11.2 step 1). Rows must lie within the extent.
+    pub fn write_rows_unchecked(&self, name: &str, start: u64, values: &ColumnValues) -> Result<()> {
+        let col = self.column(name)?;
+        let k = values.len() as u64;
+        if start.checked_add(k).map(|e| e > col.len()).unwrap_or(true) {
+            return Err(MarquetError::InvalidArgument(format!("{}: rows past the extent", col.path)));
+        }
+        let bytes = col.encode_values(Some(values), k)?;
+        h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &bytes, &col.path)
+    }
+
     /// Preallocate every column to at least `rows` (HEP001 §12.4), keeping extents equal.
     pub fn preallocate(&self, rows: u64) -> Result<()> {
         for n in self.discover_columns()? {

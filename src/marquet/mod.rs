@@ -313,6 +313,12 @@ impl MarquetTable {
     /// Add a geometry column. With `spec.form == None` the form is chosen at the first
     /// append from the data; until then the column does not exist in the file.
     pub fn add_geometry_column(&mut self, name: &str, spec: &GeometryColumnSpec) -> Result<()> {
+        self.create_geometry_column(name, spec, true)
+    }
+
+    /// Create the column and all its attributes; with `register` also GEOMETRY_ENCODING and
+    /// the GEOMETRY_COLUMNS entry (without, it stays an ordinary H5Col column: §11.2 step 1).
+    pub(crate) fn create_geometry_column(&mut self, name: &str, spec: &GeometryColumnSpec, register: bool) -> Result<()> {
         self.require_interpretable()?;
         let form = spec.form.ok_or_else(|| {
             MarquetError::InvalidArgument(
@@ -400,6 +406,9 @@ impl MarquetTable {
             )?;
             drop(c);
             h5::attr_write_refs(id, names::COVERING, &[t.member_path(cov)], true)?;
+        }
+        if !register {
+            return Ok(());
         }
         h5::attr_write_ascii(id, names::GEOMETRY_ENCODING, form.encoding())?;
         // Table-level: GEOMETRY_COLUMNS (primary first), then the marker.
@@ -948,40 +957,66 @@ impl MarquetTable {
     pub fn tighten(&self, name: &str) -> Result<()> {
         let info = self.geometry_column(name)?;
         let n = self.nrows()?;
-        let mut set = BTreeSet::new();
-        let mut b = BBox::EMPTY;
-        let (mut all_z, mut all_m, mut any) = (true, true, false);
+        let mut acc = SummaryAcc::default();
         let step = 65_536;
         let mut s = 0;
         while s < n {
             let e = (s + step).min(n);
-            for r in self.row_infos(name, s, e)? {
-                if let RowInfo::Geometry(g) = r {
-                    set.insert(g.geometry_type);
-                    if !g.is_empty {
-                        any = true;
-                        all_z &= g.geometry_type.dims.has_z();
-                        all_m &= g.geometry_type.dims.has_m();
-                        b = b.union(&g.bbox);
-                    }
-                }
-            }
+            acc.add(&self.row_infos(name, s, e)?);
             s = e;
         }
+        self.write_exact_summaries(name, info.form, &acc)
+    }
+
+    /// Overwrite BBOX and GEOMETRY_TYPES of `name` with exact values from `acc`.
+    pub(crate) fn write_exact_summaries(&self, name: &str, form: StorageForm, acc: &SummaryAcc) -> Result<()> {
         let o = h5::object_open(self.table.id(), name)?;
-        let mut v: Vec<GeometryType> = set.into_iter().collect();
-        if let StorageForm::Point { dims, .. } = info.form {
+        let mut v: Vec<GeometryType> = acc.types.iter().copied().collect();
+        if let StorageForm::Point { dims, .. } = form {
             v = vec![GeometryType::new(GeometryKind::Point, dims)];
         }
         v.sort_by_key(|t| t.iso_code());
         let bytes: Vec<u8> = v.iter().flat_map(|t| (t.iso_code() as u16).to_le_bytes()).collect();
         h5::attr_write(o.id(), names::GEOMETRY_TYPES, &types::geometry_types_dtype(), &Space::Simple(vec![v.len() as u64]), &bytes)?;
-        if any {
-            h5::attr_write(o.id(), names::BBOX, &types::bbox_dtype(all_z, all_m), &Space::Scalar, &types::bbox_bytes(&b, all_z, all_m))?;
+        if acc.any {
+            let (z, m) = (acc.all_z, acc.all_m);
+            h5::attr_write(o.id(), names::BBOX, &types::bbox_dtype(z, m), &Space::Scalar, &types::bbox_bytes(&acc.bbox, z, m))?;
         } else {
             h5::attr_delete(o.id(), names::BBOX)?;
         }
         Ok(())
+    }
+}
+
+/// Exact column summaries accumulated over rows.
+#[derive(Debug, Clone)]
+pub(crate) struct SummaryAcc {
+    pub types: BTreeSet<GeometryType>,
+    pub bbox: BBox,
+    pub all_z: bool,
+    pub all_m: bool,
+    pub any: bool,
+}
+
+impl Default for SummaryAcc {
+    fn default() -> Self {
+        SummaryAcc { types: BTreeSet::new(), bbox: BBox::EMPTY, all_z: true, all_m: true, any: false }
+    }
+}
+
+impl SummaryAcc {
+    pub fn add(&mut self, rows: &[RowInfo]) {
+        for r in rows {
+            if let RowInfo::Geometry(g) = r {
+                self.types.insert(g.geometry_type);
+                if !g.is_empty {
+                    self.any = true;
+                    self.all_z &= g.geometry_type.dims.has_z();
+                    self.all_m &= g.geometry_type.dims.has_m();
+                    self.bbox = self.bbox.union(&g.bbox);
+                }
+            }
+        }
     }
 }
 
@@ -1024,3 +1059,4 @@ pub fn choose_form(v: &GeometryValues) -> Result<StorageForm> {
 }
 
 pub mod maintain;
+pub mod modify;
