@@ -109,7 +109,7 @@ pub(crate) fn read_u64_token(
 ) -> Option<u64> {
     let Some(a) = attr(ctx, id, path, name, rule) else {
         if required {
-            ctx.sink.error(rule, path, format!("{name} attribute is missing; expected a scalar uint64"));
+            ctx.sink.error(rule, path, format!("{} attribute is missing; expected a scalar uint64", name.to_lowercase()));
         }
         return None;
     };
@@ -128,7 +128,7 @@ pub(crate) fn read_u64_token(
             ctx.sink.error(
                 rule,
                 path,
-                format!("{name} is {} {}, expected a scalar uint64", describe(&a.dtype), describe_space(&a.space)),
+                format!("{} is {} {}, expected a scalar uint64", name.to_lowercase(), describe(&a.dtype), describe_space(&a.space)),
             );
             None
         }
@@ -148,12 +148,12 @@ pub(crate) fn read_refs(
         Ok(None) => None,
         Ok(Some((refs, dtype, space))) => {
             if dtype != Dtype::StdRef {
-                ctx.sink.error(type_rule, path, format!("{name} has datatype {}, expected h5t_std_ref", describe(&dtype)));
+                ctx.sink.error(type_rule, path, format!("{} has datatype {}, expected h5t_std_ref", name.to_lowercase(), describe(&dtype)));
             }
             Some((refs, space))
         }
         Err(e) => {
-            ctx.sink.error(rule, path, format!("{name}: {}", read_err(&e)));
+            ctx.sink.error(rule, path, format!("{}: {}", name.to_lowercase(), read_err(&e)));
             None
         }
     }
@@ -719,6 +719,13 @@ enum Num {
     F(f64),
 }
 
+fn show(v: Num) -> String {
+    match v {
+        Num::I(i) => i.to_string(),
+        Num::F(f) => format!("{f:?}"),
+    }
+}
+
 fn num(d: &Dtype, b: &[u8]) -> Option<Num> {
     match d {
         Dtype::Int { size, signed, .. } if b.len() >= *size && *size <= 8 => {
@@ -815,7 +822,7 @@ fn check_chunk_minmax(ctx: &mut Ctx, ip: &str, ids: hdf5_sys::h5i::hid_t, col: &
         }
         if let (Some(lo), Some(hi), Some(emin), Some(emax)) = (lo, hi, field(&fmin), field(&fmax)) {
             if emin > lo || emax < hi {
-                bad.push(format!("[min {emin:?}, max {emax:?}] does not contain the chunk's values [{lo:?}, {hi:?}]").to_lowercase());
+                bad.push(format!("[min {}, max {}] does not contain the chunk's values [{}, {}]", show(emin), show(emax), show(lo), show(hi)));
             }
         }
         for b in bad {

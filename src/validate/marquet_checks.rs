@@ -92,8 +92,14 @@ pub(crate) fn run(ctx: &mut Ctx) {
     req15_covering_columns(ctx, &geoms, &mut cols);
     req16_index_attributes(ctx, &geoms, &mut cols);
     for gc in &cols {
-        data_pass(ctx, gc);
-        rtree_pass(ctx, gc);
+        let skipped = data_pass(ctx, gc);
+        if skipped > 0 {
+            for t in &gc.rtrees {
+                ctx.sink.warn(R16, &t.path, format!("{skipped} rows of '{}' are unreadable or invalid (reported above): r-tree content not verified", gc.name));
+            }
+        } else {
+            rtree_pass(ctx, gc);
+        }
     }
     req17_named_datatypes(ctx);
 }
@@ -888,12 +894,14 @@ struct BlockState {
     n: u64,
     nulls: u64,
     empties: u64,
+    skipped: u64,
     reported_box: bool,
 }
 
 fn read_block_entries(ds: hdf5_sys::h5i::hid_t, bi: &BlockIndex, start: u64, count: u64) -> crate::Result<Vec<(BBox, u64, u64, u64)>> {
     let bytes = h5::dataset_read(ds, start, count, &bi.dtype, &bi.path)?;
     let Dtype::Compound { fields, size } = &bi.dtype else { return Ok(Vec::new()) };
+    let boxes = Dtype::Compound { size: *size, fields: fields.iter().filter(|f| matches!(f.dtype, Dtype::Float { .. })).cloned().collect() };
     let u = |el: &[u8], name: &str| {
         fields
             .iter()
@@ -905,7 +913,7 @@ fn read_block_entries(ds: hdf5_sys::h5i::hid_t, bi: &BlockIndex, start: u64, cou
     Ok(bytes
         .chunks_exact((*size).max(1))
         .map(|el| {
-            let b = types::decode_box(&bi.dtype, el).map(|x| x.0).unwrap_or(BBox::EMPTY);
+            let b = types::decode_box(&boxes, el).map(|x| x.0).unwrap_or(BBox::EMPTY);
             (b, u(el, "n"), u(el, "null_count"), u(el, "empty_count"))
         })
         .collect())
@@ -913,12 +921,15 @@ fn read_block_entries(ds: hdf5_sys::h5i::hid_t, bi: &BlockIndex, start: u64, cou
 
 /// Stream the column once: req 6 (types listed), 7–10 (values), 12 (ranges for non-planar
 /// edges), 13 (orientation), 14 (BBOX), 15 (covering rows), 16 (block entries).
-fn data_pass(ctx: &mut Ctx, gc: &GeomCol) {
-    let Some(nrows) = ctx.nrows else { return };
+fn data_pass(ctx: &mut Ctx, gc: &GeomCol) -> u64 {
+    let Some(nrows) = ctx.nrows else { return 0 };
     let tol = if gc.geographic { ctx.tolerance_geographic } else { 0.0 };
     let mut reader = match Reader::open(ctx.id(), &gc.name, &gc.path, gc.form.clone(), nrows, ctx.opts.batch_rows) {
         Ok(r) => r,
-        Err(e) => return ctx.sink.error(R7, &gc.path, read_err(&e)),
+        Err(e) => {
+            ctx.sink.error(R7, &gc.path, read_err(&e));
+            return 0;
+        }
     };
     let cover = gc.covering.as_ref().and_then(|c| CoverReader::open(ctx.id(), &c.name, &c.path, &c.dtype, c.fill.clone()).ok());
     if !gc.planar && (gc.bbox.is_some() || gc.covering.is_some() || !gc.blocks.is_empty()) {
@@ -930,7 +941,7 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) {
         .map(|bi| {
             let ds = h5::dataset_open(ctx.id(), &bi.path).ok();
             let extent = ds.as_ref().and_then(|d| h5::dataset_info(d.id(), &bi.path).ok()).map(|i| i.dims[0]).unwrap_or(0);
-            (BlockState { cache_start: 0, cache: Vec::new(), extent, block: 0, n: 0, nulls: 0, empties: 0, reported_box: false }, ds)
+            (BlockState { cache_start: 0, cache: Vec::new(), extent, block: 0, n: 0, nulls: 0, empties: 0, skipped: 0, reported_box: false }, ds)
         })
         .collect();
     for (k, bi) in gc.blocks.iter().enumerate() {
@@ -942,6 +953,7 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) {
     }
     let mut unchecked_rings = 0u64;
     let mut rows_seen = 0u64;
+    let mut skipped_here = 0u64;
     loop {
         let batch = match reader.next_batch() {
             Ok(Some(b)) => b,
@@ -967,6 +979,9 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) {
             let row_no = batch.start + i as u64;
             rows_seen += 1;
             let row = decode_row(ctx, gc, &batch, i);
+            if matches!(row, Row::Skip) {
+                skipped_here += 1;
+            }
             // req 6: type listed
             if let (Row::Geometry { gtype, .. }, Some(types)) = (&row, &gc.types) {
                 if !types.contains(gtype) {
@@ -1014,12 +1029,11 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) {
             }
         }
     }
-    if rows_seen < nrows {
-        // Rows past what the stored extents hold are HEP001 req 2 / req 10 findings.
-    }
+    let _ = rows_seen;
     if unchecked_rings > 0 {
         ctx.sink.warn(R13, &gc.path, format!("{unchecked_rings} rings crossing the antimeridian or enclosing a pole under non-planar edges: orientation not checked (ruling r9)"));
     }
+    skipped_here
 }
 
 fn check_cover_row(ctx: &mut Ctx, gc: &GeomCol, cc: &Covering, row_no: u64, cb: &Option<BBox>, row: &Row<'_>, tol: f64) {
@@ -1066,6 +1080,7 @@ fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::
         st.n = 0;
         st.nulls = 0;
         st.empties = 0;
+        st.skipped = 0;
         st.reported_box = false;
     }
     st.n += 1;
@@ -1080,10 +1095,12 @@ fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::
                 }
             }
         }
-        Row::Skip => {}
+        Row::Skip => st.skipped += 1,
     }
     let block_end = ((j + 1) * bi.b).min(nrows);
-    if row_no + 1 == block_end {
+    if row_no + 1 == block_end && st.skipped > 0 {
+        st.n = 0; // counts cannot be checked with unreadable rows (reported elsewhere)
+    } else if row_no + 1 == block_end {
         let mut bad = Vec::new();
         if en != st.n {
             bad.push(format!("n {en} but the block has {} rows", st.n));

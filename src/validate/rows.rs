@@ -59,6 +59,11 @@ pub(crate) struct Reader {
     next: u64,
     batch_rows: u64,
     batch_bytes: u64,
+    /// Largest offset seen so far: a slice starting below it overlaps an earlier row (the
+    /// offsets decreased), so the row is skipped (HEP001 req 10 reports it).
+    max_off: u64,
+    /// Rows delivered as [`Item::Skip`].
+    pub skipped: u64,
 }
 
 impl Reader {
@@ -108,6 +113,8 @@ impl Reader {
             next: 0,
             batch_rows: batch_rows.max(1),
             batch_bytes: super::DEFAULT_BATCH_BYTES,
+            max_off: 0,
+            skipped: 0,
         })
     }
 
@@ -176,6 +183,7 @@ impl Reader {
             }
         };
         self.next = b.end().max(s + 1);
+        self.skipped += b.items.iter().filter(|i| matches!(i, Item::Skip)).count() as u64;
         Ok(Some(b))
     }
 
@@ -192,6 +200,7 @@ impl Reader {
         };
         let mut items = Vec::with_capacity(cnt as usize);
         let (mut lo, mut hi) = (u64::MAX, 0u64);
+        let mut max_off = self.max_off;
         for i in 0..cnt as usize {
             let m = mask.as_ref().map(|m| m[i] as i8);
             let (a, b) = match (offs.get(i), offs.get(i + 1)) {
@@ -201,10 +210,12 @@ impl Reader {
                     continue;
                 }
             };
+            let overlaps = a < max_off;
+            max_off = max_off.max(a).max(b);
             let it = match m {
                 Some(0) => Item::Null,
                 Some(1) | None => {
-                    if a > b || b > self.values_len {
+                    if a > b || b > self.values_len || overlaps {
                         Item::Skip
                     } else if a == b {
                         Item::EmptySlice
@@ -218,6 +229,10 @@ impl Reader {
             };
             items.push(it);
         }
+        if hi > lo && hi - lo > self.batch_bytes && cnt > 1 {
+            return Ok(None);
+        }
+        self.max_off = max_off;
         if lo >= hi {
             return Ok(Some(Batch { start: s, bytes: Vec::new(), items }));
         }
