@@ -1025,7 +1025,7 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) -> u64 {
             for (k, bi) in gc.blocks.iter().enumerate() {
                 let (st, ds) = &mut blocks[k];
                 let Some(ds) = ds else { continue };
-                block_row(ctx, bi, st, ds.id(), row_no, nrows, &row, tol);
+                block_row(ctx, bi, st, ds.id(), row_no, nrows, &row, tol, gc.geographic);
             }
         }
     }
@@ -1058,7 +1058,7 @@ fn check_cover_row(ctx: &mut Ctx, gc: &GeomCol, cc: &Covering, row_no: u64, cb: 
 }
 
 #[allow(clippy::too_many_arguments)]
-fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::h5i::hid_t, row_no: u64, nrows: u64, row: &Row<'_>, tol: f64) {
+fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::h5i::hid_t, row_no: u64, nrows: u64, row: &Row<'_>, tol: f64, geographic: bool) {
     let j = row_no / bi.b;
     if st.cache.is_empty() || j < st.cache_start || j >= st.cache_start + st.cache.len() as u64 {
         let cnt = (st.extent.saturating_sub(j)).min(4096);
@@ -1097,7 +1097,7 @@ fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::
         }
         Row::Skip => st.skipped += 1,
     }
-    let block_end = ((j + 1) * bi.b).min(nrows);
+    let block_end = j.saturating_add(1).saturating_mul(bi.b).min(nrows);
     if row_no + 1 == block_end && st.skipped > 0 {
         st.n = 0; // counts cannot be checked with unreadable rows (reported elsewhere)
     } else if row_no + 1 == block_end {
@@ -1111,11 +1111,14 @@ fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::
         if eempty != st.empties {
             bad.push(format!("empty_count {eempty} but the block has {} empty rows", st.empties));
         }
+        if !geographic && eb.xmin > eb.xmax && !is_placeholder(&eb, bi.z, bi.m) {
+            bad.push(format!("box xmin {:?} exceeds xmax {:?}; wrapping boxes need a geographic crs", eb.xmin, eb.xmax));
+        }
         if st.nulls + st.empties == st.n && !is_placeholder(&eb, bi.z, bi.m) {
             bad.push("the block has no geometry but its box is not the empty placeholder (+inf minima, -inf maxima)".into());
         }
         for b in bad {
-            ctx.sink.error(R16, &bi.path, format!("entry {j} (rows {}..{block_end}): {b}", j * bi.b));
+            ctx.sink.error(R16, &bi.path, format!("entry {j} (rows {}..{block_end}): {b}", j.saturating_mul(bi.b)));
         }
         st.n = 0;
     }
@@ -1127,6 +1130,10 @@ fn rtree_pass(ctx: &mut Ctx, gc: &GeomCol) {
     let Some(nrows) = ctx.nrows else { return };
     let tol = if gc.geographic { ctx.tolerance_geographic } else { 0.0 };
     for t in &gc.rtrees {
+        if t.num_items > nrows {
+            ctx.sink.error(R16, &t.path, format!("fails the hep002 §17 checks: num_items {} exceeds nrows {nrows}", t.num_items));
+            continue;
+        }
         let entries = match read_rtree(ctx, t) {
             Ok(e) => e,
             Err(e) => {
