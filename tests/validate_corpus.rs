@@ -587,3 +587,36 @@ fn small_batches_give_the_same_findings() {
         assert_eq!(a.error_rules(), b.error_rules(), "{}", c.file);
     }
 }
+
+/// A table grown by two appends (summary widening, Z bounds dropped by R11, a null row with
+/// a covering fill) stays conformant.
+#[test]
+fn appended_z_polygons_and_nulls_are_conformant() {
+    fn poly_z(x0: f64, y0: f64, z: f64) -> Vec<u8> {
+        let mut v = vec![1];
+        v.extend_from_slice(&1003u32.to_le_bytes());
+        v.extend_from_slice(&1u32.to_le_bytes());
+        v.extend_from_slice(&4u32.to_le_bytes());
+        for (x, y) in [(x0, y0), (x0 + 1.0, y0), (x0 + 1.0, y0 + 1.0), (x0, y0)] {
+            for c in [x, y, z] {
+                v.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        v
+    }
+    let p = tmpdir().join("appended.h5");
+    let f = File::create(&p).unwrap();
+    let mut t = MarquetTable::create(&f, "/lakes").unwrap();
+    t.add_geometry_column(
+        "shoreline",
+        &GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_crs(Crs::ProjJson(UTM.into())).with_orientation_ccw().with_covering("shoreline_bbox"),
+    )
+    .unwrap();
+    t.append(&GeoBatch::new().with_geometry("shoreline", GeometryValues::Wkb(vec![Some(poly_z(0.0, 0.0, 5.0)), Some(poly_z(10.0, 3.0, 7.0))]))).unwrap();
+    t.append(&GeoBatch::new().with_geometry("shoreline", GeometryValues::Wkb(vec![Some(point(-5.0, 2.0)), None]))).unwrap();
+    drop(t);
+    drop(f);
+    let r = validate_file(&p, &Options::default()).unwrap();
+    let all: Vec<String> = r.findings().map(|f| f.to_string()).collect();
+    assert!(all.is_empty(), "{all:#?}");
+}
