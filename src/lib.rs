@@ -7,6 +7,7 @@ pub mod h5col;
 pub mod index;
 pub mod marquet;
 pub mod spec;
+pub mod validate;
 pub mod wkb;
 
 pub use error::{MarquetError, Result};

@@ -1,0 +1,391 @@
+//! The conformance validator: every numbered consistency requirement of HEP001 §13 and
+//! HEP002 §12, plus the MUSTs HEP001 states outside §13 (CLASS, VERSION, fill values,
+//! `H5T_STD_REF`, self-containment), one function per requirement.
+//!
+//! [`validate_file`] checks every table group of a file (or the one named in
+//! [`Options::table`]) and returns a [`Report`] of [`Finding`]s. Reading problems inside a
+//! table become findings that name the HDF5 object; only a file that cannot be opened as
+//! HDF5 at all is an `Err`.
+//!
+//! Memory is bounded: columns are streamed in runs of [`DEFAULT_BATCH_ROWS`] rows (list
+//! columns: a run of `OFFSETS` and the matching `VALUES` bytes), never read whole. The one
+//! exception is a `PACKED_RTREE` index that passes its validity check, whose entries are
+//! read whole for [`crate::index::packed_rtree::verify`] (40 bytes per entry).
+//!
+//! Severity: lenient-only forms that a consumer accepts but a producer must not write
+//! (ruling R3: a variable-length `CLASS`, a `NROWS` narrower than 64 bits, a GEOMETRY_TYPES
+//! enumeration with another base) are warnings; with [`Options::strict`] warnings also make
+//! the file non-conformant.
+
+mod h5col_checks;
+mod marquet_checks;
+mod rows;
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+
+use crate::error::{MarquetError, Result};
+use crate::h5;
+
+
+/// Rows read at a time from a column (and `OFFSETS` entries from a list column).
+pub const DEFAULT_BATCH_ROWS: u64 = 65_536;
+/// Largest run of `VALUES` bytes read at once (a run is shortened to stay below it).
+pub const DEFAULT_BATCH_BYTES: u64 = 64 << 20;
+/// Per-row findings reported for one rule and object before the rest are only counted.
+pub const DEFAULT_MAX_ROW_FINDINGS: usize = 20;
+/// Tolerance for box containment in a geographic CRS, in degrees (ruling R8).
+pub const GEOGRAPHIC_TOLERANCE: f64 = 1e-9;
+
+/// What to validate and how strictly.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Validate only the table group at this path (else every table group in the file).
+    pub table: Option<String>,
+    /// Count warnings (lenient-only forms, R3) as non-conformance.
+    pub strict: bool,
+    /// Per-row findings kept per rule and object ([`DEFAULT_MAX_ROW_FINDINGS`]).
+    pub max_row_findings: usize,
+    /// Rows per streamed batch ([`DEFAULT_BATCH_ROWS`]).
+    pub batch_rows: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { table: None, strict: false, max_row_findings: DEFAULT_MAX_ROW_FINDINGS, batch_rows: DEFAULT_BATCH_ROWS }
+    }
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The table is not conformant.
+    Error,
+    /// Accepted by a lenient reader (R3) or not checked; non-conformant only with `strict`.
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One problem found in a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub severity: Severity,
+    /// The requirement, e.g. `"HEP002 §12 req 14"` or `"HEP001 §13 req 3"`.
+    pub rule: &'static str,
+    /// The HDF5 object concerned.
+    pub path: String,
+    /// The row, for data-dependent findings.
+    pub row: Option<u64>,
+    /// Lowercase: what was found and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.severity.as_str(), self.rule, self.path)?;
+        if let Some(r) = self.row {
+            write!(f, " row {r}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The findings of one table group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableReport {
+    pub path: String,
+    /// Carries `MARQUET_VERSION` (and was checked against HEP002).
+    pub is_marquet: bool,
+    pub findings: Vec<Finding>,
+}
+
+/// The overall verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Conformant,
+    NonConformant,
+}
+
+/// The result of [`validate_file`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub file: String,
+    pub tables: Vec<TableReport>,
+    pub status: Status,
+}
+
+impl Report {
+    /// Every finding of every table.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.tables.iter().flat_map(|t| t.findings.iter())
+    }
+    /// The findings of severity error.
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings().filter(|f| f.severity == Severity::Error)
+    }
+    /// The set of rules with at least one error.
+    pub fn error_rules(&self) -> BTreeSet<&'static str> {
+        self.errors().map(|f| f.rule).collect()
+    }
+    /// A machine-readable form (the CLI's `--json`).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let tables: Vec<_> = self
+            .tables
+            .iter()
+            .map(|t| {
+                let findings: Vec<_> = t
+                    .findings
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "severity": f.severity.as_str(),
+                            "rule": f.rule,
+                            "path": f.path,
+                            "row": f.row,
+                            "message": f.message,
+                        })
+                    })
+                    .collect();
+                json!({ "path": t.path, "is_marquet": t.is_marquet, "findings": findings })
+            })
+            .collect();
+        json!({
+            "file": self.file,
+            "status": match self.status { Status::Conformant => "conformant", Status::NonConformant => "non-conformant" },
+            "errors": self.errors().count(),
+            "warnings": self.findings().filter(|f| f.severity == Severity::Warning).count(),
+            "tables": tables,
+        })
+    }
+}
+
+/// Validate the table groups of the HDF5 file at `path`. `Err` only when the file cannot
+/// be opened as HDF5; everything else is a finding.
+pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Result<Report> {
+    let p = path.as_ref().display().to_string();
+    if !path.as_ref().is_file() {
+        return Err(MarquetError::Io {
+            path: p,
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        });
+    }
+    let file = hdf5::File::open(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
+    let mut tables = Vec::new();
+    match &opts.table {
+        Some(t) => {
+            let norm = if t.starts_with('/') { t.clone() } else { format!("/{t}") };
+            tables.push(validate_table(&file, &norm, opts));
+        }
+        None => {
+            let mut found = Vec::new();
+            let root = file.group("/").map_err(|e| MarquetError::hdf5(&p, e))?;
+            find_tables(&root, "/", &mut found, 0);
+            if found.is_empty() {
+                tables.push(TableReport {
+                    path: "/".into(),
+                    is_marquet: false,
+                    findings: vec![Finding {
+                        severity: Severity::Error,
+                        rule: "HEP001 §7.1",
+                        path: "/".into(),
+                        row: None,
+                        message: "no table group (a group with class \"COLUMN_TABLE\") found in the file".into(),
+                    }],
+                });
+            }
+            for t in found {
+                tables.push(validate_table(&file, &t, opts));
+            }
+        }
+    }
+    let bad = tables
+        .iter()
+        .flat_map(|t| t.findings.iter())
+        .any(|f| f.severity == Severity::Error || (opts.strict && f.severity == Severity::Warning));
+    Ok(Report { file: p, tables, status: if bad { Status::NonConformant } else { Status::Conformant } })
+}
+
+/// Depth-first search for table groups (HEP001 §1.3: discovery is a traversal). Table
+/// groups are not searched further (a table inside a table is a stray object, reported by
+/// the self-containment check).
+fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    if crate::h5col::is_table_group(g.id()).unwrap_or(false) {
+        out.push(path.to_string());
+        return;
+    }
+    let Ok(names) = g.member_names() else { return };
+    for n in names {
+        // Follow hard links to groups only.
+        if !matches!(g.loc_type_by_name(&n), Ok(hdf5::LocationType::Group)) {
+            continue;
+        }
+        if let Ok(child) = g.group(&n) {
+            let p = if path == "/" { format!("/{n}") } else { format!("{path}/{n}") };
+            find_tables(&child, &p, out, depth + 1);
+        }
+    }
+}
+
+/// Collects findings, capping per-row findings per (rule, object).
+pub(crate) struct Sink {
+    findings: Vec<Finding>,
+    row_counts: HashMap<(&'static str, String), usize>,
+    max_rows: usize,
+}
+
+impl Sink {
+    fn new(max_rows: usize) -> Sink {
+        Sink { findings: Vec::new(), row_counts: HashMap::new(), max_rows: max_rows.max(1) }
+    }
+    pub(crate) fn error(&mut self, rule: &'static str, path: &str, message: impl Into<String>) {
+        self.push(Severity::Error, rule, path, None, message.into());
+    }
+    pub(crate) fn warn(&mut self, rule: &'static str, path: &str, message: impl Into<String>) {
+        self.push(Severity::Warning, rule, path, None, message.into());
+    }
+    /// A per-row error; after `max_rows` for the same rule and object only counted.
+    pub(crate) fn row_error(&mut self, rule: &'static str, path: &str, row: u64, message: impl Into<String>) {
+        let n = self.row_counts.entry((rule, path.to_string())).or_insert(0);
+        *n += 1;
+        if *n <= self.max_rows {
+            self.push(Severity::Error, rule, path, Some(row), message.into());
+        }
+    }
+    fn push(&mut self, severity: Severity, rule: &'static str, path: &str, row: Option<u64>, message: String) {
+        self.findings.push(Finding { severity, rule, path: path.to_string(), row, message });
+    }
+    /// Add "n more rows" summaries for capped per-row findings.
+    fn finish(mut self) -> Vec<Finding> {
+        let mut extra: Vec<_> = self.row_counts.iter().filter(|(_, n)| **n > self.max_rows).map(|(k, n)| (k.clone(), *n)).collect();
+        extra.sort();
+        for ((rule, path), n) in extra {
+            let sev = self
+                .findings
+                .iter()
+                .find(|f| f.rule == rule && f.path == path && f.row.is_some())
+                .map(|f| f.severity)
+                .unwrap_or(Severity::Error);
+            self.findings.push(Finding {
+                severity: sev,
+                rule,
+                path,
+                row: None,
+                message: format!("{} more rows with the same problem not listed", n - self.max_rows),
+            });
+        }
+        self.findings
+    }
+}
+
+/// How a column of the table is stored (HEP001 §8.2).
+#[derive(Debug, Clone)]
+pub(crate) enum ColumnObj {
+    Dataset(h5::DatasetInfo),
+    List,
+}
+
+/// A discovered column.
+#[derive(Debug, Clone)]
+pub(crate) struct Col {
+    pub name: String,
+    pub path: String,
+    pub obj: ColumnObj,
+}
+
+/// What the checks of one table share.
+pub(crate) struct Ctx<'a> {
+    pub grp: hdf5::Group,
+    pub path: String,
+    pub opts: &'a Options,
+    pub sink: Sink,
+    /// `NROWS` when readable.
+    pub nrows: Option<u64>,
+    pub generation: Option<u64>,
+    pub columns: Vec<Col>,
+    pub is_marquet: bool,
+    /// (index dataset path, column name) for every `SEARCH_INDEX_LIST` element that resolves.
+    pub index_links: Vec<(String, String)>,
+    /// Named datatypes below the table group whose type HEP002 defines (req 17, Marquet only).
+    pub named_marquet_types: Vec<String>,
+    pub tolerance_geographic: f64,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn id(&self) -> hdf5_sys::h5i::hid_t {
+        self.grp.id()
+    }
+    pub(crate) fn member_path(&self, name: &str) -> String {
+        if self.path == "/" {
+            format!("/{name}")
+        } else {
+            format!("{}/{name}", self.path)
+        }
+    }
+    pub(crate) fn column(&self, name: &str) -> Option<&Col> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+    /// The column whose path is `p` (an absolute path from a reference).
+    pub(crate) fn column_by_path(&self, p: &str) -> Option<&Col> {
+        self.columns.iter().find(|c| c.path == p)
+    }
+}
+
+fn validate_table(file: &hdf5::File, path: &str, opts: &Options) -> TableReport {
+    let mut sink = Sink::new(opts.max_row_findings);
+    let grp = match file.group(path) {
+        Ok(g) => g,
+        Err(e) => {
+            sink.error("HEP001 §7.1", path, format!("cannot open the table group: {}", lower(&e.to_string())));
+            return TableReport { path: path.into(), is_marquet: false, findings: sink.finish() };
+        }
+    };
+    if !crate::h5col::is_table_group(grp.id()).unwrap_or(false) {
+        sink.error("HEP001 §7.1", path, "not a table group: no class attribute equal to \"COLUMN_TABLE\"");
+        return TableReport { path: path.into(), is_marquet: false, findings: sink.finish() };
+    }
+    let mut ctx = Ctx {
+        grp,
+        path: path.to_string(),
+        opts,
+        sink,
+        nrows: None,
+        generation: None,
+        columns: Vec::new(),
+        is_marquet: false,
+        index_links: Vec::new(),
+        named_marquet_types: Vec::new(),
+        tolerance_geographic: GEOGRAPHIC_TOLERANCE,
+    };
+    h5col_checks::run(&mut ctx);
+    marquet_checks::run(&mut ctx);
+    TableReport { path: ctx.path.clone(), is_marquet: ctx.is_marquet, findings: ctx.sink.finish() }
+}
+
+/// Lowercase an error message's first letter(s) for the finding style.
+pub(crate) fn lower(s: &str) -> String {
+    let s = s.lines().next().unwrap_or("").trim();
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Turn a reading error into a message naming what failed.
+pub(crate) fn read_err(e: &MarquetError) -> String {
+    format!("cannot read: {}", lower(&e.to_string()))
+}
+
+pub(crate) use crate::spec::names as n;
