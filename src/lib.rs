@@ -5,6 +5,7 @@ pub mod error;
 pub mod h5;
 pub mod h5col;
 pub mod index;
+pub mod info;
 pub mod marquet;
 pub mod spec;
 pub mod validate;

@@ -344,6 +344,33 @@ impl Dtype {
     }
 }
 
+impl std::fmt::Display for Dtype {
+    /// A short spelling: `uint64`, `float32`, `string[13] ascii`, `enum<int8>{FALSE, TRUE}`,
+    /// `compound{x: float64, y: float64}`, `opaque[21] "WKB"`, `reference`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dtype::Int { size, signed, big_endian } => {
+                write!(f, "{}int{}{}", if *signed { "" } else { "u" }, size * 8, if *big_endian { " (be)" } else { "" })
+            }
+            Dtype::Float { size, big_endian } => write!(f, "float{}{}", size * 8, if *big_endian { " (be)" } else { "" }),
+            Dtype::FixedString { size, utf8, .. } => write!(f, "string[{size}] {}", if *utf8 { "utf-8" } else { "ascii" }),
+            Dtype::VarString { utf8 } => write!(f, "vlen string {}", if *utf8 { "utf-8" } else { "ascii" }),
+            Dtype::Enum { base, members } => {
+                let names: Vec<&str> = members.iter().take(6).map(|(n, _)| n.as_str()).collect();
+                write!(f, "enum<{base}>{{{}{}}}", names.join(", "), if members.len() > 6 { ", …" } else { "" })
+            }
+            Dtype::Compound { fields, .. } => {
+                let v: Vec<String> = fields.iter().map(|x| format!("{}: {}", x.name, x.dtype)).collect();
+                write!(f, "compound{{{}}}", v.join(", "))
+            }
+            Dtype::Opaque { size, tag } => write!(f, "opaque[{size}] {tag:?}"),
+            Dtype::StdRef => write!(f, "reference"),
+            Dtype::ObjRef => write!(f, "object reference (deprecated)"),
+            Dtype::Other { class, size } => write!(f, "{class}[{size}]"),
+        }
+    }
+}
+
 fn take_cstring(p: *mut c_char) -> String {
     if p.is_null() {
         return String::new();
@@ -1027,6 +1054,21 @@ pub fn link_move(loc: hid_t, src: &str, dst: &str) -> Result<()> {
         check(hdf5_sys::h5l::H5Lmove(loc, a.as_ptr(), loc, b.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), src, "H5Lmove")
     })
     .map(|_| ())
+}
+
+/// Bytes of file storage used by the dataset `name` below `loc`, or by every dataset
+/// below it when it is a group (`H5Dget_storage_size`).
+pub fn storage_size_below(loc: hid_t, name: &str) -> Result<u64> {
+    let o = object_open(loc, name)?;
+    if is_group(o.id()) {
+        let mut total = 0;
+        for m in member_names(o.id(), name)? {
+            total += storage_size_below(o.id(), &m).unwrap_or(0);
+        }
+        Ok(total)
+    } else {
+        Ok(locked(|| unsafe { h5d::H5Dget_storage_size(o.id()) }))
+    }
 }
 
 /// Create a group without timestamps, tracking attribute creation order off.

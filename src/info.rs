@@ -1,0 +1,234 @@
+//! What `marquet info` and `marquet dump` show: a description of every table in a file,
+//! and rows rendered as text. Library code so that the CLI stays printing-only.
+
+use serde_json::{json, Value};
+
+use crate::error::Result;
+use crate::h5;
+use crate::h5col::{self, ColumnKind, File};
+use crate::marquet::{self as mq, MarquetTable, StorageForm};
+
+/// Bytes stored for one dataset (`H5Dget_storage_size`) and below a group.
+fn storage_size(t: &h5col::Table, name: &str) -> u64 {
+    h5::storage_size_below(t.id(), name).unwrap_or(0)
+}
+
+/// Describe every table of `path` (or only `table`).
+pub fn describe_file(path: &std::path::Path, table: Option<&str>) -> Result<Value> {
+    let f = File::open(path)?;
+    let tables = match table {
+        Some(t) => vec![t.to_string()],
+        None => f.tables()?,
+    };
+    let mut out = Vec::new();
+    for tp in tables {
+        out.push(describe_table(&f, &tp)?);
+    }
+    Ok(json!({ "file": path.display().to_string(), "size_bytes": std::fs::metadata(path).map(|m| m.len()).unwrap_or(0), "tables": out }))
+}
+
+/// Describe one table.
+pub fn describe_table(f: &File, path: &str) -> Result<Value> {
+    let t = f.table(path)?;
+    let nrows = t.nrows()?;
+    let mut columns = Vec::new();
+    for c in t.column_names()? {
+        let kind = t.kind_of(&c)?;
+        let (dtype, kind_s) = match kind {
+            Some(ColumnKind::Dataset) => (t.column(&c)?.dtype().to_string(), "dataset"),
+            Some(ColumnKind::List) => (format!("list<{}>", t.list_column(&c)?.leaf_dtype()?), "list"),
+            None => ("?".into(), "missing"),
+        };
+        columns.push(json!({"name": c, "kind": kind_s, "dtype": dtype, "stored_bytes": storage_size(&t, &c)}));
+    }
+    let mut geoms = Vec::new();
+    let mut is_marquet = false;
+    if mq::is_marquet_table(&t)? {
+        is_marquet = true;
+        let m = MarquetTable::from_table(f.table(path)?)?;
+        if m.is_interpretable() {
+            for g in m.geometry_column_names()? {
+                let i = m.geometry_column(&g)?;
+                let bbox = i.bbox.map(|(b, z, mm)| {
+                    let mut v = vec![b.xmin, b.ymin];
+                    if z {
+                        v.push(b.zmin);
+                    }
+                    if mm {
+                        v.push(b.mmin);
+                    }
+                    v.extend([b.xmax, b.ymax]);
+                    if z {
+                        v.push(b.zmax);
+                    }
+                    if mm {
+                        v.push(b.mmax);
+                    }
+                    v
+                });
+                let idx: Vec<Value> = h5col::index::indexes_of(&t, &g)?
+                    .into_iter()
+                    .map(|x| json!({"path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation().ok().flatten(), nrows)}))
+                    .collect();
+                geoms.push(json!({
+                    "name": g,
+                    "storage_form": i.form.describe(),
+                    "encoding": i.form.encoding(),
+                    "geometry_types": i.types.map(|v| v.iter().map(|t| t.name()).collect::<Vec<_>>()),
+                    "crs": i.crs.display_name(),
+                    "edges": i.edges.name(),
+                    "orientation": if i.orientation_ccw { Some("COUNTERCLOCKWISE") } else { None },
+                    "bbox": bbox,
+                    "covering": i.covering,
+                    "indexes": idx,
+                }));
+            }
+        }
+    }
+    let mut attr_idx = Vec::new();
+    for c in t.discover_columns()? {
+        for x in h5col::index::indexes_of(&t, &c)? {
+            if !geoms.iter().any(|g| g["name"] == c) {
+                attr_idx.push(json!({"column": c, "path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation()?, nrows)}));
+            }
+        }
+    }
+    Ok(json!({
+        "path": t.path(),
+        "nrows": nrows,
+        "marquet": is_marquet,
+        "title": t.text_attr(crate::spec::names::TITLE)?,
+        "columns": columns,
+        "geometry_columns": geoms,
+        "indexes": attr_idx,
+    }))
+}
+
+/// Render `describe_file` output as text.
+pub fn render_text(v: &Value) -> String {
+    let mut s = format!("{} ({} bytes)\n", v["file"].as_str().unwrap_or(""), v["size_bytes"]);
+    for t in v["tables"].as_array().into_iter().flatten() {
+        s += &format!(
+            "table {}: {} rows{}\n",
+            t["path"].as_str().unwrap_or(""),
+            t["nrows"],
+            if t["marquet"].as_bool() == Some(true) { ", Marquet 1.x" } else { ", H5Col" }
+        );
+        for c in t["columns"].as_array().into_iter().flatten() {
+            s += &format!("  column {:<24} {:<8} {:>12} bytes  {}\n", c["name"].as_str().unwrap_or(""), c["kind"].as_str().unwrap_or(""), c["stored_bytes"], c["dtype"].as_str().unwrap_or(""));
+        }
+        for g in t["geometry_columns"].as_array().into_iter().flatten() {
+            s += &format!(
+                "  geometry {}: {}; types {}; crs {}; edges {}{}\n",
+                g["name"].as_str().unwrap_or(""),
+                g["storage_form"].as_str().unwrap_or(""),
+                g["geometry_types"].as_array().map(|a| a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(", ")).unwrap_or_else(|| "unknown".into()),
+                g["crs"].as_str().unwrap_or(""),
+                g["edges"].as_str().unwrap_or(""),
+                g["orientation"].as_str().map(|o| format!("; orientation {o}")).unwrap_or_default(),
+            );
+            if let Some(b) = g["bbox"].as_array() {
+                s += &format!("    bbox {:?}\n", b.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>());
+            }
+            if let Some(c) = g["covering"].as_str() {
+                s += &format!("    covering column {c}\n");
+            }
+            for i in g["indexes"].as_array().into_iter().flatten() {
+                s += &format!("    index {} {} ({})\n", i["kind"].as_str().unwrap_or("?"), i["path"].as_str().unwrap_or(""), if i["valid"].as_bool() == Some(true) { "valid" } else { "stale" });
+            }
+        }
+        for i in t["indexes"].as_array().into_iter().flatten() {
+            s += &format!("  index {} on {} {} ({})\n", i["kind"].as_str().unwrap_or("?"), i["column"].as_str().unwrap_or(""), i["path"].as_str().unwrap_or(""), if i["valid"].as_bool() == Some(true) { "valid" } else { "stale" });
+        }
+    }
+    s
+}
+
+/// Output format of [`dump_rows`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpFormat {
+    Wkt,
+    Csv,
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Render rows `[start, end)` of a table: a header line, then one line per row; geometry
+/// columns as WKT, missing values as empty fields (CSV) or `NULL` (WKT format).
+pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat) -> Result<String> {
+    let t = f.table(table)?;
+    let n = t.nrows()?;
+    let end = end.min(n);
+    let start = start.min(end);
+    let geo: Vec<String> = if mq::is_marquet_table(&t)? {
+        MarquetTable::from_table(f.table(table)?)?.geometry_column_names().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let m = if geo.is_empty() { None } else { Some(MarquetTable::from_table(f.table(table)?)?) };
+    let cols = t.column_names()?;
+    let null = if format == DumpFormat::Csv { "" } else { "NULL" };
+    let mut rendered: Vec<Vec<String>> = Vec::new();
+    for c in &cols {
+        let mut v = Vec::with_capacity((end - start) as usize);
+        if let (true, Some(m)) = (geo.contains(c), &m) {
+            let w = m.read_wkb(c, start, end)?;
+            for i in 0..w.len() {
+                v.push(match w.get(i) {
+                    None => null.to_string(),
+                    Some(b) => crate::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>")),
+                });
+            }
+        } else {
+            match t.kind_of(c)? {
+                Some(ColumnKind::Dataset) => {
+                    let col = t.column(c)?;
+                    let a = col.read(start, end - start)?;
+                    let miss = a.missing(col.fill());
+                    for i in 0..a.len() {
+                        v.push(if miss[i] { null.to_string() } else { a.display(i) });
+                    }
+                }
+                Some(ColumnKind::List) => {
+                    let l = t.list_column(c)?.read(start, end)?;
+                    for i in 0..l.len() {
+                        v.push(if l.is_null(i) {
+                            null.to_string()
+                        } else {
+                            let r = l.range(i);
+                            match &l.values {
+                                h5col::ListValues::Leaf(a) => format!("[{}]", r.map(|j| a.display(j)).collect::<Vec<_>>().join(" ")),
+                                h5col::ListValues::Strings { offsets, chars, .. } => format!(
+                                    "[{}]",
+                                    r.map(|j| String::from_utf8_lossy(&chars[offsets[j] as usize..offsets[j + 1] as usize]).into_owned())
+                                        .collect::<Vec<_>>()
+                                        .join(" ")
+                                ),
+                                h5col::ListValues::List(_) => "[…]".into(),
+                            }
+                        });
+                    }
+                }
+                None => v.resize((end - start) as usize, String::new()),
+            }
+        }
+        rendered.push(v);
+    }
+    let sep = if format == DumpFormat::Csv { "," } else { "\t" };
+    let mut out = cols.iter().map(|c| if format == DumpFormat::Csv { csv_field(c) } else { c.clone() }).collect::<Vec<_>>().join(sep);
+    out.push('\n');
+    for r in 0..(end - start) as usize {
+        let line: Vec<String> =
+            rendered.iter().map(|col| if format == DumpFormat::Csv { csv_field(&col[r]) } else { col[r].clone() }).collect();
+        out += &line.join(sep);
+        out.push('\n');
+    }
+    let _ = StorageForm::VarWkb;
+    Ok(out)
+}
