@@ -109,3 +109,25 @@ fn bad_input_is_a_typed_error() {
     assert_eq!(t.nrows().unwrap(), 0);
     assert!(t.add_column("b", &ColumnSpec::new(Dtype::hep001_bool()).with_fill(vec![0])).is_err());
 }
+
+#[test]
+fn nested_lists_round_trip_and_bad_offsets_are_typed_errors() {
+    let p = tmp("nested.h5");
+    let f = File::create(&p).unwrap();
+    let t = f.create_table("/t").unwrap();
+    t.add_list_column("ll", &ListSpec::nested(ListSpec::of(Dtype::I64))).unwrap();
+    // [[1, 2], []], null, [[3]]
+    let inner = ListArray { offsets: vec![0, 2, 2, 3], mask: None, values: ListValues::Leaf(Array::from_i64(&[1, 2, 3])) };
+    let outer = ListArray { offsets: vec![0, 2, 2, 3], mask: Some(vec![true, false, true]), values: ListValues::List(Box::new(inner)) };
+    t.append(&Batch::new().with("ll", ColumnValues::List(outer.clone()))).unwrap();
+    assert_eq!(t.read_list("ll", 0, 3).unwrap(), outer);
+    let tail = t.read_list("ll", 2, 3).unwrap();
+    let ListValues::List(inner) = &tail.values else { panic!("nesting lost") };
+    assert_eq!(inner.values, ListValues::Leaf(Array::from_i64(&[3])));
+    // Corrupt OFFSETS so they decrease: a typed error naming the path and rule.
+    let ds = marquet::h5::dataset_open(t.id(), "ll/OFFSETS").unwrap();
+    marquet::h5::dataset_write(ds.id(), 1, &Dtype::U64, &5u64.to_le_bytes(), "ll/OFFSETS").unwrap();
+    let e = t.read_list("ll", 0, 3).unwrap_err();
+    assert!(matches!(e, MarquetError::SpecViolation { rule: "HEP001 §9.2", .. }), "{e}");
+    assert!(e.to_string().contains("/t/ll/OFFSETS"), "{e}");
+}
