@@ -197,7 +197,10 @@ struct Summary {
 }
 
 /// HDF5 error texts that mean the file structure, not the table, was damaged.
-const STRUCTURAL: [&str; 3] = ["addr overflow", "inflate() failed", "bad object header"];
+/// Unequal column extents are the same phenomenon seen from H5Col: each dataset's extent is
+/// its own object header, the extents are flushed (all equal) before any data is written,
+/// and only a kill inside that H5Fflush can leave some headers written and others not.
+const STRUCTURAL: [&str; 4] = ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent"];
 
 /// Data and NROWS must always be exactly a committed state. A search index that passes
 /// the validity check but is wrong or unreadable is the known library bug described at

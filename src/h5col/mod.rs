@@ -612,6 +612,9 @@ impl Table {
                 col.ensure_len(n_new)?;
             }
         }
+        // Flush the new extents (all equal, beyond NROWS) before any data: HDF5 may write
+        // any dirty object header at any time, so this is what keeps extents equal on disk.
+        h5::flush(self.id())?;
         // Step 3: write.
         for (_, col, list, bytes) in &prepared {
             if let Some(col) = col {
@@ -625,6 +628,9 @@ impl Table {
         // Step 4: indexes (tokens before content).
         index::maintain_after_append(self, n_old, n_new, g_old.map(|g| g.wrapping_add(1)))?;
         before_commit(self, n_old, k)?;
+        // Everything the commit publishes is on disk before the commit itself, so the final
+        // flush writes little more than GENERATION and NROWS (local ruling L6).
+        h5::flush(self.id())?;
         // Step 5.
         if let Some(g) = g_old {
             h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
