@@ -1,6 +1,9 @@
 //! HEP002 "Marquet" on H5Col: geometry columns, their storage forms and attributes,
 //! covering columns, and summary maintenance on append (§11.1).
 
+pub mod bounds;
+pub mod spatial_index;
+pub mod order;
 pub mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -217,6 +220,8 @@ pub struct MarquetTable {
     table: Table,
     /// False when MARQUET_VERSION's MAJOR is higher than we implement (R16).
     interpretable: bool,
+    /// What [`MarquetTable::append`] does to valid packed R-trees (HEP002 §10.4).
+    rtree_on_append: spatial_index::RTreeOnAppend,
 }
 
 /// Parse the Marquet version leniently; `None` if it is not MAJOR.MINOR[.PATCH].
@@ -234,7 +239,7 @@ impl MarquetTable {
     /// written with the first geometry column (a table without one is not conformant).
     pub fn create(file: &File, path: &str) -> Result<MarquetTable> {
         let table = file.create_table(path)?;
-        Ok(MarquetTable { table, interpretable: true })
+        Ok(MarquetTable { table, interpretable: true, rtree_on_append: Default::default() })
     }
 
     /// Open a Marquet table (R16: a higher MAJOR opens, but geometry is not interpreted).
@@ -257,7 +262,7 @@ impl MarquetTable {
                 return Err(MarquetError::spec(table.path(), "HEP002 §5.1", "MARQUET_VERSION is not MAJOR.MINOR"))
             }
         };
-        Ok(MarquetTable { table, interpretable })
+        Ok(MarquetTable { table, interpretable, rtree_on_append: Default::default() })
     }
 
     /// The underlying H5Col table.
@@ -645,6 +650,7 @@ impl MarquetTable {
                         }
                     }
                 }
+                bounds::grow_rows(info, &mut rows, |i| vals[i].as_deref())?;
                 let dt = Dtype::Opaque { size, tag: names::OPAQUE_TAG_WKB.into() };
                 Ok((ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) }, rows))
             }
@@ -673,6 +679,7 @@ impl MarquetTable {
                         Some(b) => RowInfo::Geometry(wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?),
                     });
                 }
+                bounds::grow_rows(info, &mut rows, |i| vals[i].as_deref())?;
                 let list = ListArray::from_bytes_rows(vals.iter().map(|v| v.as_deref()));
                 Ok((ColumnValues::List(list), rows))
             }
@@ -683,6 +690,23 @@ impl MarquetTable {
     /// checked first; covering rows are written with the geometries; BBOX and
     /// GEOMETRY_TYPES are widened before NROWS is committed.
     pub fn append(&self, batch: &GeoBatch) -> Result<u64> {
+        self.append_with_options(batch, self.rtree_on_append)
+    }
+
+    /// What [`MarquetTable::append`] and [`MarquetTable::append_sorted`] do to valid packed
+    /// R-trees: rebuild them in place (the default) or leave them stale.
+    pub fn set_rtree_on_append(&mut self, v: spatial_index::RTreeOnAppend) {
+        self.rtree_on_append = v;
+    }
+
+    /// The table-level R-tree policy on append.
+    pub fn rtree_on_append(&self) -> spatial_index::RTreeOnAppend {
+        self.rtree_on_append
+    }
+
+    /// [`MarquetTable::append`] with a per-call R-tree policy. Block indexes valid before
+    /// the append are always extended (HEP002 §10.3).
+    pub fn append_with_options(&self, batch: &GeoBatch, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
         self.require_interpretable()?;
         let mut cols = batch.columns.clone();
         let mut summaries: Vec<(GeometryColumnInfo, Vec<RowInfo>)> = Vec::new();
@@ -711,7 +735,7 @@ impl MarquetTable {
         self.table.append_with(&cols, &mut |_, n_old, _k| {
             for (info, rows) in &summaries {
                 me.widen_summaries(info, rows)?;
-                crate::marquet::maintain::after_append(me, info, n_old, rows)?;
+                crate::marquet::maintain::after_append(me, info, n_old, rows, rtree)?;
             }
             Ok(())
         })
@@ -942,14 +966,16 @@ impl MarquetTable {
                 .collect());
         }
         let b = self.read_wkb(name, start, end)?;
-        (0..b.len())
+        let mut rows = (0..b.len())
             .map(|i| match b.get(i) {
                 None => Ok(RowInfo::Null),
                 Some(w) => wkb::scan(w)
                     .map(RowInfo::Geometry)
                     .map_err(|e| e.into_marquet(info.path.clone(), Some(start + i as u64))),
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        bounds::grow_rows(&info, &mut rows, |i| b.get(i))?;
+        Ok(rows)
     }
 
     /// Rescan a geometry column and make BBOX and GEOMETRY_TYPES exact (HEP002 §11.1
