@@ -31,6 +31,9 @@ pub struct GeometryColumnSpec {
     /// Create a covering column of this name (f64, or f32 when `covering_f32`).
     pub covering: Option<String>,
     pub covering_f32: bool,
+    /// Give the covering column Z fields (`zmin`, `zmax`, HEP002 §10.5): for columns whose
+    /// geometries all have Z.
+    pub covering_z: bool,
     pub description: Option<String>,
     /// Chunk length in rows for rank-1 forms and OFFSETS.
     pub chunk_rows: u64,
@@ -48,6 +51,7 @@ impl Default for GeometryColumnSpec {
             orientation_ccw: false,
             covering: None,
             covering_f32: false,
+            covering_z: false,
             description: None,
             chunk_rows: h5col::DEFAULT_CHUNK_ROWS,
             filters: None,
@@ -74,6 +78,12 @@ impl GeometryColumnSpec {
     }
     pub fn with_covering(mut self, name: &str) -> Self {
         self.covering = Some(name.to_string());
+        self
+    }
+    /// A covering column with Z fields (see [`GeometryColumnSpec::covering_z`]).
+    pub fn with_covering_z(mut self, name: &str) -> Self {
+        self.covering = Some(name.to_string());
+        self.covering_z = true;
         self
     }
     pub fn with_epoch(mut self, e: f64) -> Self {
@@ -402,7 +412,7 @@ impl MarquetTable {
             h5::attr_write_utf8(id, names::DESCRIPTION, d)?;
         }
         if let Some(cov) = &spec.covering {
-            let z = false; // decided per data: Z covering only when asked through form dims
+            let z = spec.covering_z;
             let dt = types::covering_dtype(z, spec.covering_f32);
             let fill = h5col::recommended_fill(&dt)?;
             let c = t.add_column(
