@@ -414,3 +414,4 @@ fn window_from_wkb_and_wrapping_windows() {
     assert_eq!(res.rows, vec![2]);
     assert!(Window::from_wkb(&[1, 2, 3]).is_err());
 }
+

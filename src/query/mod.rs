@@ -47,7 +47,9 @@ use crate::index::geom_box::intersects;
 use crate::index::packed_rtree;
 use crate::marquet::bounds;
 use crate::marquet::spatial_index::IndexState;
-use crate::marquet::{MarquetTable, StorageForm};
+use crate::h5col::list::ListColumn;
+use crate::h5col::{Column, ListValues};
+use crate::marquet::{GeometryColumnInfo, MarquetTable, StorageForm};
 use crate::spec::BBox;
 use crate::wkb;
 
@@ -321,26 +323,40 @@ impl MarquetTable {
         let window_geo = q.window.to_geo();
         let mut rows = Vec::new();
         let model = bounds::edge_model(&info.edges);
+        let src = GeomSource::open(self, &info)?;
         for piece in pieces(&runs) {
             let (s, e) = (piece.start, piece.end);
-            match info.form {
-                StorageForm::Point { dims, f32 } => {
-                    let p = self.read_points(col, s, e)?;
-                    st.bytes_read += (e - s) * (dims.size() as u64) * if f32 { 4 } else { 8 };
-                    for i in 0..p.valid.len() {
-                        if !p.valid[i] {
+            match &src {
+                GeomSource::Point { col, x, y, f32 } => {
+                    let a = col.read(s, e - s)?;
+                    st.bytes_read += a.bytes.len() as u64;
+                    let miss = a.missing(col.fill());
+                    let get = |el: &[u8], off: usize| -> f64 {
+                        if *f32 {
+                            el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)
+                        } else {
+                            el.get(off..off + 8)
+                                .and_then(|b| b.try_into().ok())
+                                .map(f64::from_le_bytes)
+                                .unwrap_or(f64::NAN)
+                        }
+                    };
+                    for (i, &missing) in miss.iter().enumerate() {
+                        if missing {
                             continue;
                         }
                         st.exact_tested += 1;
-                        let (x, y) = (p.x[i], p.y[i]);
-                        if x.is_nan() || y.is_nan() {
+                        let el = a.element(i);
+                        let (px, py) = (get(el, *x), get(el, *y));
+                        if px.is_nan() || py.is_nan() {
                             continue; // empty point
                         }
+                        let pbox = BBox::xy(px, py, px, py);
                         let hit = match predicate {
-                            Predicate::BBoxOnly => intersects(&BBox::xy(x, y, x, y), &wbox),
+                            Predicate::BBoxOnly => intersects(&pbox, &wbox),
                             _ => {
-                                let g = geo::Geometry::Point(geo::Point::new(x, y));
-                                self.exact(&predicate, &g, &window_geo, &BBox::xy(x, y, x, y), &wbox, &mut st)
+                                let g = geo::Geometry::Point(geo::Point::new(px, py));
+                                exact(&predicate, &g, &window_geo, &pbox, &wbox, &mut st)
                             }
                         };
                         if hit {
@@ -348,17 +364,10 @@ impl MarquetTable {
                         }
                     }
                 }
-                StorageForm::FixedWkb { .. } | StorageForm::VarWkb => {
-                    let buf = self.read_wkb(col, s, e)?;
-                    st.bytes_read += match info.form {
-                        StorageForm::FixedWkb { size } => (e - s) * size as u64,
-                        _ => {
-                            let mask = self.table().list_column(col)?.has_mask();
-                            (e - s + 1) * 8 + if mask { e - s } else { 0 } + buf.bytes.len() as u64
-                        }
-                    };
-                    for i in 0..buf.len() {
-                        let Some(w) = buf.get(i) else { continue };
+                GeomSource::Fixed { .. } | GeomSource::Var { .. } => {
+                    let values = src.read_wkb(s, e, &mut st)?;
+                    for (i, w) in values.iter().enumerate() {
+                        let Some(w) = w else { continue };
                         st.exact_tested += 1;
                         let row = s + i as u64;
                         let scanned = wkb::scan(w).map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?;
@@ -380,7 +389,7 @@ impl MarquetTable {
                                 let g: geo::Geometry<f64> = wkb::decode(w)
                                     .map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?
                                     .into();
-                                self.exact(&predicate, &g, &window_geo, &gbox, &wbox, &mut st)
+                                exact(&predicate, &g, &window_geo, &gbox, &wbox, &mut st)
                             }
                         };
                         if hit {
@@ -392,25 +401,6 @@ impl MarquetTable {
         }
         st.rows_matched = rows.len() as u64;
         Ok(QueryResult { rows, stats: st })
-    }
-
-    /// The exact predicate, kept by box should `geo` panic.
-    fn exact(
-        &self,
-        p: &Predicate,
-        g: &geo::Geometry<f64>,
-        w: &geo::Geometry<f64>,
-        gbox: &BBox,
-        wbox: &BBox,
-        st: &mut QueryStats,
-    ) -> bool {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.evaluate(g, w))) {
-            Ok(b) => b,
-            Err(_) => {
-                st.predicate_fallbacks += 1;
-                intersects(gbox, wbox)
-            }
-        }
     }
 
     /// Layer 3: keep the rows of `runs` whose covering box meets `wbox`. `None` when the
@@ -458,5 +448,82 @@ impl MarquetTable {
             }
         }
         Ok(Some(kept))
+    }
+}
+
+/// The exact predicate, kept by box should `geo` panic.
+fn exact(p: &Predicate, g: &geo::Geometry<f64>, w: &geo::Geometry<f64>, gbox: &BBox, wbox: &BBox, st: &mut QueryStats) -> bool {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.evaluate(g, w))) {
+        Ok(b) => b,
+        Err(_) => {
+            st.predicate_fallbacks += 1;
+            intersects(gbox, wbox)
+        }
+    }
+}
+
+/// The geometry column, opened once per query and read run by run.
+enum GeomSource {
+    Var { lc: ListColumn, mask: bool, path: String },
+    Fixed { col: Column, size: usize },
+    /// Byte offsets of the x and y fields, and whether they are 32-bit.
+    Point { col: Column, x: usize, y: usize, f32: bool },
+}
+
+impl GeomSource {
+    fn open(t: &MarquetTable, info: &GeometryColumnInfo) -> Result<GeomSource> {
+        Ok(match info.form {
+            StorageForm::VarWkb => {
+                let lc = t.table().list_column(&info.name)?;
+                GeomSource::Var { mask: lc.has_mask(), lc, path: info.path.clone() }
+            }
+            StorageForm::FixedWkb { size } => GeomSource::Fixed { col: t.table().column(&info.name)?, size },
+            StorageForm::Point { f32, .. } => {
+                let col = t.table().column(&info.name)?;
+                let field = |n: &str| match col.dtype() {
+                    crate::h5::Dtype::Compound { fields, .. } => fields.iter().find(|f| f.name == n).map(|f| f.offset),
+                    _ => None,
+                };
+                let (Some(x), Some(y)) = (field("x"), field("y")) else {
+                    return Err(MarquetError::spec(&info.path, "HEP002 §7.4", "a point column without x and y fields"));
+                };
+                GeomSource::Point { col, x, y, f32 }
+            }
+        })
+    }
+
+    /// The WKB values of rows `[s, e)` (`None` = null) of a WKB column.
+    fn read_wkb(&self, s: u64, e: u64, st: &mut QueryStats) -> Result<Vec<Option<Vec<u8>>>> {
+        match self {
+            GeomSource::Var { lc, mask, path } => {
+                let l = lc.read(s, e)?;
+                let ListValues::Leaf(a) = &l.values else {
+                    return Err(MarquetError::spec(path, "HEP002 §7.2", "VALUES must be a uint8 dataset"));
+                };
+                st.bytes_read += (e - s + 1) * 8 + if *mask { e - s } else { 0 } + a.bytes.len() as u64;
+                (0..l.len())
+                    .map(|i| {
+                        if l.is_null(i) {
+                            return Ok(None);
+                        }
+                        match l.bytes_of(i) {
+                            Some(b) if !b.is_empty() => Ok(Some(b.to_vec())),
+                            _ => Err(MarquetError::InvalidWkb {
+                                path: path.clone(),
+                                row: Some(s + i as u64),
+                                message: "empty slice for a non-null row (HEP002 §7.2)".into(),
+                            }),
+                        }
+                    })
+                    .collect()
+            }
+            GeomSource::Fixed { col, size } => {
+                let a = col.read(s, e - s)?;
+                st.bytes_read += a.bytes.len() as u64;
+                let miss = a.missing(col.fill());
+                Ok((0..a.len()).map(|i| (!miss[i]).then(|| a.bytes[i * size..(i + 1) * size].to_vec())).collect())
+            }
+            GeomSource::Point { .. } => Err(MarquetError::InvalidArgument("a point column holds no wkb".into())),
+        }
     }
 }
