@@ -8,6 +8,8 @@ pub mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use order::WriteOptions;
+pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};
 
 use crate::error::{MarquetError, Result};
