@@ -407,3 +407,79 @@ fn spatial_order_on_write_permutes_every_column() {
     let ids = t.table().read("id", 5, 10).unwrap();
     assert_eq!((0..5).map(|i| ids.get_i128(i).unwrap() as u64).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
 }
+
+#[path = "../examples/lakes.rs"]
+#[allow(dead_code)]
+mod lakes;
+
+#[test]
+fn hep002_15_2_lakes_layout() {
+    let p = tmp("lakes.h5");
+    lakes::write_lakes(&p, lakes::N_LAKES).unwrap();
+    let f = File::open(&p).unwrap();
+    let t = MarquetTable::open(&f, "/lakes").unwrap();
+    let n = lakes::N_LAKES as u64;
+    let tb = t.table();
+    assert_eq!(t.nrows().unwrap(), n);
+    assert_eq!(tb.column_names().unwrap(), vec!["lake_id", "name", "area", "shoreline", "shoreline_bbox", "centroid"]);
+    assert_eq!(t.geometry_column_names().unwrap(), vec!["shoreline", "centroid"]);
+    assert_eq!(tb.index_columns().unwrap(), vec!["lake_id"]);
+    assert_eq!(h5::attr_read(tb.id(), names::INDEX_NAME).unwrap().unwrap().as_str(), Some("lake_id"));
+    assert_eq!(h5::attr_read(tb.id(), names::MARQUET_VERSION).unwrap().unwrap().as_str(), Some("1.0"));
+    let g = tb.generation().unwrap().unwrap();
+    // Columns.
+    let name = tb.column("name").unwrap();
+    assert!(matches!(name.dtype(), Dtype::FixedString { utf8: true, .. }));
+    let area = h5::object_open(tb.id(), "area").unwrap();
+    assert_eq!(h5::attr_read(area.id(), names::UNITS).unwrap().unwrap().as_str(), Some("m2"));
+    assert_eq!(h5::attr_read(area.id(), names::UNITS_VOCABULARY).unwrap().unwrap().as_str(), Some("UDUNITS-2"));
+    // The shoreline column.
+    let info = t.geometry_column("shoreline").unwrap();
+    assert_eq!(info.form, StorageForm::VarWkb);
+    let types: Vec<String> = info.types.unwrap().iter().map(|t| t.name()).collect();
+    assert_eq!(types, vec!["Polygon Z", "MultiPolygon Z"]);
+    assert_eq!(info.crs.id(), Some(("EPSG".into(), "2961".into())));
+    assert!(!info.crs.is_geographic() && info.orientation_ccw);
+    let (bb, z, m) = info.bbox.unwrap();
+    assert!(z && !m);
+    assert!(bb.xmin >= 237_100.0 && bb.xmax <= 776_800.0 && bb.ymin >= 4_810_400.0 && bb.ymax <= 5_235_700.0);
+    assert!(bb.zmin >= 0.0 && bb.zmax <= 520.0);
+    assert_eq!(info.covering.as_deref(), Some("shoreline_bbox"));
+    assert!(!tb.list_column("shoreline").unwrap().has_mask(), "no shoreline is null: no MASK");
+    let cov = tb.column("shoreline_bbox").unwrap();
+    assert_eq!(cov.dtype().field_names(), vec!["xmin", "ymin", "zmin", "xmax", "ymax", "zmax"]);
+    assert_eq!(cov.fill().unwrap(), &names::FILL_F64.to_le_bytes().repeat(6)[..]);
+    // The centroid column.
+    let c = t.geometry_column("centroid").unwrap();
+    assert_eq!(c.form, StorageForm::Point { dims: Dimensions::Xy, f32: false });
+    assert_eq!(c.crs, info.crs);
+    assert_eq!(tb.column("centroid").unwrap().fill().unwrap(), &names::FILL_F64.to_le_bytes().repeat(2)[..]);
+    // The two indexes, in SEARCH_INDEX_LIST order, with the names of §15.2.
+    let col = h5::object_open(tb.id(), "shoreline").unwrap();
+    let (refs, _, _) = h5::attr_read_refs(col.id(), names::SEARCH_INDEX_LIST).unwrap().unwrap();
+    assert_eq!(refs, vec![Some("/lakes/SEARCH_INDEXES/shoreline__block_bbox".into()), Some("/lakes/SEARCH_INDEXES/shoreline__rtree".into())]);
+    let b = h5::dataset_open(f.id(), "/lakes/SEARCH_INDEXES/shoreline__block_bbox").unwrap();
+    let bi = h5::dataset_info(b.id(), "b").unwrap();
+    assert_eq!(
+        bi.dtype.field_names(),
+        vec!["xmin", "ymin", "zmin", "xmax", "ymax", "zmax", "n", "null_count", "empty_count"]
+    );
+    assert_eq!(bi.dims, vec![n.div_ceil(lakes::CHUNK_ROWS)]);
+    assert_eq!(h5::attr_read(b.id(), names::BLOCK_LENGTH).unwrap().unwrap().as_u64(), Some(lakes::CHUNK_ROWS));
+    let r = h5::dataset_open(f.id(), "/lakes/SEARCH_INDEXES/shoreline__rtree").unwrap();
+    let ri = h5::dataset_info(r.id(), "r").unwrap();
+    assert_eq!(ri.dims, vec![Layout::try_new(n, 16).unwrap().total]);
+    assert_eq!(h5::attr_read(r.id(), names::NODE_SIZE).unwrap().unwrap().as_u64(), Some(16));
+    assert_eq!(h5::attr_read(r.id(), names::NUM_ITEMS).unwrap().unwrap().as_u64(), Some(n));
+    for ds in [&b, &r] {
+        assert_eq!(h5::attr_read(ds.id(), names::SOURCE_GENERATION).unwrap().unwrap().as_u64(), Some(g));
+        assert_eq!(h5::attr_read(ds.id(), names::SOURCE_NROWS).unwrap().unwrap().as_u64(), Some(n));
+    }
+    assert!(t.spatial_indexes("shoreline").unwrap().iter().all(|i| i.valid));
+    // Queries through both indexes agree with a full scan.
+    let w = Query::bbox(BBox::xy(400_000.0, 4_900_000.0, 520_000.0, 5_050_000.0));
+    let a = t.query("shoreline", &w).unwrap();
+    let s = t.query("shoreline", &w.clone().with_indexes(false)).unwrap();
+    assert_eq!(a.rows, s.rows);
+    assert!(a.stats.used_block_index && a.stats.used_rtree && a.stats.used_covering);
+}
