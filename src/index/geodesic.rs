@@ -363,6 +363,42 @@ mod tests {
         assert!(b.xmin == 0.0 && b.xmax == 1.0 && b.ymin == 0.0 && b.ymax > 1.0 && b.ymax < 1.001);
     }
 
+    /// The ellipsoidal margin holds every point of the WGS84 geodesic (GeographicLib, via
+    /// `geo::Geodesic`) for random edges up to ~120° long.
+    #[test]
+    fn ellipsoidal_boxes_contain_wgs84_geodesics() {
+        use geo::{Geodesic, InterpolatePoint, Point};
+        let mut s: u64 = 7;
+        let mut next = || {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for k in 0..200 {
+            let p = (next() * 300.0 - 150.0, next() * 160.0 - 80.0);
+            let span = if k % 2 == 0 { 2.0 } else { 60.0 };
+            let q = ((p.0 + next() * 2.0 * span - span).clamp(-179.0, 179.0), (p.1 + next() * span - span / 2.0).clamp(-85.0, 85.0));
+            let mut b = BBox::EMPTY;
+            add_edge(&mut b, p, q, EdgeModel::Ellipsoidal);
+            let b = finish(&b);
+            let mut sb = BBox::EMPTY;
+            add_edge(&mut sb, p, q, EdgeModel::Spherical);
+            let sb = finish(&sb);
+            let pts: Vec<Point> = Geodesic.points_along_line(Point::new(p.0, p.1), Point::new(q.0, q.1), 20_000.0, true).collect();
+            assert!(pts.len() >= 2);
+            for pt in pts {
+                let (x, y) = (pt.x(), pt.y());
+                let full_lon = b.xmin <= -180.0 && b.xmax >= 180.0;
+                assert!(y >= b.ymin && y <= b.ymax, "{p:?}->{q:?}: lat {y} outside {b:?}");
+                assert!(full_lon || (x >= b.xmin - 1e-9 && x <= b.xmax + 1e-9), "{p:?}->{q:?}: lon {x} outside {b:?}");
+            }
+            // The margin stays modest next to the spherical box.
+            assert!(b.ymax - sb.ymax <= ELLIPSOIDAL_MARGIN_MAX_DEG + 1e-9);
+        }
+    }
+
     #[test]
     fn ellipsoidal_margin_and_outward_growth() {
         let mut s = BBox::EMPTY;
