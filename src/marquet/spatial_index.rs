@@ -434,19 +434,24 @@ impl MarquetTable {
         Ok(path)
     }
 
+    /// Before the content: the future tokens (NROWS-gated operations) or the index disabled
+    /// (rebuilds), flushed so they reach the file before any content does (local ruling L6).
     fn begin_write(&self, ds: &Hid, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
         if tokens_first {
-            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)
+            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)?;
         } else {
             // Disabled while rewritten: a missing token fails the validity check.
-            h5::attr_delete(ds.id(), names::SOURCE_GENERATION)
+            h5::attr_delete(ds.id(), names::SOURCE_GENERATION)?;
         }
+        h5::flush(self.table().id())
     }
 
+    /// After the content of a rebuild: flushed content, then the tokens.
     fn end_write(&self, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
         if tokens_first {
             Ok(())
         } else {
+            h5::flush(self.table().id())?;
             h5index::write_tokens(self.table(), path, tokens.0, tokens.1)
         }
     }
@@ -547,6 +552,7 @@ impl MarquetTable {
             return Ok(());
         }
         h5index::write_tokens(t, &idx.path, tokens.0, tokens.1)?;
+        h5::flush(t.id())?; // tokens reach the file before content (local ruling L6)
         let start = block_bbox::partial_block_start(n_old, b)?;
         let mut rows = self.scan_rows(col, start, n_old)?;
         rows.extend_from_slice(new_rows);
@@ -564,7 +570,7 @@ impl MarquetTable {
     /// valid before it: block indexes are cut and their last partial block recomputed
     /// (tokens first); R-trees are rebuilt or left stale as `rtree` says. BBOX and
     /// GEOMETRY_TYPES are left as they are (§11.1).
-    pub fn truncate(&self, new_nrows: u64, rtree: RTreeOnAppend) -> Result<()> {
+    pub fn truncate_with_options(&self, new_nrows: u64, rtree: RTreeOnAppend) -> Result<()> {
         self.geometry_column_names()?;
         let t = self.table();
         let n_old = self.nrows()?;
@@ -591,6 +597,7 @@ impl MarquetTable {
                                 continue;
                             }
                             h5index::write_tokens(t, &idx.info.path, tokens.0, tokens.1)?;
+                            h5::flush(t.id())?; // local ruling L6
                             let start = block_bbox::partial_block_start(new_nrows, b)?;
                             let rows = self.scan_rows(&col, start, new_nrows)?;
                             let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;

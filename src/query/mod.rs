@@ -262,7 +262,7 @@ impl MarquetTable {
         // Layer 1: block boxes.
         let mut runs: Vec<Range<u64>> = vec![0..n];
         if q.use_indexes && q.use_block_index {
-            match self.open_block_index(col)? {
+            match self.open_block_index(col).unwrap_or_else(|e| IndexState::Invalid { path: info.path.clone(), reason: e.to_string() }) {
                 IndexState::Usable(bi) => {
                     st.used_block_index = true;
                     st.bytes_read += bi.bytes_read;
@@ -279,7 +279,7 @@ impl MarquetTable {
 
         // Layer 2: the R-tree.
         if q.use_indexes && q.use_rtree && !runs.is_empty() {
-            match self.open_rtree(col)? {
+            match self.open_rtree(col).unwrap_or_else(|e| IndexState::Invalid { path: info.path.clone(), reason: e.to_string() }) {
                 IndexState::Usable(mut rt) => {
                     let (num_items, node_size) = (rt.num_items, rt.node_size);
                     let found = packed_rtree::search(&mut rt, num_items, node_size, n, &wbox);
