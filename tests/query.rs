@@ -227,7 +227,9 @@ struct Expect {
     covering: bool,
 }
 
-fn configs() -> Vec<(&'static str, fn(Query) -> Query)> {
+type Config = (&'static str, fn(Query) -> Query);
+
+fn configs() -> Vec<Config> {
     vec![
         ("none", |q| q.with_indexes(false)),
         ("block", |q| q.with_rtree(false).with_covering(false)),

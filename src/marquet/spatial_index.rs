@@ -214,11 +214,12 @@ fn summary(r: &RowInfo) -> RowSummary {
 /// row is never skipped.
 fn item_box(b: &BBox) -> BBox {
     let mut u = unwrap_box(b);
-    if !(u.xmin <= u.xmax) {
+    let ordered = |lo: f64, hi: f64| matches!(lo.partial_cmp(&hi), Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal));
+    if !ordered(u.xmin, u.xmax) {
         u.xmin = f64::NEG_INFINITY;
         u.xmax = f64::INFINITY;
     }
-    if !(u.ymin <= u.ymax) {
+    if !ordered(u.ymin, u.ymax) {
         u.ymin = f64::NEG_INFINITY;
         u.ymax = f64::INFINITY;
     }

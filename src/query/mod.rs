@@ -260,7 +260,7 @@ impl MarquetTable {
         }
 
         // Layer 1: block boxes.
-        let mut runs: Vec<Range<u64>> = vec![0..n];
+        let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
         if q.use_indexes && q.use_block_index {
             match self.open_block_index(col).unwrap_or_else(|e| IndexState::Invalid { path: info.path.clone(), reason: e.to_string() }) {
                 IndexState::Usable(bi) => {
