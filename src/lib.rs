@@ -7,6 +7,7 @@ pub mod h5col;
 pub mod index;
 pub mod info;
 pub mod marquet;
+pub mod query;
 pub mod spec;
 pub mod validate;
 pub mod wkb;

@@ -54,7 +54,8 @@ pub fn indexes_of(t: &Table, name: &str) -> Result<Vec<IndexInfo>> {
     let o = h5::object_open(t.id(), name)?;
     let Some((refs, _, _)) = h5::attr_read_refs(o.id(), names::SEARCH_INDEX_LIST)? else { return Ok(Vec::new()) };
     let mut out = Vec::new();
-    for p in refs.into_iter().flatten() {
+    // A reference to an unlinked object resolves to an empty path: it names no index.
+    for p in refs.into_iter().flatten().filter(|p| !p.is_empty()) {
         out.push(index_info(t, &p, name)?);
     }
     Ok(out)

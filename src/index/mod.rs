@@ -7,11 +7,13 @@
 //!   lazy, bounds-checked search (§17) and a verifier for validators (§12 requirement 16).
 //! * [`block_bbox`] — row blocks and the block bounding-box index of HEP002 §10.2–10.3.
 //! * [`geom_box`] — antimeridian-aware box intersection shared by both indexes.
+//! * [`geodesic`] — boxes that contain great-circle and geodesic edges (ruling R8).
 //!
 //! Errors about a stored index are [`MarquetError::SpecViolation`]s with an empty `path`;
 //! the HDF5 layer fills in the dataset path with [`with_path`].
 
 pub mod block_bbox;
+pub mod geodesic;
 pub mod geom_box;
 pub mod hilbert;
 pub mod packed_rtree;

@@ -1,10 +1,15 @@
 //! HEP002 "Marquet" on H5Col: geometry columns, their storage forms and attributes,
 //! covering columns, and summary maintenance on append (§11.1).
 
+pub mod bounds;
+pub mod spatial_index;
+pub mod order;
 pub mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use order::WriteOptions;
+pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};
 
 use crate::error::{MarquetError, Result};
@@ -28,6 +33,9 @@ pub struct GeometryColumnSpec {
     /// Create a covering column of this name (f64, or f32 when `covering_f32`).
     pub covering: Option<String>,
     pub covering_f32: bool,
+    /// Give the covering column Z fields (`zmin`, `zmax`, HEP002 §10.5): for columns whose
+    /// geometries all have Z.
+    pub covering_z: bool,
     pub description: Option<String>,
     /// Chunk length in rows for rank-1 forms and OFFSETS.
     pub chunk_rows: u64,
@@ -45,6 +53,7 @@ impl Default for GeometryColumnSpec {
             orientation_ccw: false,
             covering: None,
             covering_f32: false,
+            covering_z: false,
             description: None,
             chunk_rows: h5col::DEFAULT_CHUNK_ROWS,
             filters: None,
@@ -71,6 +80,12 @@ impl GeometryColumnSpec {
     }
     pub fn with_covering(mut self, name: &str) -> Self {
         self.covering = Some(name.to_string());
+        self
+    }
+    /// A covering column with Z fields (see [`GeometryColumnSpec::covering_z`]).
+    pub fn with_covering_z(mut self, name: &str) -> Self {
+        self.covering = Some(name.to_string());
+        self.covering_z = true;
         self
     }
     pub fn with_epoch(mut self, e: f64) -> Self {
@@ -217,6 +232,8 @@ pub struct MarquetTable {
     table: Table,
     /// False when MARQUET_VERSION's MAJOR is higher than we implement (R16).
     interpretable: bool,
+    /// What [`MarquetTable::append`] does to valid packed R-trees (HEP002 §10.4).
+    rtree_on_append: spatial_index::RTreeOnAppend,
 }
 
 /// Parse the Marquet version leniently; `None` if it is not MAJOR.MINOR[.PATCH].
@@ -234,7 +251,7 @@ impl MarquetTable {
     /// written with the first geometry column (a table without one is not conformant).
     pub fn create(file: &File, path: &str) -> Result<MarquetTable> {
         let table = file.create_table(path)?;
-        Ok(MarquetTable { table, interpretable: true })
+        Ok(MarquetTable { table, interpretable: true, rtree_on_append: Default::default() })
     }
 
     /// Open a Marquet table (R16: a higher MAJOR opens, but geometry is not interpreted).
@@ -257,7 +274,7 @@ impl MarquetTable {
                 return Err(MarquetError::spec(table.path(), "HEP002 §5.1", "MARQUET_VERSION is not MAJOR.MINOR"))
             }
         };
-        Ok(MarquetTable { table, interpretable })
+        Ok(MarquetTable { table, interpretable, rtree_on_append: Default::default() })
     }
 
     /// The underlying H5Col table.
@@ -397,7 +414,7 @@ impl MarquetTable {
             h5::attr_write_utf8(id, names::DESCRIPTION, d)?;
         }
         if let Some(cov) = &spec.covering {
-            let z = false; // decided per data: Z covering only when asked through form dims
+            let z = spec.covering_z;
             let dt = types::covering_dtype(z, spec.covering_f32);
             let fill = h5col::recommended_fill(&dt)?;
             let c = t.add_column(
@@ -645,6 +662,7 @@ impl MarquetTable {
                         }
                     }
                 }
+                bounds::grow_rows(info, &mut rows, |i| vals[i].as_deref())?;
                 let dt = Dtype::Opaque { size, tag: names::OPAQUE_TAG_WKB.into() };
                 Ok((ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) }, rows))
             }
@@ -673,6 +691,7 @@ impl MarquetTable {
                         Some(b) => RowInfo::Geometry(wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?),
                     });
                 }
+                bounds::grow_rows(info, &mut rows, |i| vals[i].as_deref())?;
                 let list = ListArray::from_bytes_rows(vals.iter().map(|v| v.as_deref()));
                 Ok((ColumnValues::List(list), rows))
             }
@@ -683,6 +702,23 @@ impl MarquetTable {
     /// checked first; covering rows are written with the geometries; BBOX and
     /// GEOMETRY_TYPES are widened before NROWS is committed.
     pub fn append(&self, batch: &GeoBatch) -> Result<u64> {
+        self.append_with_options(batch, self.rtree_on_append)
+    }
+
+    /// What [`MarquetTable::append`] and [`MarquetTable::append_sorted`] do to valid packed
+    /// R-trees: rebuild them in place (the default) or leave them stale.
+    pub fn set_rtree_on_append(&mut self, v: spatial_index::RTreeOnAppend) {
+        self.rtree_on_append = v;
+    }
+
+    /// The table-level R-tree policy on append.
+    pub fn rtree_on_append(&self) -> spatial_index::RTreeOnAppend {
+        self.rtree_on_append
+    }
+
+    /// [`MarquetTable::append`] with a per-call R-tree policy. Block indexes valid before
+    /// the append are always extended (HEP002 §10.3).
+    pub fn append_with_options(&self, batch: &GeoBatch, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
         self.require_interpretable()?;
         let mut cols = batch.columns.clone();
         let mut summaries: Vec<(GeometryColumnInfo, Vec<RowInfo>)> = Vec::new();
@@ -711,7 +747,7 @@ impl MarquetTable {
         self.table.append_with(&cols, &mut |_, n_old, _k| {
             for (info, rows) in &summaries {
                 me.widen_summaries(info, rows)?;
-                crate::marquet::maintain::after_append(me, info, n_old, rows)?;
+                crate::marquet::maintain::after_append(me, info, n_old, rows, rtree)?;
             }
             Ok(())
         })
@@ -942,14 +978,16 @@ impl MarquetTable {
                 .collect());
         }
         let b = self.read_wkb(name, start, end)?;
-        (0..b.len())
+        let mut rows = (0..b.len())
             .map(|i| match b.get(i) {
                 None => Ok(RowInfo::Null),
                 Some(w) => wkb::scan(w)
                     .map(RowInfo::Geometry)
                     .map_err(|e| e.into_marquet(info.path.clone(), Some(start + i as u64))),
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        bounds::grow_rows(&info, &mut rows, |i| b.get(i))?;
+        Ok(rows)
     }
 
     /// Rescan a geometry column and make BBOX and GEOMETRY_TYPES exact (HEP002 §11.1

@@ -56,10 +56,12 @@ impl MarquetTable {
     }
 
     /// Logical truncation to `nrows` rows (HEP001 §12.5). BBOX and GEOMETRY_TYPES stay
-    /// (they may now be wider than needed, which §6.3/§6.4 allow); spatial indexes become
-    /// stale by their tokens unless rebuilt.
+    /// (they may now be wider than needed, which §6.3/§6.4 allow). Valid block
+    /// bounding-box indexes are maintained; valid R-trees are rebuilt or left stale as the
+    /// table's [`super::RTreeOnAppend`] policy says
+    /// ([`MarquetTable::truncate_with_options`]).
     pub fn truncate(&self, nrows: u64) -> Result<()> {
-        self.table.truncate(nrows)
+        self.truncate_with_options(nrows, self.rtree_on_append())
     }
 
     /// Replace geometry column `name` with a new one in the form `spec` describes (HEP002

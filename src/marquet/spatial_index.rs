@@ -1,0 +1,780 @@
+//! Marquet's search-index datasets on HDF5 (HEP002 §10.1–10.4): building, rebuilding in
+//! place, maintaining on append and truncation, dropping, and opening them for queries with
+//! every check a consumer owes (HEP001 §12.2 validity tokens, HEP002 §17).
+//!
+//! * `BLOCK_BBOX` (§10.3): one entry per row block — `{xmin, ymin, [zmin], [mmin], xmax,
+//!   ymax, [zmax], [mmax]: f64, n, null_count, empty_count: u64}`, Z/M fields only when every
+//!   non-empty geometry of the column has that dimension (ruling R11) — and the attribute
+//!   `block_length`. Extended in place on append: tokens first, then the entry of the last
+//!   partial block is recomputed and entries for new blocks appended.
+//! * `PACKED_RTREE` (§10.4): `{xmin, ymin, xmax, ymax: f64, index: u64}`, root first, with
+//!   `node_size` (uint16) and `num_items` (uint64). Rebuilt in place on append or truncation
+//!   when the table's [`RTreeOnAppend`] says so (tokens first), otherwise left stale.
+//!
+//! Rebuilding an index on an unchanged table is not a mutation (HEP001 §12.2): the index is
+//! first disabled (its `SOURCE_GENERATION` removed), its content rewritten, and then its
+//! tokens set to the current `GENERATION` and `NROWS`, so no reader ever sees a half-written
+//! index that passes the validity check.
+
+use crate::error::{MarquetError, Result};
+use crate::h5::{self, DatasetSpec, Dtype, Field, Hid, Space};
+use crate::h5col::index::{self as h5index, IndexInfo};
+use crate::h5col::ColumnKind;
+use crate::index::block_bbox::{self, BlockEntry, RowSummary};
+use crate::index::geom_box::unwrap_box;
+use crate::index::packed_rtree::{self, Entry, EntrySource, Layout};
+use crate::spec::{names, BBox};
+
+use super::{MarquetTable, RowInfo};
+
+/// Rows scanned per read when an index is built from the column.
+pub const SCAN_ROWS: u64 = 65_536;
+/// Chunk length (entries) of a block bounding-box index dataset.
+pub const BLOCK_INDEX_CHUNK: u64 = 1024;
+/// Least chunk length (entries) of an R-tree dataset.
+pub const RTREE_CHUNK_MIN: u64 = 1024;
+/// Largest chunk length (entries, 40 bytes each) of an R-tree dataset.
+pub const RTREE_CHUNK_MAX: u64 = 16_384;
+
+/// What an append or truncation does to a valid packed R-tree (HEP002 §10.4: it cannot be
+/// updated incrementally).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RTreeOnAppend {
+    /// Rebuild it in place, tokens first (the default).
+    #[default]
+    Rebuild,
+    /// Leave it to be disabled by its validity tokens; [`MarquetTable::rebuild_indexes`]
+    /// restores it later.
+    LeaveStale,
+}
+
+/// The two index kinds HEP002 registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpatialIndexKind {
+    BlockBBox,
+    PackedRTree,
+}
+
+impl SpatialIndexKind {
+    /// The KIND value.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SpatialIndexKind::BlockBBox => names::KIND_BLOCK_BBOX,
+            SpatialIndexKind::PackedRTree => names::KIND_PACKED_RTREE,
+        }
+    }
+    fn from_kind(k: Option<&str>) -> Option<SpatialIndexKind> {
+        match k {
+            Some(names::KIND_BLOCK_BBOX) => Some(SpatialIndexKind::BlockBBox),
+            Some(names::KIND_PACKED_RTREE) => Some(SpatialIndexKind::PackedRTree),
+            _ => None,
+        }
+    }
+    /// The dataset name we give a new index of this kind on `column`.
+    pub fn default_name(&self, column: &str) -> String {
+        match self {
+            SpatialIndexKind::BlockBBox => format!("{column}__block_bbox"),
+            SpatialIndexKind::PackedRTree => format!("{column}__rtree"),
+        }
+    }
+}
+
+/// A Marquet index found on a geometry column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpatialIndex {
+    pub kind: SpatialIndexKind,
+    pub info: IndexInfo,
+    /// The validity check of HEP001 §12.2 passed.
+    pub valid: bool,
+}
+
+// ------------------------------------------------------------------ datatypes
+
+/// The compound of a block bounding-box index (HEP002 §10.3).
+pub fn block_bbox_dtype(z: bool, m: bool) -> Dtype {
+    let mut fields = Vec::new();
+    let mut off = 0;
+    for n in super::types::box_field_names(z, m) {
+        fields.push(Field { name: n.into(), offset: off, dtype: Dtype::F64 });
+        off += 8;
+    }
+    for n in ["n", "null_count", "empty_count"] {
+        fields.push(Field { name: n.into(), offset: off, dtype: Dtype::U64 });
+        off += 8;
+    }
+    Dtype::Compound { size: off, fields }
+}
+
+/// The compound of a packed R-tree (HEP002 §10.4).
+pub fn rtree_dtype() -> Dtype {
+    let mut fields: Vec<Field> = ["xmin", "ymin", "xmax", "ymax"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Field { name: (*n).into(), offset: 8 * i, dtype: Dtype::F64 })
+        .collect();
+    fields.push(Field { name: "index".into(), offset: 32, dtype: Dtype::U64 });
+    Dtype::Compound { size: 40, fields }
+}
+
+fn encode_blocks(entries: &[BlockEntry], z: bool, m: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len() * block_bbox_dtype(z, m).size());
+    for e in entries {
+        out.extend_from_slice(&super::types::bbox_bytes(&e.bbox, z, m));
+        for v in [e.n, e.null_count, e.empty_count] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out
+}
+
+fn decode_blocks(bytes: &[u8], z: bool, m: bool) -> Vec<BlockEntry> {
+    let dt = block_bbox_dtype(z, m);
+    let es = dt.size();
+    let nb = super::types::box_field_names(z, m).len() * 8;
+    let boxdt = super::types::bbox_dtype(z, m);
+    bytes
+        .chunks_exact(es)
+        .map(|e| {
+            let (bbox, _, _) = super::types::decode_box(&boxdt, &e[..nb]).unwrap_or((BBox::EMPTY, z, m));
+            let u = |i: usize| u64::from_le_bytes(e[nb + 8 * i..nb + 8 * i + 8].try_into().unwrap_or([0; 8]));
+            BlockEntry { bbox, n: u(0), null_count: u(1), empty_count: u(2) }
+        })
+        .collect()
+}
+
+fn encode_entries(entries: &[Entry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len() * 40);
+    for e in entries {
+        for v in [e.xmin, e.ymin, e.xmax, e.ymax] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&e.index.to_le_bytes());
+    }
+    out
+}
+
+fn decode_entries(bytes: &[u8], out: &mut Vec<Entry>) {
+    out.clear();
+    out.extend(bytes.chunks_exact(40).map(|e| {
+        let f = |i: usize| f64::from_le_bytes(e[8 * i..8 * i + 8].try_into().unwrap_or([0; 8]));
+        Entry { xmin: f(0), ymin: f(1), xmax: f(2), ymax: f(3), index: u64::from_le_bytes(e[32..40].try_into().unwrap_or([0; 8])) }
+    }));
+}
+
+/// Which of the block-index fields a stored compound has: `Some((z, m))` when it has every
+/// required field (by name, HEP002 §10.3: "consumers identify all fields by name") with
+/// float box fields and integer counts.
+fn block_layout(dt: &Dtype) -> Option<(bool, bool)> {
+    let Dtype::Compound { fields, .. } = dt else { return None };
+    let has = |n: &str, float: bool| {
+        fields.iter().any(|f| {
+            f.name == n
+                && if float { matches!(f.dtype, Dtype::Float { .. }) } else { matches!(f.dtype, Dtype::Int { signed: false, .. }) }
+        })
+    };
+    let req = ["xmin", "ymin", "xmax", "ymax"].iter().all(|n| has(n, true))
+        && ["n", "null_count", "empty_count"].iter().all(|n| has(n, false));
+    if !req {
+        return None;
+    }
+    Some((has("zmin", true) && has("zmax", true), has("mmin", true) && has("mmax", true)))
+}
+
+fn rtree_layout_ok(dt: &Dtype) -> bool {
+    let Dtype::Compound { fields, .. } = dt else { return false };
+    let has = |n: &str, float: bool| {
+        fields.iter().any(|f| {
+            f.name == n
+                && if float { matches!(f.dtype, Dtype::Float { .. }) } else { matches!(f.dtype, Dtype::Int { signed: false, .. }) }
+        })
+    };
+    ["xmin", "ymin", "xmax", "ymax"].iter().all(|n| has(n, true)) && has("index", false)
+}
+
+/// A scalar unsigned integer attribute of any width (ruling R3).
+fn scalar_uint(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<u64>> {
+    Ok(h5::attr_read(id, name)?.and_then(|a| match (&a.dtype, &a.space) {
+        (Dtype::Int { signed: false, .. }, Space::Scalar) => a.as_u64(),
+        _ => None,
+    }))
+}
+
+// ------------------------------------------------------------------ row summaries
+
+fn summary(r: &RowInfo) -> RowSummary {
+    match r {
+        RowInfo::Null => RowSummary::Null,
+        RowInfo::Geometry(g) if g.is_empty => RowSummary::Empty,
+        RowInfo::Geometry(g) => RowSummary::Geometry(item_box(&g.bbox)),
+    }
+}
+
+/// The box of a non-empty geometry as an index item: never wrapping (−180..180 instead,
+/// HEP002 §10.4, ruling R8), and an axis without any non-NaN ordinate made unbounded so the
+/// row is never skipped.
+fn item_box(b: &BBox) -> BBox {
+    let mut u = unwrap_box(b);
+    let ordered = |lo: f64, hi: f64| matches!(lo.partial_cmp(&hi), Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal));
+    if !ordered(u.xmin, u.xmax) {
+        u.xmin = f64::NEG_INFINITY;
+        u.xmax = f64::INFINITY;
+    }
+    if !ordered(u.ymin, u.ymax) {
+        u.ymin = f64::NEG_INFINITY;
+        u.ymax = f64::INFINITY;
+    }
+    u
+}
+
+/// Z/M presence over rows: every non-empty geometry has Z (resp. M), ruling R11.
+fn dims_of(rows: &[RowInfo], z: &mut bool, m: &mut bool, any: &mut bool) {
+    for r in rows {
+        if let RowInfo::Geometry(g) = r {
+            if !g.is_empty {
+                *any = true;
+                *z &= g.geometry_type.dims.has_z();
+                *m &= g.geometry_type.dims.has_m();
+            }
+        }
+    }
+}
+
+impl MarquetTable {
+    /// Row summaries of `[start, end)` read in pieces of [`SCAN_ROWS`], with boxes under the
+    /// column's edges (ruling R8).
+    pub(crate) fn scan_rows(&self, col: &str, start: u64, end: u64) -> Result<Vec<RowInfo>> {
+        let mut out = Vec::with_capacity(end.saturating_sub(start).min(1 << 24) as usize);
+        let mut s = start;
+        while s < end {
+            let e = (s + SCAN_ROWS).min(end);
+            out.extend(self.row_infos(col, s, e)?);
+            s = e;
+        }
+        Ok(out)
+    }
+
+    /// The Marquet indexes linked from a geometry column, with their validity.
+    pub fn spatial_indexes(&self, col: &str) -> Result<Vec<SpatialIndex>> {
+        self.geometry_column(col)?;
+        let g = self.table().generation()?;
+        let n = self.nrows()?;
+        Ok(h5index::indexes_of(self.table(), col)?
+            .into_iter()
+            .filter_map(|info| {
+                let kind = SpatialIndexKind::from_kind(info.kind.as_deref())?;
+                let valid = info.is_valid(g, n);
+                Some(SpatialIndex { kind, info, valid })
+            })
+            .collect())
+    }
+
+    /// The block length a new block index gets by default (HEP002 §10.2): aligned with the
+    /// chunk row counts of every column dataset and every list column's `OFFSETS`
+    /// ([`block_bbox::choose_block_length`]).
+    pub fn default_block_length(&self) -> Result<u64> {
+        let t = self.table();
+        let mut counts = Vec::new();
+        for c in t.discover_columns()? {
+            match t.kind_of(&c)? {
+                Some(ColumnKind::Dataset) => counts.push(t.column(&c)?.chunk_rows().unwrap_or(0)),
+                Some(ColumnKind::List) => {
+                    let p = format!("{c}/{}", names::OFFSETS);
+                    let ds = h5::dataset_open(t.id(), &p)?;
+                    let info = h5::dataset_info(ds.id(), &t.member_path(&p))?;
+                    counts.push(info.chunk.and_then(|c| c.first().copied()).unwrap_or(0));
+                }
+                None => {}
+            }
+        }
+        Ok(block_bbox::choose_block_length(&counts))
+    }
+
+    /// Build (or rebuild in place) the block bounding-box index of geometry column `col`
+    /// (HEP002 §10.3), with block length `block_length` or, by default,
+    /// [`MarquetTable::default_block_length`]. Returns the index dataset's path.
+    pub fn build_block_bbox(&self, col: &str, block_length: Option<u64>) -> Result<String> {
+        self.geometry_column(col)?;
+        let existing = self.existing(col, SpatialIndexKind::BlockBBox)?;
+        let b = match block_length {
+            Some(0) => return Err(MarquetError::InvalidArgument("block_length must be at least 1".into())),
+            Some(b) => b,
+            None => self.default_block_length()?,
+        };
+        let g = h5index::ensure_generation(self.table())?;
+        let n = self.nrows()?;
+        self.write_block_index(col, existing.as_ref(), b, (g, n), false, None)
+    }
+
+    /// Build (or rebuild in place) the packed Hilbert R-tree of geometry column `col`
+    /// (HEP002 §10.4) with node size `node_size` (default
+    /// [`packed_rtree::DEFAULT_NODE_SIZE`]). Returns the index dataset's path.
+    pub fn build_rtree(&self, col: &str, node_size: Option<u16>) -> Result<String> {
+        self.geometry_column(col)?;
+        let existing = self.existing(col, SpatialIndexKind::PackedRTree)?;
+        let m = node_size.unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
+        if m < 2 {
+            return Err(MarquetError::InvalidArgument(format!("node_size {m} is less than 2")));
+        }
+        let g = h5index::ensure_generation(self.table())?;
+        let n = self.nrows()?;
+        self.write_rtree(col, existing.as_ref(), m, (g, n), false, None)
+    }
+
+    /// Rebuild every Marquet index of `col` in place, valid or stale, keeping its block length
+    /// or node size. Returns the paths rebuilt.
+    pub fn rebuild_indexes(&self, col: &str) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for idx in self.spatial_indexes(col)? {
+            let o = h5::object_open(self.table().id(), &idx.info.path)?;
+            match idx.kind {
+                SpatialIndexKind::BlockBBox => {
+                    let b = scalar_uint(o.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
+                    drop(o);
+                    let g = h5index::ensure_generation(self.table())?;
+                    let n = self.nrows()?;
+                    let b = match b {
+                        Some(b) => b,
+                        None => self.default_block_length()?,
+                    };
+                    out.push(self.write_block_index(col, Some(&idx.info), b, (g, n), false, None)?);
+                }
+                SpatialIndexKind::PackedRTree => {
+                    let m = scalar_uint(o.id(), names::NODE_SIZE)?
+                        .and_then(|m| u16::try_from(m).ok())
+                        .filter(|&m| m >= 2)
+                        .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
+                    drop(o);
+                    let g = h5index::ensure_generation(self.table())?;
+                    let n = self.nrows()?;
+                    out.push(self.write_rtree(col, Some(&idx.info), m, (g, n), false, None)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Delete the Marquet indexes of `kind` on `col` (and their `SEARCH_INDEX_LIST`
+    /// references). Returns how many were deleted.
+    pub fn drop_index(&self, col: &str, kind: SpatialIndexKind) -> Result<usize> {
+        let mut k = 0;
+        for idx in self.spatial_indexes(col)? {
+            if idx.kind == kind {
+                h5index::drop_index(self.table(), &idx.info)?;
+                k += 1;
+            }
+        }
+        Ok(k)
+    }
+
+    fn existing(&self, col: &str, kind: SpatialIndexKind) -> Result<Option<IndexInfo>> {
+        Ok(self.spatial_indexes(col)?.into_iter().find(|i| i.kind == kind).map(|i| i.info))
+    }
+
+    /// Open (creating or, for a changed datatype, replacing) the dataset of an index.
+    /// Returns the dataset and its absolute path.
+    fn index_dataset(
+        &self,
+        col: &str,
+        existing: Option<&IndexInfo>,
+        kind: SpatialIndexKind,
+        dtype: &Dtype,
+        chunk: u64,
+    ) -> Result<(Hid, String)> {
+        let t = self.table();
+        let prefix = t.member_path(names::SEARCH_INDEXES) + "/";
+        let name = match existing {
+            Some(info) if info.path.starts_with(&prefix) => info.path[prefix.len()..].to_string(),
+            _ => kind.default_name(col),
+        };
+        if let Some(info) = existing {
+            let ds = h5::dataset_open(t.id(), &info.path)?;
+            let di = h5::dataset_info(ds.id(), &info.path)?;
+            // Not ours to rewrite in place (another layout, or outside SEARCH_INDEXES):
+            // replace it. A layout change is rare (a Z dimension appearing or vanishing).
+            if di.dtype.to_le() != *dtype || !info.path.starts_with(&prefix) || di.chunk.is_none() {
+                drop(ds);
+                h5index::drop_index(t, info)?;
+            } else {
+                return Ok((ds, info.path.clone()));
+            }
+        }
+        let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters: Vec::new(), fill: None };
+        let ds = h5index::create_index_dataset(t, col, &name, &spec, kind.kind())?;
+        Ok((ds, t.member_path(&format!("{}/{}", names::SEARCH_INDEXES, name))))
+    }
+
+    /// Write a whole block index describing rows `[0, tokens.1)`. `tokens_first`: the
+    /// NROWS-gated order of appends/truncations (tokens, then content); otherwise the index is
+    /// disabled while its content is rewritten and the tokens written last. `new_rows`: rows
+    /// past the committed NROWS (an append in progress), which are not in the file's reach.
+    fn write_block_index(
+        &self,
+        col: &str,
+        existing: Option<&IndexInfo>,
+        b: u64,
+        tokens: (u64, u64),
+        tokens_first: bool,
+        new_rows: Option<&[RowInfo]>,
+    ) -> Result<String> {
+        let n_file = self.nrows()?.min(tokens.1);
+        let mut rows = self.scan_rows(col, 0, n_file)?;
+        if let Some(nr) = new_rows {
+            rows.extend_from_slice(nr);
+        }
+        let (mut z, mut m, mut any) = (true, true, false);
+        dims_of(&rows, &mut z, &mut m, &mut any);
+        let (z, m) = (z && any, m && any);
+        let entries = block_bbox::build_blocks(rows.iter().map(summary), b)?;
+        let dt = block_bbox_dtype(z, m);
+        let (ds, path) = self.index_dataset(col, existing, SpatialIndexKind::BlockBBox, &dt, BLOCK_INDEX_CHUNK)?;
+        self.begin_write(&ds, &path, tokens, tokens_first)?;
+        h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
+        h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(&entries, z, m), &path)?;
+        h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
+        self.end_write(&path, tokens, tokens_first)?;
+        Ok(path)
+    }
+
+    /// Before the content: the future tokens (NROWS-gated operations) or the index disabled
+    /// (rebuilds), flushed so they reach the file before any content does (local ruling L6).
+    fn begin_write(&self, ds: &Hid, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
+        if tokens_first {
+            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)?;
+        } else {
+            // Disabled while rewritten: a missing token fails the validity check.
+            h5::attr_delete(ds.id(), names::SOURCE_GENERATION)?;
+        }
+        h5::flush(self.table().id())
+    }
+
+    /// After the content of a rebuild: flushed content, then the tokens.
+    fn end_write(&self, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
+        if tokens_first {
+            Ok(())
+        } else {
+            h5::flush(self.table().id())?;
+            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)
+        }
+    }
+
+    /// Write a whole R-tree over rows `[0, tokens.1)` (see [`Self::write_block_index`]).
+    fn write_rtree(
+        &self,
+        col: &str,
+        existing: Option<&IndexInfo>,
+        node_size: u16,
+        tokens: (u64, u64),
+        tokens_first: bool,
+        new_rows: Option<&[RowInfo]>,
+    ) -> Result<String> {
+        let n_file = self.nrows()?.min(tokens.1);
+        let mut rows = self.scan_rows(col, 0, n_file)?;
+        if let Some(nr) = new_rows {
+            rows.extend_from_slice(nr);
+        }
+        let items: Vec<(BBox, u64)> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r {
+                RowInfo::Geometry(g) if !g.is_empty => Some((item_box(&g.bbox), i as u64)),
+                _ => None,
+            })
+            .collect();
+        let entries = packed_rtree::build(&items, node_size)?;
+        let layout = Layout::try_new(items.len() as u64, node_size)?;
+        let internal = layout.total - items.len() as u64;
+        let chunk = internal.clamp(RTREE_CHUNK_MIN, RTREE_CHUNK_MAX);
+        let dt = rtree_dtype();
+        let (ds, path) = self.index_dataset(col, existing, SpatialIndexKind::PackedRTree, &dt, chunk)?;
+        self.begin_write(&ds, &path, tokens, tokens_first)?;
+        h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
+        h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
+        h5::attr_write(ds.id(), names::NODE_SIZE, &Dtype::U16, &Space::Scalar, &node_size.to_le_bytes())?;
+        h5::attr_write_u64(ds.id(), names::NUM_ITEMS, items.len() as u64)?;
+        self.end_write(&path, tokens, tokens_first)?;
+        Ok(path)
+    }
+
+    /// HEP001 §12.3 step 4 for Marquet's kinds, called before GENERATION and NROWS are
+    /// committed: `new_rows` were written at `n_old..`. Only indexes that were valid before
+    /// the append are maintained; stale ones are left alone.
+    pub(crate) fn maintain_indexes_after_append(
+        &self,
+        col: &str,
+        n_old: u64,
+        new_rows: &[RowInfo],
+        rtree: RTreeOnAppend,
+    ) -> Result<()> {
+        let t = self.table();
+        let Some(g_old) = t.generation()? else { return Ok(()) };
+        let n_new = n_old + new_rows.len() as u64;
+        let tokens = (g_old.wrapping_add(1), n_new);
+        for idx in h5index::indexes_of(t, col)? {
+            let Some(kind) = SpatialIndexKind::from_kind(idx.kind.as_deref()) else { continue };
+            if !idx.is_valid(Some(g_old), n_old) {
+                continue;
+            }
+            match kind {
+                SpatialIndexKind::BlockBBox => self.extend_block_index(col, &idx, n_old, new_rows, tokens)?,
+                SpatialIndexKind::PackedRTree => {
+                    if rtree == RTreeOnAppend::Rebuild {
+                        let o = h5::object_open(t.id(), &idx.path)?;
+                        let m = scalar_uint(o.id(), names::NODE_SIZE)?
+                            .and_then(|m| u16::try_from(m).ok())
+                            .filter(|&m| m >= 2)
+                            .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
+                        drop(o);
+                        self.write_rtree(col, Some(&idx), m, tokens, true, Some(new_rows))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Incremental block-index update (HEP002 §10.3): tokens first, then the entry of the
+    /// last partial block before the append is recomputed and entries for new blocks are
+    /// appended. An index whose Z/M fields no longer fit the data (ruling R11) is rewritten.
+    fn extend_block_index(&self, col: &str, idx: &IndexInfo, n_old: u64, new_rows: &[RowInfo], tokens: (u64, u64)) -> Result<()> {
+        let t = self.table();
+        let ds = h5::dataset_open(t.id(), &idx.path)?;
+        let di = h5::dataset_info(ds.id(), &idx.path)?;
+        let b = scalar_uint(ds.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
+        let layout = block_layout(&di.dtype);
+        let (Some(b), Some((z, m))) = (b, layout) else {
+            // Not an index we can extend: leave it to its tokens.
+            return Ok(());
+        };
+        let (mut nz, mut nm, mut any) = (true, true, false);
+        dims_of(new_rows, &mut nz, &mut nm, &mut any);
+        if (z && !nz) || (m && !nm) || di.dtype.to_le() != block_bbox_dtype(z, m) {
+            drop(ds);
+            self.write_block_index(col, Some(idx), b, tokens, true, Some(new_rows))?;
+            return Ok(());
+        }
+        h5index::write_tokens(t, &idx.path, tokens.0, tokens.1)?;
+        h5::flush(t.id())?; // tokens reach the file before content (local ruling L6)
+        let start = block_bbox::partial_block_start(n_old, b)?;
+        let mut rows = self.scan_rows(col, start, n_old)?;
+        rows.extend_from_slice(new_rows);
+        let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;
+        let first = start / b;
+        let total = first + tail.len() as u64;
+        if di.dims[0] < total {
+            h5::dataset_set_len(ds.id(), total, &idx.path)?;
+        }
+        let dt = block_bbox_dtype(z, m);
+        h5::dataset_write(ds.id(), first, &dt, &encode_blocks(&tail, z, m), &idx.path)
+    }
+
+    /// Logical truncation (HEP002 §11, HEP001 §12.5) that maintains the Marquet indexes
+    /// valid before it: block indexes are cut and their last partial block recomputed
+    /// (tokens first); R-trees are rebuilt or left stale as `rtree` says. BBOX and
+    /// GEOMETRY_TYPES are left as they are (§11.1).
+    pub fn truncate_with_options(&self, new_nrows: u64, rtree: RTreeOnAppend) -> Result<()> {
+        self.geometry_column_names()?;
+        let t = self.table();
+        let n_old = self.nrows()?;
+        if new_nrows > n_old {
+            return Err(MarquetError::InvalidArgument(format!("cannot truncate {n_old} rows to {new_nrows}")));
+        }
+        if new_nrows == n_old {
+            return Ok(());
+        }
+        if let Some(g_old) = t.generation()? {
+            let tokens = (g_old.wrapping_add(1), new_nrows);
+            for col in self.geometry_column_names()? {
+                for idx in self.spatial_indexes(&col)? {
+                    if !idx.valid {
+                        continue;
+                    }
+                    match idx.kind {
+                        SpatialIndexKind::BlockBBox => {
+                            let ds = h5::dataset_open(t.id(), &idx.info.path)?;
+                            let di = h5::dataset_info(ds.id(), &idx.info.path)?;
+                            let b = scalar_uint(ds.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
+                            let (Some(b), Some((z, m))) = (b, block_layout(&di.dtype)) else { continue };
+                            if di.dtype.to_le() != block_bbox_dtype(z, m) {
+                                continue;
+                            }
+                            h5index::write_tokens(t, &idx.info.path, tokens.0, tokens.1)?;
+                            h5::flush(t.id())?; // local ruling L6
+                            let start = block_bbox::partial_block_start(new_nrows, b)?;
+                            let rows = self.scan_rows(&col, start, new_nrows)?;
+                            let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;
+                            let first = start / b;
+                            h5::dataset_set_len(ds.id(), first + tail.len() as u64, &idx.info.path)?;
+                            h5::dataset_write(ds.id(), first, &block_bbox_dtype(z, m), &encode_blocks(&tail, z, m), &idx.info.path)?;
+                        }
+                        SpatialIndexKind::PackedRTree if rtree == RTreeOnAppend::Rebuild => {
+                            let o = h5::object_open(t.id(), &idx.info.path)?;
+                            let m = scalar_uint(o.id(), names::NODE_SIZE)?
+                                .and_then(|m| u16::try_from(m).ok())
+                                .filter(|&m| m >= 2)
+                                .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
+                            drop(o);
+                            // Rows [0, new_nrows) are all below the committed NROWS.
+                            self.write_rtree(&col, Some(&idx.info), m, tokens, true, None)?;
+                        }
+                        SpatialIndexKind::PackedRTree => {}
+                    }
+                }
+            }
+        }
+        t.truncate(new_nrows)
+    }
+}
+
+// ------------------------------------------------------------------ reading for queries
+
+/// Why an index was not used.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexState<T> {
+    /// No index of the kind on the column.
+    Absent,
+    /// Its validity tokens do not match (HEP001 §12.2): ignored silently.
+    Stale { path: String },
+    /// It passed the tokens but failed a structural check (HEP002 §17): ignored, reported.
+    Invalid { path: String, reason: String },
+    Usable(T),
+}
+
+/// A block index that passed every check, with its entries for the current row blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockIndex {
+    pub path: String,
+    pub block_length: u64,
+    /// Exactly `ceil(NROWS / B)` entries.
+    pub entries: Vec<BlockEntry>,
+    /// Bytes of index elements read.
+    pub bytes_read: u64,
+}
+
+/// An R-tree dataset open for searching: an [`EntrySource`] that counts what it reads.
+pub struct RTreeIndex {
+    pub path: String,
+    pub num_items: u64,
+    pub node_size: u16,
+    ds: Hid,
+    len: u64,
+    /// Bytes of index elements read so far.
+    pub bytes_read: u64,
+}
+
+impl EntrySource for RTreeIndex {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read(&mut self, start: u64, count: u64, out: &mut Vec<Entry>) -> Result<()> {
+        if start.checked_add(count).is_none_or(|e| e > self.len) {
+            return Err(MarquetError::InvalidArgument(format!("{}: entries {start}+{count} past {}", self.path, self.len)));
+        }
+        let bytes = h5::dataset_read(self.ds.id(), start, count, &rtree_dtype(), &self.path)?;
+        self.bytes_read += bytes.len() as u64;
+        decode_entries(&bytes, out);
+        Ok(())
+    }
+}
+
+impl MarquetTable {
+    fn first_of_kind(&self, col: &str, kind: SpatialIndexKind) -> Result<Option<SpatialIndex>> {
+        let all = self.spatial_indexes(col)?;
+        // Prefer a valid one when a column (unusually) links several of a kind.
+        Ok(all.iter().find(|i| i.kind == kind && i.valid).or_else(|| all.iter().find(|i| i.kind == kind)).cloned())
+    }
+
+    /// The block index of `col` if it passes the validity check and the structural checks:
+    /// `block_length` a scalar unsigned integer ≥ 1, the required fields present, at least
+    /// `ceil(NROWS / B)` entries, every entry's `n` equal to its block's row count, counts
+    /// consistent, and no block with geometries holding the empty box.
+    pub fn open_block_index(&self, col: &str) -> Result<IndexState<BlockIndex>> {
+        let Some(idx) = self.first_of_kind(col, SpatialIndexKind::BlockBBox)? else { return Ok(IndexState::Absent) };
+        let path = idx.info.path.clone();
+        if !idx.valid {
+            return Ok(IndexState::Stale { path });
+        }
+        let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
+        let t = self.table();
+        let n = self.nrows()?;
+        let ds = match h5::dataset_open(t.id(), &path) {
+            Ok(d) => d,
+            Err(e) => return invalid(e.to_string()),
+        };
+        let di = match h5::dataset_info(ds.id(), &path) {
+            Ok(d) => d,
+            Err(e) => return invalid(e.to_string()),
+        };
+        let Some(b) = scalar_uint(ds.id(), names::BLOCK_LENGTH)? else {
+            return invalid("block_length is missing or not a scalar unsigned integer".into());
+        };
+        if b == 0 {
+            return invalid("block_length is 0".into());
+        }
+        let Some((z, m)) = block_layout(&di.dtype) else {
+            return invalid("the datatype lacks a required field of HEP002 §10.3".into());
+        };
+        if di.dims.len() != 1 {
+            return invalid("the dataset is not rank 1".into());
+        }
+        let nblocks = n.div_ceil(b);
+        if di.dims[0] < nblocks {
+            return invalid(format!("{} entries for {nblocks} row blocks", di.dims[0]));
+        }
+        let dt = block_bbox_dtype(z, m);
+        let bytes = match h5::dataset_read(ds.id(), 0, nblocks, &dt, &path) {
+            Ok(b) => b,
+            Err(e) => return invalid(e.to_string()),
+        };
+        let entries = decode_blocks(&bytes, z, m);
+        for (j, e) in entries.iter().enumerate() {
+            let j = j as u64;
+            let want = b.min(n - j * b);
+            if e.n != want {
+                return invalid(format!("entry {j} has n = {} but its block has {want} rows", e.n));
+            }
+            let missing = e.null_count.checked_add(e.empty_count);
+            if missing.is_none_or(|k| k > e.n) {
+                return invalid(format!("entry {j} counts more null and empty rows than rows"));
+            }
+            if missing != Some(e.n) && e.bbox.is_empty() {
+                return invalid(format!("entry {j} has geometries but an empty box"));
+            }
+        }
+        Ok(IndexState::Usable(BlockIndex { path, block_length: b, entries, bytes_read: bytes.len() as u64 }))
+    }
+
+    /// The R-tree of `col` if it passes the validity check and its attributes can be read
+    /// (`node_size`, `num_items` scalar unsigned integers, the required fields present). The
+    /// §17 checks of the layout and of every entry read happen in
+    /// [`packed_rtree::search`].
+    pub fn open_rtree(&self, col: &str) -> Result<IndexState<RTreeIndex>> {
+        let Some(idx) = self.first_of_kind(col, SpatialIndexKind::PackedRTree)? else { return Ok(IndexState::Absent) };
+        let path = idx.info.path.clone();
+        if !idx.valid {
+            return Ok(IndexState::Stale { path });
+        }
+        let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
+        let t = self.table();
+        let ds = match h5::dataset_open(t.id(), &path) {
+            Ok(d) => d,
+            Err(e) => return invalid(e.to_string()),
+        };
+        let di = match h5::dataset_info(ds.id(), &path) {
+            Ok(d) => d,
+            Err(e) => return invalid(e.to_string()),
+        };
+        if !rtree_layout_ok(&di.dtype) || di.dims.len() != 1 {
+            return invalid("the datatype lacks a required field of HEP002 §10.4".into());
+        }
+        let Some(node_size) = scalar_uint(ds.id(), names::NODE_SIZE)? else {
+            return invalid("node_size is missing or not a scalar unsigned integer".into());
+        };
+        let Ok(node_size) = u16::try_from(node_size) else {
+            return invalid(format!("node_size {node_size} does not fit uint16"));
+        };
+        let Some(num_items) = scalar_uint(ds.id(), names::NUM_ITEMS)? else {
+            return invalid("num_items is missing or not a scalar unsigned integer".into());
+        };
+        Ok(IndexState::Usable(RTreeIndex { path, num_items, node_size, len: di.dims[0], ds, bytes_read: 0 }))
+    }
+}
