@@ -2,6 +2,8 @@
 #![deny(unsafe_code)]
 
 pub mod error;
+#[cfg(feature = "geoparquet")]
+pub mod geoparquet;
 pub mod h5;
 pub mod h5col;
 pub mod index;

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Create the test-only Python venv used by tests/geoparquet_peers.rs to check exported
+# GeoParquet files with pyarrow + geopandas. Idempotent; prints the venv path.
+#   VENV defaults to ~/.cache/marquet/pyvenv
+set -euo pipefail
+VENV="${VENV:-$HOME/.cache/marquet/pyvenv}"
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely' 2>/dev/null; then
+  echo "$VENV"
+  exit 0
+fi
+if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
+  # Debian splits venv/ensurepip out of python3.
+  if command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+  fi
+fi
+mkdir -p "$(dirname "$VENV")"
+python3 -m venv "$VENV"
+"$VENV/bin/python" -m pip install --quiet --upgrade pip
+"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely
+"$VENV/bin/python" -c 'import pyarrow, geopandas, shapely; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__)' >&2
+echo "$VENV"

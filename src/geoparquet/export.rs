@@ -1,0 +1,409 @@
+//! Marquet → GeoParquet (HEP002 §14.2): 2.0 with Parquet GEOMETRY / GEOGRAPHY logical types
+//! and per-row-group geospatial statistics, or the 1.1 / 1.0 flavours (WKB BYTE_ARRAY with
+//! `geo` metadata only). Rows are read in row ranges of one row group each (bounded memory);
+//! `geometry_types` and `bbox` are computed exactly while the rows stream past and the `geo`
+//! key is written into the footer at the end.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BinaryArray, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use super::arrow_cols::{self, OutPlan};
+use super::meta::{self, WriteColumn};
+use super::{io_err, DEFAULT_BATCH_ROWS};
+use crate::error::{MarquetError, Result};
+use crate::h5::{self, Dtype};
+use crate::h5col::{ColumnKind, File};
+use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable};
+use crate::spec::{names, BBox, GeometryType};
+use crate::wkb;
+
+/// The GeoParquet flavour to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GeoParquetVersion {
+    /// 2.0: Parquet GEOMETRY / GEOGRAPHY logical types + `geo` version "2.0.0".
+    #[default]
+    V2_0,
+    /// 1.1: WKB BYTE_ARRAY + `geo` version "1.1.0" (with covering).
+    V1_1,
+    /// 1.0: WKB BYTE_ARRAY + `geo` version "1.0.0" (no covering metadata).
+    V1_0,
+}
+
+impl GeoParquetVersion {
+    /// The `geo` `version` string.
+    pub fn geo_version(self) -> &'static str {
+        match self {
+            GeoParquetVersion::V2_0 => "2.0.0",
+            GeoParquetVersion::V1_1 => "1.1.0",
+            GeoParquetVersion::V1_0 => "1.0.0",
+        }
+    }
+    /// Parse "2", "2.0", "2.0.0", "1.1", "1.0" …
+    pub fn parse(s: &str) -> Option<GeoParquetVersion> {
+        match meta::parse_version(s)? {
+            (2, _) => Some(GeoParquetVersion::V2_0),
+            (1, 1) => Some(GeoParquetVersion::V1_1),
+            (1, 0) => Some(GeoParquetVersion::V1_0),
+            _ => None,
+        }
+    }
+}
+
+/// Parquet compression for the exported file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExportCompression {
+    #[default]
+    Zstd,
+    Snappy,
+    None,
+}
+
+/// Options for [`export_geoparquet`].
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    pub version: GeoParquetVersion,
+    /// Rows per row group (and per read): one row block by default.
+    pub row_group_rows: usize,
+    pub compression: ExportCompression,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions { version: GeoParquetVersion::V2_0, row_group_rows: DEFAULT_BATCH_ROWS, compression: ExportCompression::Zstd }
+    }
+}
+
+/// What an export did.
+#[derive(Debug, Clone, Default)]
+pub struct ExportReport {
+    pub rows: u64,
+    pub row_groups: usize,
+    /// `geo` version written ("2.0.0", "1.1.0", "1.0.0"; "" for GeoJSON).
+    pub version: String,
+    /// Parquet GEOMETRY / GEOGRAPHY logical types were written.
+    pub native_types: bool,
+    /// Geometry columns with the exact types written.
+    pub geometry_columns: Vec<(String, Vec<GeometryType>)>,
+    /// Columns not written, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Things a reader should know (e.g. M types in a 1.0 file).
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Display for ExportReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "exported {} rows in {} row group(s){}{}",
+            self.rows,
+            self.row_groups,
+            if self.version.is_empty() { String::new() } else { format!(", geo version {}", self.version) },
+            if self.native_types { ", Parquet GEOMETRY/GEOGRAPHY logical types" } else { "" }
+        )?;
+        for (c, t) in &self.geometry_columns {
+            writeln!(f, "  geometry {c}: [{}]", t.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "))?;
+        }
+        for (c, why) in &self.skipped {
+            writeln!(f, "  skipped {c}: {why}")?;
+        }
+        for n in &self.notes {
+            writeln!(f, "  note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Exact summary of a geometry column, accumulated while exporting.
+pub(crate) struct Summary {
+    pub types: BTreeSet<GeometryType>,
+    pub bbox: BBox,
+    pub all_z: bool,
+    pub all_m: bool,
+    pub any: bool,
+}
+
+impl Summary {
+    pub fn new() -> Summary {
+        Summary { types: BTreeSet::new(), bbox: BBox::EMPTY, all_z: true, all_m: true, any: false }
+    }
+    pub fn add(&mut self, w: &[u8], path: &str, row: u64) -> Result<()> {
+        let info = wkb::scan(w).map_err(|e| e.into_marquet(path.to_string(), Some(row)))?;
+        self.types.insert(info.geometry_type);
+        if !info.is_empty {
+            self.any = true;
+            self.all_z &= info.geometry_type.dims.has_z();
+            self.all_m &= info.geometry_type.dims.has_m();
+            self.bbox = self.bbox.union(&info.bbox);
+        }
+        Ok(())
+    }
+    pub fn sorted_types(&self) -> Vec<GeometryType> {
+        let mut v: Vec<GeometryType> = self.types.iter().copied().collect();
+        v.sort_by_key(|t| t.iso_code());
+        v
+    }
+    /// GeoParquet `bbox`: 4 numbers, 6 with Z, 8 with Z and M (2.0 only).
+    pub fn bbox_vec(&self, allow_zm: bool) -> Option<Vec<f64>> {
+        if !self.any {
+            return None;
+        }
+        let b = &self.bbox;
+        Some(if self.all_z && self.all_m && allow_zm {
+            vec![b.xmin, b.ymin, b.zmin, b.mmin, b.xmax, b.ymax, b.zmax, b.mmax]
+        } else if self.all_z {
+            vec![b.xmin, b.ymin, b.zmin, b.xmax, b.ymax, b.zmax]
+        } else {
+            vec![b.xmin, b.ymin, b.xmax, b.ymax]
+        })
+    }
+}
+
+enum Col {
+    Geom(GeometryColumnInfo),
+    Covering { f32: bool, z: bool },
+    Data { plan: OutPlan, list: bool },
+}
+
+/// The GeoArrow `geoarrow.wkb` extension metadata that makes the Parquet writer emit the
+/// GEOMETRY / GEOGRAPHY logical type (crs: OGC:CRS84 → omitted, unknown → `srid:0`,
+/// PROJJSON inline; non-planar edges → GEOGRAPHY with that algorithm).
+fn wkb_extension(info: &GeometryColumnInfo) -> HashMap<String, String> {
+    let mut m = serde_json::Map::new();
+    match &info.crs {
+        Crs::Default => {
+            m.insert("crs".into(), serde_json::Value::String("OGC:CRS84".into()));
+        }
+        Crs::Unknown => {}
+        Crs::ProjJson(doc) => {
+            m.insert("crs".into(), serde_json::from_str(doc).unwrap_or(serde_json::Value::Null));
+        }
+    }
+    if !info.edges.is_planar() {
+        m.insert("edges".into(), serde_json::Value::String(info.edges.geoparquet_name()));
+    }
+    HashMap::from([
+        ("ARROW:extension:name".to_string(), "geoarrow.wkb".to_string()),
+        ("ARROW:extension:metadata".to_string(), serde_json::Value::Object(m).to_string()),
+    ])
+}
+
+/// Export table `table` of `file` to a GeoParquet file at `output` (HEP002 §14.2).
+pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
+    let t = MarquetTable::open(file, table)?;
+    let out_path = output.display().to_string();
+    let geo_names = t.geometry_column_names()?;
+    let primary = t.primary_geometry_column()?;
+    let mut report = ExportReport {
+        version: opts.version.geo_version().into(),
+        native_types: opts.version == GeoParquetVersion::V2_0,
+        ..Default::default()
+    };
+    let mut infos: HashMap<String, GeometryColumnInfo> = HashMap::new();
+    for g in &geo_names {
+        infos.insert(g.clone(), t.geometry_column(g)?);
+    }
+    let coverings: HashMap<String, String> =
+        infos.values().filter_map(|i| i.covering.clone().map(|c| (c, i.name.clone()))).collect();
+    let mut order = t.table().column_names()?;
+    if order.is_empty() {
+        order = t.table().discover_columns()?;
+    }
+    for g in &geo_names {
+        if !order.contains(g) {
+            order.push(g.clone());
+        }
+    }
+    let mut cols: Vec<(String, Col)> = Vec::new();
+    let mut fields: Vec<Field> = Vec::new();
+    for name in &order {
+        if let Some(info) = infos.get(name) {
+            let mut f = Field::new(name, DataType::Binary, true);
+            if opts.version == GeoParquetVersion::V2_0 {
+                f = f.with_metadata(wkb_extension(info));
+            }
+            fields.push(f);
+            cols.push((name.clone(), Col::Geom(info.clone())));
+            continue;
+        }
+        let kind = t.table().kind_of(name)?;
+        if coverings.contains_key(name) {
+            let c = t.table().column(name)?;
+            let Dtype::Compound { fields: cf, .. } = c.dtype().to_le() else {
+                report.skipped.push((name.clone(), "covering column is not a compound".into()));
+                continue;
+            };
+            let f32 = matches!(cf[0].dtype, Dtype::Float { size: 4, .. });
+            let z = cf.iter().any(|f| f.name == "zmin");
+            let names = types::box_field_names(z, false);
+            let ft = if f32 { DataType::Float32 } else { DataType::Float64 };
+            let sf: Vec<Field> = names.iter().map(|n| Field::new(*n, ft.clone(), true)).collect();
+            fields.push(Field::new(name, DataType::Struct(sf.into()), true));
+            cols.push((name.clone(), Col::Covering { f32, z }));
+            continue;
+        }
+        match kind {
+            Some(ColumnKind::Dataset) => {
+                let c = t.table().column(name)?;
+                let units = h5::attr_read(c.id(), names::UNITS)?.and_then(|a| a.as_str().map(|s| s.to_string()));
+                match arrow_cols::out_plan(c.dtype(), false, units.as_deref(), None, false) {
+                    Ok((plan, dt)) => {
+                        fields.push(Field::new(name, dt, true));
+                        cols.push((name.clone(), Col::Data { plan, list: false }));
+                    }
+                    Err(why) => report.skipped.push((name.clone(), why)),
+                }
+            }
+            Some(ColumnKind::List) => {
+                let lc = t.table().list_column(name)?;
+                let desc = h5::attr_read(lc.id(), names::DESCRIPTION)?.and_then(|a| a.as_str().map(|s| s.to_string()));
+                let strings = match lc.values_info() {
+                    Some(_) => false,
+                    None => {
+                        let v = h5::object_open(lc.id(), names::VALUES)?;
+                        crate::h5col::read_token(v.id(), names::CLASS)?.as_deref() == Some(names::STRING_VALUES)
+                    }
+                };
+                if lc.values_info().is_none() && !strings {
+                    report.skipped.push((name.clone(), "nested list columns are not exported".into()));
+                    continue;
+                }
+                match arrow_cols::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), strings) {
+                    Ok((plan, dt)) => {
+                        fields.push(Field::new(name, dt, true));
+                        cols.push((name.clone(), Col::Data { plan, list: true }));
+                    }
+                    Err(why) => report.skipped.push((name.clone(), why)),
+                }
+            }
+            None => report.skipped.push((name.clone(), "not a column".into())),
+        }
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let compression = match opts.compression {
+        ExportCompression::Zstd => Compression::ZSTD(ZstdLevel::default()),
+        ExportCompression::Snappy => Compression::SNAPPY,
+        ExportCompression::None => Compression::UNCOMPRESSED,
+    };
+    let rg = opts.row_group_rows.max(1);
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(rg))
+        .set_compression(compression)
+        .set_created_by(format!("marquet version {}", env!("CARGO_PKG_VERSION")))
+        .build();
+    let out = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
+    // No embedded ARROW:schema: readers such as pyarrow would take the schema metadata from
+    // it and miss the `geo` key, which is only known (exactly) once every row is written.
+    let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
+    let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
+    let n = t.nrows()?;
+    let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::new())).collect();
+    let mut s = 0u64;
+    while s < n {
+        let e = (s + rg as u64).min(n);
+        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(cols.len());
+        for (name, c) in &cols {
+            match c {
+                Col::Geom(info) => {
+                    let b = t.read_wkb(name, s, e)?;
+                    let sm = summaries.get_mut(name).ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
+                    let mut v: Vec<Option<&[u8]>> = Vec::with_capacity(b.len());
+                    for i in 0..b.len() {
+                        let g = b.get(i);
+                        if let Some(w) = g {
+                            sm.add(w, &info.path, s + i as u64)?;
+                        }
+                        v.push(g);
+                    }
+                    arrays.push(Arc::new(BinaryArray::from(v)));
+                }
+                Col::Covering { f32, z } => {
+                    let col = t.table().column(name)?;
+                    let a = col.read(s, e - s)?;
+                    let miss = a.missing(col.fill());
+                    let names = types::box_field_names(*z, false);
+                    let mut vals: Vec<Vec<f64>> = vec![Vec::with_capacity(a.len()); names.len()];
+                    for i in 0..a.len() {
+                        let (bx, _, _) = types::decode_box(&a.dtype, a.element(i)).unwrap_or((BBox::EMPTY, false, false));
+                        let fields = [bx.xmin, bx.ymin, bx.zmin, bx.xmax, bx.ymax, bx.zmax];
+                        let pick: Vec<f64> = if *z {
+                            fields.to_vec()
+                        } else {
+                            vec![fields[0], fields[1], fields[3], fields[4]]
+                        };
+                        for (k, v) in pick.into_iter().enumerate() {
+                            vals[k].push(v);
+                        }
+                    }
+                    arrays.push(arrow_cols::covering_struct(&names, *f32, vals, &miss)?);
+                }
+                Col::Data { plan, list: false } => {
+                    let col = t.table().column(name)?;
+                    let a = col.read(s, e - s)?;
+                    let miss = a.missing(col.fill());
+                    arrays.push(arrow_cols::out_array(plan, &a, &miss)?);
+                }
+                Col::Data { plan, list: true } => {
+                    let l = t.table().read_list(name, s, e)?;
+                    arrays.push(arrow_cols::out_list_array(plan, &l)?);
+                }
+            }
+        }
+        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io_err(&out_path, e))?;
+        w.write(&batch).map_err(|e| io_err(&out_path, e))?;
+        w.flush().map_err(|e| io_err(&out_path, e))?;
+        report.row_groups += 1;
+        s = e;
+    }
+    // The `geo` key, exact.
+    let mut wcols = Vec::new();
+    for g in &geo_names {
+        let info = &infos[g];
+        let sm = &summaries[g];
+        let mut types = sm.sorted_types();
+        if n == 0 {
+            types = info.types.clone().unwrap_or_default();
+        }
+        if opts.version != GeoParquetVersion::V2_0 && types.iter().any(|t| t.dims.has_m()) {
+            report.notes.push(format!(
+                "column {g}: M coordinates in a {} file (its geometry_types allow only \" Z\")",
+                opts.version.geo_version()
+            ));
+        }
+        if opts.version != GeoParquetVersion::V2_0 && !matches!(info.edges, crate::marquet::Edges::Planar | crate::marquet::Edges::Spherical) {
+            report.notes.push(format!(
+                "column {g}: edges {} written to a {} file (which knows only planar and spherical)",
+                info.edges.geoparquet_name(),
+                opts.version.geo_version()
+            ));
+        }
+        report.geometry_columns.push((g.clone(), types.clone()));
+        wcols.push(WriteColumn {
+            name: g.clone(),
+            types,
+            crs: info.crs.clone(),
+            edges: info.edges.clone(),
+            orientation_ccw: info.orientation_ccw,
+            epoch: info.epoch,
+            bbox: sm.bbox_vec(opts.version == GeoParquetVersion::V2_0),
+            covering: info.covering.clone(),
+            encoding: "WKB",
+        });
+    }
+    if opts.version == GeoParquetVersion::V1_0 && wcols.iter().any(|c| c.covering.is_some()) {
+        report.notes.push("1.0 has no covering: the bbox columns are written as ordinary struct columns".into());
+    }
+    let geo = meta::write_geo(opts.version.geo_version(), &primary, &wcols);
+    w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
+    w.close().map_err(|e| io_err(&out_path, e))?;
+    report.rows = n;
+    Ok(report)
+}
