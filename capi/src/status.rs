@@ -55,9 +55,8 @@ pub enum marquet_status {
 
 use marquet_status::*;
 
-impl marquet_status {
-    /// Every status, in numeric order.
-    pub const ALL: [marquet_status; 17] = [
+/// Every status, in numeric order.
+const ALL_STATUSES: [marquet_status; 17] = [
         MARQUET_STATUS_OK,
         MARQUET_STATUS_NULL_POINTER,
         MARQUET_STATUS_INVALID_ARGUMENT,
@@ -75,11 +74,12 @@ impl marquet_status {
         MARQUET_STATUS_UNSUPPORTED,
         MARQUET_STATUS_PANIC,
         MARQUET_STATUS_INTERNAL,
-    ];
+];
 
+impl marquet_status {
     /// The status for a number, if it is one.
     pub fn from_i32(v: i32) -> Option<marquet_status> {
-        Self::ALL.iter().copied().find(|s| *s as i32 == v)
+        ALL_STATUSES.iter().copied().find(|s| *s as i32 == v)
     }
 
     /// A short, static, NUL-terminated description.
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn every_status_has_a_nul_terminated_description() {
-        for s in marquet_status::ALL {
+        for s in ALL_STATUSES {
             let d = s.describe();
             assert!(d.ends_with('\0') && !d[..d.len() - 1].contains('\0'), "{s:?}");
             assert_eq!(marquet_status::from_i32(s as i32), Some(s));

@@ -126,24 +126,24 @@ pub unsafe extern "C" fn marquet_table_path(
     })
 }
 
-/// Add an attribute column of `type` `MARQUET_TYPE_INT32`, `_INT64` or `_DOUBLE`.
+/// Add an attribute column of `value_type` `MARQUET_TYPE_INT32`, `_INT64` or `_DOUBLE`.
 /// Rows already in the table read as missing.
 #[no_mangle]
 pub unsafe extern "C" fn marquet_table_add_column(
     table: *const marquet_table,
     name: *const c_char,
     name_len: usize,
-    r#type: i32,
+    value_type: i32,
 ) -> i32 {
     guard(|| {
         let t = unsafe { ffi::handle(table)? }.lock();
         let name = unsafe { ffi::name_arg(name, name_len, "name")? };
-        let dt = match r#type {
+        let dt = match value_type {
             1 => Dtype::Int { size: 4, signed: true, big_endian: false },
             2 => Dtype::I64,
             3 => Dtype::F64,
             4 => return Err(FfiError::invalid("use marquet_table_add_string_column for strings")),
-            _ => return Err(FfiError::invalid(format!("type {type} is not MARQUET_TYPE_INT32, _INT64 or _DOUBLE", type = r#type))),
+            _ => return Err(FfiError::invalid(format!("value_type {value_type} is not MARQUET_TYPE_INT32, _INT64 or _DOUBLE"))),
         };
         t.add_column(name, &ColumnSpec::new(dt))?;
         Ok(())
@@ -266,10 +266,10 @@ pub unsafe extern "C" fn marquet_table_column_type(
     table: *const marquet_table,
     column: *const c_char,
     column_len: usize,
-    r#type: *mut i32,
+    value_type: *mut i32,
 ) -> i32 {
     guard(|| {
-        let out = ffi::out_ptr(r#type, "type")?;
+        let out = ffi::out_ptr(value_type, "value_type")?;
         let t = unsafe { ffi::handle(table)? }.lock();
         let name = unsafe { ffi::name_arg(column, column_len, "column")? };
         use marquet_type::*;
@@ -453,69 +453,96 @@ fn read_attr(t: &MarquetTable, name: &str, s: u64, e: u64) -> FfiResult<(Array, 
     Ok((a, miss))
 }
 
-macro_rules! read_numeric {
-    ($(#[$doc:meta])* $fname:ident, $t:ty, $conv:expr) => {
-        $(#[$doc])*
-        #[no_mangle]
-        pub unsafe extern "C" fn $fname(
-            table: *const marquet_table,
-            column: *const c_char,
-            column_len: usize,
-            start: i64,
-            end: i64,
-            values: *mut $t,
-            valid: *mut u8,
-        ) -> i32 {
-            guard(|| {
-                let t = unsafe { ffi::handle(table)? }.lock();
-                let name = unsafe { ffi::name_arg(column, column_len, "column")? };
-                let (s, e, k) = range(&t, start, end)?;
-                let vo = unsafe { ffi::out_slice(values, k, "values")? };
-                let va = unsafe { ffi::opt_out_slice(valid, k, "valid")? };
-                let (a, miss) = read_attr(&t, name, s, e)?;
-                let conv: fn(&Array, usize) -> Option<$t> = $conv;
-                let mut tmp = Vec::with_capacity(k);
-                for i in 0..k {
-                    tmp.push(conv(&a, i).ok_or_else(|| {
-                        FfiError::invalid(format!(
-                            "{} row {}: a {:?} value cannot be read as {}",
-                            t.table().member_path(name),
-                            s + i as u64,
-                            a.dtype,
-                            stringify!($t)
-                        ))
-                    })?);
-                }
-                vo.copy_from_slice(&tmp);
-                put_valid(va, miss.iter().map(|m| !m));
-                Ok(())
-            })
+/// The body of the numeric reads: convert every row with `conv` before writing.
+#[allow(clippy::too_many_arguments)]
+unsafe fn read_numeric<T: Copy>(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    start: i64,
+    end: i64,
+    values: *mut T,
+    valid: *mut u8,
+    type_name: &str,
+    conv: fn(&Array, usize) -> Option<T>,
+) -> i32 {
+    guard(|| {
+        let t = unsafe { ffi::handle(table)? }.lock();
+        let name = unsafe { ffi::name_arg(column, column_len, "column")? };
+        let (s, e, k) = range(&t, start, end)?;
+        let vo = unsafe { ffi::out_slice(values, k, "values")? };
+        let va = unsafe { ffi::opt_out_slice(valid, k, "valid")? };
+        let (a, miss) = read_attr(&t, name, s, e)?;
+        let mut tmp = Vec::with_capacity(k);
+        for i in 0..k {
+            tmp.push(conv(&a, i).ok_or_else(|| {
+                FfiError::invalid(format!(
+                    "{} row {}: a {:?} value cannot be read as {type_name}",
+                    t.table().member_path(name),
+                    s + i as u64,
+                    a.dtype
+                ))
+            })?);
         }
-    };
+        vo.copy_from_slice(&tmp);
+        put_valid(va, miss.iter().map(|m| !m));
+        Ok(())
+    })
 }
 
-read_numeric!(
-    /// Read rows `[start, end)` of an integer column into `values` (`end - start`
-    /// entries); values that do not fit int32 are refused. `valid` (may be NULL) is 0
-    /// for missing rows, whose value is the column's fill value.
-    marquet_table_read_int32,
-    i32,
-    |a, i| a.get_i128(i).and_then(|v| i32::try_from(v).ok())
-);
-read_numeric!(
-    /// Read rows `[start, end)` of an integer column as int64 (see
-    /// `marquet_table_read_int32`).
-    marquet_table_read_int64,
-    i64,
-    |a, i| a.get_i128(i).and_then(|v| i64::try_from(v).ok())
-);
-read_numeric!(
-    /// Read rows `[start, end)` of a numeric column as doubles (see
-    /// `marquet_table_read_int32`).
-    marquet_table_read_double,
-    f64,
-    |a, i| a.get_f64(i)
-);
+/// Read rows `[start, end)` of an integer column into `values` (`end - start`
+/// entries); values that do not fit int32 are refused. `valid` (may be NULL) is 0 for
+/// missing rows, whose value is the column's fill value.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_table_read_int32(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    start: i64,
+    end: i64,
+    values: *mut i32,
+    valid: *mut u8,
+) -> i32 {
+    unsafe {
+        read_numeric(table, column, column_len, start, end, values, valid, "int32", |a, i| {
+            a.get_i128(i).and_then(|v| i32::try_from(v).ok())
+        })
+    }
+}
+
+/// Read rows `[start, end)` of an integer column as int64 (see
+/// `marquet_table_read_int32`).
+#[no_mangle]
+pub unsafe extern "C" fn marquet_table_read_int64(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    start: i64,
+    end: i64,
+    values: *mut i64,
+    valid: *mut u8,
+) -> i32 {
+    unsafe {
+        read_numeric(table, column, column_len, start, end, values, valid, "int64", |a, i| {
+            a.get_i128(i).and_then(|v| i64::try_from(v).ok())
+        })
+    }
+}
+
+/// Read rows `[start, end)` of a numeric column as doubles (see
+/// `marquet_table_read_int32`).
+#[no_mangle]
+pub unsafe extern "C" fn marquet_table_read_double(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    start: i64,
+    end: i64,
+    values: *mut f64,
+    valid: *mut u8,
+) -> i32 {
+    unsafe { read_numeric(table, column, column_len, start, end, values, valid, "double", |a, i| a.get_f64(i)) }
+}
 
 /// Read rows `[start, end)` of a string column: row `i` is the UTF-8 text
 /// `chars[offsets[i] .. offsets[i+1]]` (not NUL-terminated); `offsets` has
