@@ -35,7 +35,7 @@ pub fn get() -> String {
 /// be NULL when `len` is 0 to query the size. The message is empty ("") before any
 /// failure. Successful calls do not clear it, and this function never changes it.
 #[no_mangle]
-pub extern "C" fn marquet_last_error_message(buf: *mut c_char, len: usize, needed: *mut usize) -> i32 {
+pub unsafe extern "C" fn marquet_last_error_message(buf: *mut c_char, len: usize, needed: *mut usize) -> i32 {
     let msg = get();
     // Run the copy without letting a failure here overwrite the message being read.
     let status = guard(|| unsafe { ffi::copy_str_out(&msg, buf, len, needed) });

@@ -78,7 +78,7 @@ pub unsafe extern "C" fn marquet_table_create(
     path_len: usize,
     out: *mut *mut marquet_table,
 ) -> i32 {
-    guard(|| unsafe { table_open(file, path, path_len, out, |f, p| MarquetTable::create(f, p)) })
+    guard(|| unsafe { table_open(file, path, path_len, out, MarquetTable::create) })
 }
 
 /// Open the Marquet table at `path`. A group that is not an H5Col table, or an H5Col
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn marquet_table_open(
     path_len: usize,
     out: *mut *mut marquet_table,
 ) -> i32 {
-    guard(|| unsafe { table_open(file, path, path_len, out, |f, p| MarquetTable::open(f, p)) })
+    guard(|| unsafe { table_open(file, path, path_len, out, MarquetTable::open) })
 }
 
 /// Free a table handle (NULL is a no-op).
