@@ -257,6 +257,31 @@ typedef int32_t marquet_type;
 #endif // __cplusplus
 
 /**
+ * How bad a validation finding is.
+ */
+enum marquet_severity
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The table is not conformant.
+     */
+    MARQUET_SEVERITY_ERROR = 1,
+    /**
+     * Accepted by a lenient reader, or not checked; non-conformant only when strict.
+     */
+    MARQUET_SEVERITY_WARNING = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum marquet_severity marquet_severity;
+#else
+typedef int32_t marquet_severity;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Rows to append to a table (opaque): values for each column, set by name. Created by
  * `marquet_batch_new`, appended with `marquet_table_append` (which does not consume
  * it), freed by `marquet_batch_free`.
@@ -282,6 +307,13 @@ typedef struct marquet_geometry_column_options marquet_geometry_column_options;
  * change when rows are appended later: ask again for fresh values.
  */
 typedef struct marquet_geometry_info marquet_geometry_info;
+
+/**
+ * A validation report (opaque): a verdict and a list of findings, each with a severity,
+ * the requirement ("HEP002 §12 req 14"), the HDF5 object path, an optional row and a
+ * message. From `marquet_validate_file`; released by `marquet_report_free`.
+ */
+typedef struct marquet_report marquet_report;
 
 /**
  * A Marquet table (opaque), from `marquet_table_create` or `marquet_table_open`;
@@ -617,6 +649,81 @@ int32_t marquet_geometry_column_options_set_chunk_rows(struct marquet_geometry_c
  */
 int32_t marquet_geometry_column_options_set_deflate(struct marquet_geometry_column_options *options,
                                                     int32_t level);
+
+/**
+ * Validate the HDF5 file at `path` against HEP001 §13 and HEP002 §12: every table
+ * group, or only the one at `table` (`table` NULL with `table_len` 0 = all). With
+ * `strict` 1, warnings also make the file non-conformant. Problems inside the file are
+ * findings in the report (the call still succeeds); only a file that cannot be opened
+ * as HDF5 is an error (`MARQUET_STATUS_IO` / `MARQUET_STATUS_HDF5`). The file is
+ * opened read-only by the validator itself.
+ */
+int32_t marquet_validate_file(const char *path,
+                              size_t path_len,
+                              const char *table,
+                              size_t table_len,
+                              int32_t strict,
+                              struct marquet_report **out);
+
+/**
+ * Free a report (NULL is a no-op).
+ */
+void marquet_report_free(struct marquet_report *report);
+
+/**
+ * 1 when the file is conformant, else 0.
+ */
+int32_t marquet_report_conformant(const struct marquet_report *report, int32_t *conformant);
+
+/**
+ * Number of findings (errors and warnings) of every table.
+ */
+int32_t marquet_report_finding_count(const struct marquet_report *report, int64_t *count);
+
+/**
+ * Finding `index`'s severity (a `MARQUET_SEVERITY_*` value) and row (`-1` when the
+ * finding is not about one row).
+ */
+int32_t marquet_report_finding_info(const struct marquet_report *report,
+                                    int64_t index,
+                                    int32_t *severity,
+                                    int64_t *row);
+
+/**
+ * Finding `index`'s requirement, e.g. "HEP002 §12 req 14" (NUL-terminated UTF-8; `buf`
+ * / `needed` as for `marquet_file_table_name`).
+ */
+int32_t marquet_report_finding_rule(const struct marquet_report *report,
+                                    int64_t index,
+                                    char *buf,
+                                    size_t buf_len,
+                                    size_t *needed);
+
+/**
+ * Finding `index`'s HDF5 object path.
+ */
+int32_t marquet_report_finding_path(const struct marquet_report *report,
+                                    int64_t index,
+                                    char *buf,
+                                    size_t buf_len,
+                                    size_t *needed);
+
+/**
+ * Finding `index`'s message (lowercase: what was found and what was expected).
+ */
+int32_t marquet_report_finding_message(const struct marquet_report *report,
+                                       int64_t index,
+                                       char *buf,
+                                       size_t buf_len,
+                                       size_t *needed);
+
+/**
+ * The whole report as JSON (the CLI's `--json` form), NUL-terminated.
+ */
+int32_t marquet_report_json(const struct marquet_report *report,
+                            char *buf,
+                            size_t buf_len,
+                            size_t *needed);
 
 /**
  * A static, NUL-terminated description of `status`; never NULL (unknown numbers give

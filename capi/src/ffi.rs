@@ -18,6 +18,7 @@ pub enum Kind {
     GeometryColumnOptions,
     GeometryInfo,
     Batch,
+    Report,
 }
 
 /// An object handed to C as an opaque pointer.

@@ -124,6 +124,11 @@ fn c_stations_example_writes_the_hep002_15_1_table() {
         assert!(x.is_nan() && y.is_nan(), "{name}");
     }
 
+    // ...and passes the validator, strictly.
+    let opts = mq::validate::Options { strict: true, ..Default::default() };
+    let report = mq::validate::validate_file(&h5, &opts).unwrap();
+    assert_eq!(report.status, mq::validate::Status::Conformant, "{:?}", report.to_json());
+
     if let Some(vg) = valgrind(&exe, &[&d.join("stations-vg.h5")]) {
         assert!(vg.ends_with(STATIONS_OUT), "{vg}");
     }

@@ -122,6 +122,7 @@ static void test_null_pointers(const char *dir) {
     marquet_batch_free(NULL);
     marquet_geometry_column_options_free(NULL);
     marquet_geometry_info_free(NULL);
+    marquet_report_free(NULL);
     passed++;
 
     /* A missing file is an I/O error naming the path. */
@@ -450,6 +451,79 @@ static void test_points(const char *dir) {
     marquet_table_free(t);
 }
 
+static void test_validate(const char *dir) {
+    marquet_report *r = (marquet_report *)0x1;
+    const char *missing = scratch(dir, "no-such-file.h5");
+    EXPECT_STATUS(marquet_validate_file(missing, strlen(missing), NULL, 0, 0, &r), MARQUET_STATUS_IO);
+    EXPECT(r == (marquet_report *)0x1);
+    const char *notes = scratch(dir, "notes.txt");
+    FILE *f = fopen(notes, "w");
+    EXPECT(f != NULL);
+    if (f != NULL) {
+        fputs("not an hdf5 file\n", f);
+        fclose(f);
+    }
+    EXPECT_STATUS(marquet_validate_file(notes, strlen(notes), NULL, 0, 0, &r), MARQUET_STATUS_HDF5);
+    EXPECT_STATUS(marquet_validate_file(notes, strlen(notes), NULL, 0, 2, &r), MARQUET_STATUS_INVALID_ARGUMENT);
+
+    /* The file written by test_points conforms, as a whole and table by table. */
+    const char *path = scratch(dir, "points.h5");
+    int32_t conformant = -1;
+    int64_t count = -1;
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 1, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 1);
+    OK(marquet_report_finding_count(r, &count));
+    EXPECT(count == 0);
+    size_t needed = 0;
+    EXPECT_STATUS(marquet_report_json(r, NULL, 0, &needed), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    char *json = malloc(needed);
+    OK(marquet_report_json(r, json, needed, &needed));
+    EXPECT(strstr(json, "\"conformant\"") != NULL);
+    free(json);
+    marquet_report_free(r);
+    EXPECT_STATUS(marquet_report_conformant(r, &conformant), MARQUET_STATUS_INVALID_HANDLE);
+
+    /* test_tables' file: spherical edges give a warning, which only strict mode counts. */
+    path = scratch(dir, "tables.h5");
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 0, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 1);
+    marquet_report_free(r);
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 1, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 0);
+    OK(marquet_report_finding_count(r, &count));
+    EXPECT(count == 1);
+    int32_t sev = 0;
+    int64_t wrow = 0;
+    OK(marquet_report_finding_info(r, 0, &sev, &wrow));
+    EXPECT(sev == MARQUET_SEVERITY_WARNING);
+    marquet_report_free(r);
+
+    /* A table path that is not there is a finding, not a failure of the call. */
+    path = scratch(dir, "points.h5");
+    OK(marquet_validate_file(path, strlen(path), S("/nowhere"), 0, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 0);
+    OK(marquet_report_finding_count(r, &count));
+    EXPECT(count >= 1);
+    int32_t severity = 0;
+    int64_t row = 0;
+    char text[512];
+    OK(marquet_report_finding_info(r, 0, &severity, &row));
+    EXPECT(severity == MARQUET_SEVERITY_ERROR && row == -1);
+    OK(marquet_report_finding_path(r, 0, text, sizeof text, &needed));
+    EXPECT(strcmp(text, "/nowhere") == 0);
+    OK(marquet_report_finding_rule(r, 0, text, sizeof text, &needed));
+    EXPECT(strncmp(text, "HEP00", 5) == 0);
+    OK(marquet_report_finding_message(r, 0, text, sizeof text, &needed));
+    EXPECT(needed > 1);
+    EXPECT_STATUS(marquet_report_finding_info(r, count, &severity, &row), MARQUET_STATUS_OUT_OF_RANGE);
+    marquet_report_free(r);
+    marquet_report_free(r);
+}
+
 static void test_last_error_buffer(void) {
     marquet_file *f = NULL;
     EXPECT_STATUS(marquet_file_open(NULL, 1, &f), MARQUET_STATUS_NULL_POINTER);
@@ -470,6 +544,7 @@ int main(int argc, char **argv) {
     test_batch_arguments();
     test_tables(dir);
     test_points(dir);
+    test_validate(dir);
     test_last_error_buffer();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
