@@ -1,0 +1,253 @@
+//! The C ABI from C (and Fortran): compiles examples/c/stations.c and tests/c/test_capi.c
+//! with `cc -Wall -Wextra -Werror -std=c11` against the libmarquet just built (shared and
+//! static), runs them, runs them under valgrind when it is installed, builds the Fortran
+//! example when gfortran is installed, and checks the header against the sources.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use mq::h5col::File;
+use mq::marquet::MarquetTable;
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Where cargo put libmarquet.{so,a}: the profile directory above this test binary
+/// (target/debug/deps/c_api-* → target/debug).
+fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    assert!(dir.join("libmarquet.so").exists(), "libmarquet.so not found in {}", dir.display());
+    assert!(dir.join("libmarquet.a").exists(), "libmarquet.a not found in {}", dir.display());
+    dir
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("marquet-capi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{cmd:?} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    out
+}
+
+/// The libraries libmarquet.a needs (as in capi/marquet.pc.in's Libs.private).
+const STATIC_LIBS: &[&str] = &["-lgcc_s", "-lpthread", "-lm", "-ldl", "-lrt", "-lutil"];
+
+/// Compile `src` into `out`, linked to libmarquet.so (rpath) or libmarquet.a.
+fn compile_c(src: &Path, out: &Path, static_link: bool) {
+    let lib = lib_dir();
+    let mut cmd = Command::new("cc");
+    cmd.args(["-Wall", "-Wextra", "-Werror", "-std=c11", "-g"]).arg("-I").arg(root().join("include")).arg(src).arg("-o").arg(out);
+    if static_link {
+        cmd.arg(lib.join("libmarquet.a")).args(STATIC_LIBS);
+    } else {
+        cmd.arg("-L").arg(&lib).arg("-lmarquet").arg(format!("-Wl,-rpath,{}", lib.display())).arg("-lm");
+    }
+    run(&mut cmd);
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Run `exe args` under valgrind's memcheck with full leak checking, if valgrind is
+/// installed; errors and leaks fail the test.
+fn valgrind(exe: &Path, args: &[&Path]) -> Option<String> {
+    if !have("valgrind") {
+        eprintln!("valgrind is not installed: skipping the memcheck run of {}", exe.display());
+        return None;
+    }
+    let supp = root().join("capi/valgrind.supp");
+    let out = run(Command::new("valgrind")
+        .args(["--leak-check=full", "--error-exitcode=1", "--errors-for-leak-kinds=definite,indirect,possible"])
+        .arg(format!("--suppressions={}", supp.display()))
+        .arg(exe)
+        .args(args));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("ERROR SUMMARY: 0 errors"), "{err}");
+    Some(stdout(&out))
+}
+
+const STATIONS_OUT: &str = "\
+location: POINT (-88.2434 40.1164); NULL; POINT EMPTY;
+  form point, types 1, bbox [-88.2434 40.1164 -88.2434 40.1164], crs OGC:CRS84
+location_wkb: POINT (-88.2434 40.1164); NULL; POINT EMPTY;
+  form fixed WKB (21 bytes), types 1, bbox [-88.2434 40.1164 -88.2434 40.1164], crs OGC:CRS84
+location_wkb_list: POINT (-88.2434 40.1164); NULL; POINT EMPTY;
+  form WKB, types 1, bbox [-88.2434 40.1164 -88.2434 40.1164], crs OGC:CRS84
+location as arrays: (-88.2434, 40.1164) null (nan, nan)
+";
+
+#[test]
+fn c_stations_example_writes_the_hep002_15_1_table() {
+    let d = scratch("stations");
+    let exe = d.join("stations");
+    compile_c(&root().join("examples/c/stations.c"), &exe, false);
+    let h5 = d.join("stations.h5");
+    let out = stdout(&run(Command::new(&exe).arg(&h5)));
+    assert!(out.contains("wrote 3 rows"), "{out}");
+    assert!(out.contains("table /stations\n"), "{out}");
+    assert!(out.ends_with(STATIONS_OUT), "{out}");
+
+    // The file the C program wrote reads back through the Rust API exactly like the
+    // §15.1 rows.
+    let f = File::open(&h5).unwrap();
+    let t = MarquetTable::open(&f, "/stations").unwrap();
+    assert_eq!(t.geometry_column_names().unwrap(), ["location", "location_wkb", "location_wkb_list"]);
+    let mut empty = vec![0x01, 0x01, 0, 0, 0];
+    empty.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0xf8, 0x7f, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f]);
+    for name in ["location", "location_wkb", "location_wkb_list"] {
+        let b = t.read_wkb(name, 0, 3).unwrap();
+        assert_eq!(b.get(0).map(|w| w.len()), Some(21), "{name}");
+        assert_eq!(b.get(1), None, "{name}");
+        let e = b.get(2).unwrap();
+        assert_eq!(&e[..5], &empty[..5], "{name}");
+        let (x, y) = (f64::from_le_bytes(e[5..13].try_into().unwrap()), f64::from_le_bytes(e[13..21].try_into().unwrap()));
+        assert!(x.is_nan() && y.is_nan(), "{name}");
+    }
+
+    // ...and passes the validator, strictly.
+    let opts = mq::validate::Options { strict: true, ..Default::default() };
+    let report = mq::validate::validate_file(&h5, &opts).unwrap();
+    assert_eq!(report.status, mq::validate::Status::Conformant, "{:?}", report.to_json());
+
+    if let Some(vg) = valgrind(&exe, &[&d.join("stations-vg.h5")]) {
+        assert!(vg.ends_with(STATIONS_OUT), "{vg}");
+    }
+}
+
+#[test]
+fn c_contract_tests_pass_shared_and_static() {
+    let d = scratch("contract");
+    let src = root().join("tests/c/test_capi.c");
+    for (static_link, name) in [(false, "test_capi"), (true, "test_capi_static")] {
+        let exe = d.join(name);
+        compile_c(&src, &exe, static_link);
+        let out = stdout(&run(Command::new(&exe).arg(&d)));
+        let last = out.lines().last().unwrap_or_default().to_string();
+        assert!(last.ends_with(" passed, 0 failed"), "{name}: {out}");
+        eprintln!("{name}: {last}");
+    }
+    if let Some(vg) = valgrind(&d.join("test_capi"), &[&d]) {
+        assert!(vg.trim_end().ends_with(" passed, 0 failed"), "{vg}");
+    }
+}
+
+#[test]
+fn fortran_stations_example_runs() {
+    if !have("gfortran") {
+        eprintln!("gfortran is not installed: skipping examples/fortran/stations.f90");
+        return;
+    }
+    let d = scratch("fortran");
+    let lib = lib_dir();
+    let exe = d.join("stations_f");
+    run(Command::new("gfortran")
+        .args(["-Wall", "-Werror", "-std=f2018"])
+        .arg("-J")
+        .arg(&d)
+        .arg(root().join("examples/fortran/stations.f90"))
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&lib)
+        .arg("-lmarquet")
+        .arg(format!("-Wl,-rpath,{}", lib.display())));
+    let out = stdout(&run(Command::new(&exe).arg(d.join("stations_f.h5"))));
+    assert_eq!(out, "wrote 3 rows\nPOINT (-88.2434 40.1164)\nNULL\nPOINT EMPTY\n");
+}
+
+/// Identifiers starting with `marquet_` or `MARQUET_` in `text`.
+fn identifiers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        if word(b[i]) && (i == 0 || !word(b[i - 1])) {
+            let s = i;
+            while i < b.len() && word(b[i]) {
+                i += 1;
+            }
+            let w = &text[s..i];
+            if w.starts_with("marquet_") || w.starts_with("MARQUET_") {
+                out.push(w.to_string());
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn header_declares_every_entry_point_and_names_fit_fortran() {
+    let header = std::fs::read_to_string(root().join("include/marquet.h")).unwrap();
+    assert!(header.contains("#ifndef MARQUET_H") && header.contains("#include <stdint.h>"));
+    for id in identifiers(&header) {
+        assert!(id.len() <= 63, "{id} is longer than 63 characters");
+    }
+    // Every #[no_mangle] function in capi/src is declared in the committed header (a
+    // cheap drift check; scripts/check-header.sh compares the whole text).
+    let mut n = 0;
+    for entry in std::fs::read_dir(root().join("capi/src")).unwrap() {
+        let src = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for line in src.lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("pub unsafe extern \"C\" fn ").or_else(|| line.trim_start().strip_prefix("pub extern \"C\" fn ")) {
+                let name = rest.split('(').next().unwrap();
+                assert!(header.contains(&format!("{name}(")), "{name} is missing from include/marquet.h: run scripts/check-header.sh --update");
+                assert!(name.starts_with("marquet_") && name.len() <= 63, "{name}");
+                n += 1;
+            }
+        }
+    }
+    assert!(n >= 60, "found only {n} entry points");
+}
+
+#[test]
+fn install_script_and_pkg_config_build_a_program() {
+    if !have("pkg-config") {
+        eprintln!("pkg-config is not installed: skipping the install test");
+        return;
+    }
+    let d = scratch("install");
+    let prefix = d.join("prefix");
+    let profile = lib_dir().file_name().unwrap().to_string_lossy().into_owned();
+    let mut cmd = Command::new(root().join("scripts/install-capi.sh"));
+    if profile == "debug" {
+        cmd.arg("--debug");
+    }
+    // The target dir of this build, wherever it is.
+    cmd.arg("--no-build").arg(&prefix).env("CARGO_TARGET_DIR", lib_dir().parent().unwrap());
+    run(&mut cmd);
+    let pc = prefix.join("lib/pkgconfig");
+    let flags = stdout(&run(Command::new("pkg-config").args(["--cflags", "--libs", "marquet"]).env("PKG_CONFIG_PATH", &pc)));
+    let exe = d.join("stations_pc");
+    run(Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(root().join("examples/c/stations.c"))
+        .arg("-o")
+        .arg(&exe)
+        .args(flags.split_whitespace())
+        .arg("-lm"));
+    let out = stdout(&run(Command::new(&exe).arg(d.join("s.h5"))));
+    assert!(out.ends_with(STATIONS_OUT), "{out}");
+}

@@ -1,0 +1,551 @@
+/*
+ * Tests of the C API's contract: status codes for null pointers, bad lengths, buffers
+ * too small (with the needed size), freed and closed handles, paths that are not
+ * tables; outputs untouched on failure; attribute and geometry round trips.
+ *
+ *   test_capi DIR     (DIR: a writable scratch directory)
+ *
+ * Prints "N passed, 0 failed" and exits 0 when every check holds.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "marquet.h"
+
+static int passed = 0, failed = 0;
+
+#define EXPECT(cond)                                                                        \
+    do {                                                                                    \
+        if (cond) {                                                                         \
+            passed++;                                                                       \
+        } else {                                                                            \
+            failed++;                                                                       \
+            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);              \
+        }                                                                                   \
+    } while (0)
+
+/* Expect a status; on a mismatch print the last error message. */
+#define EXPECT_STATUS(call, want)                                                           \
+    do {                                                                                    \
+        int32_t got_ = (call);                                                              \
+        if (got_ == (want)) {                                                               \
+            passed++;                                                                       \
+        } else {                                                                            \
+            failed++;                                                                       \
+            fprintf(stderr, "%s:%d: FAILED: %s returned %d (%s), expected %d: %s\n",        \
+                    __FILE__, __LINE__, #call, (int)got_, marquet_status_str(got_),         \
+                    (int)(want), last_error());                                             \
+        }                                                                                   \
+    } while (0)
+
+#define OK(call) EXPECT_STATUS(call, MARQUET_STATUS_OK)
+#define S(literal) literal, strlen(literal)
+
+static const char *last_error(void) {
+    static char buf[4096];
+    size_t needed = 0;
+    if (marquet_last_error_message(buf, sizeof buf, &needed) != MARQUET_STATUS_OK) {
+        return "<message too long>";
+    }
+    return buf;
+}
+
+static int error_contains(const char *needle) {
+    return strstr(last_error(), needle) != NULL;
+}
+
+static char path_buf[1024];
+static const char *scratch(const char *dir, const char *name) {
+    snprintf(path_buf, sizeof path_buf, "%s/%s", dir, name);
+    return path_buf;
+}
+
+/* POINT (1 2) and a polygon ((0 0, 1 0, 1 1, 0 0)), little-endian ISO WKB. */
+static size_t point_wkb(uint8_t *w, double x, double y) {
+    uint32_t t = 1;
+    w[0] = 1;
+    memcpy(w + 1, &t, 4);
+    memcpy(w + 5, &x, 8);
+    memcpy(w + 13, &y, 8);
+    return 21;
+}
+
+static size_t polygon_wkb(uint8_t *w) {
+    uint32_t t = 3, rings = 1, n = 4;
+    double c[8] = {0, 0, 1, 0, 1, 1, 0, 0};
+    w[0] = 1;
+    memcpy(w + 1, &t, 4);
+    memcpy(w + 5, &rings, 4);
+    memcpy(w + 9, &n, 4);
+    memcpy(w + 13, c, sizeof c);
+    return 13 + sizeof c;
+}
+
+static void test_statics(void) {
+    int32_t codes[] = {0, 100, 101, 102, 103, 104, 105, 200, 201, 300, 301, 302, 303, 304, 305, 900, 901, -1, 7, 99999};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        EXPECT(marquet_status_str(codes[i]) != NULL);
+    }
+    EXPECT(strcmp(marquet_status_str(MARQUET_STATUS_OK), "ok") == 0);
+    EXPECT(strcmp(marquet_status_str(12345), "unknown status") == 0);
+    EXPECT(marquet_version() != NULL && strlen(marquet_version()) >= 5);
+    /* Before any failure the message is empty. */
+    size_t needed = 99;
+    char c = 'x';
+    OK(marquet_last_error_message(&c, 1, &needed));
+    EXPECT(needed == 1 && c == '\0');
+}
+
+static void test_null_pointers(const char *dir) {
+    marquet_file *file = (marquet_file *)0x1; /* sentinel: must stay untouched */
+    EXPECT_STATUS(marquet_file_open(NULL, 5, &file), MARQUET_STATUS_NULL_POINTER);
+    EXPECT(file == (marquet_file *)0x1);
+    EXPECT(error_contains("path is null"));
+    EXPECT_STATUS(marquet_file_create(S("x.h5"), NULL), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_file_open(S(""), &file), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(file == (marquet_file *)0x1);
+
+    int64_t n = -7;
+    EXPECT_STATUS(marquet_table_nrows(NULL, &n), MARQUET_STATUS_NULL_POINTER);
+    EXPECT(n == -7);
+    EXPECT_STATUS(marquet_file_table_count(NULL, &n), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_batch_new(NULL), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_geometry_column_options_set_edges(NULL, 0), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_geometry_info_form(NULL, NULL), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_table_append(NULL, NULL, NULL), MARQUET_STATUS_NULL_POINTER);
+
+    /* _free(NULL) is a no-op for every handle type. */
+    marquet_file_free(NULL);
+    marquet_table_free(NULL);
+    marquet_batch_free(NULL);
+    marquet_geometry_column_options_free(NULL);
+    marquet_geometry_info_free(NULL);
+    marquet_report_free(NULL);
+    passed++;
+
+    /* A missing file is an I/O error naming the path. */
+    const char *missing = scratch(dir, "does-not-exist.h5");
+    EXPECT_STATUS(marquet_file_open(missing, strlen(missing), &file), MARQUET_STATUS_IO);
+    EXPECT(error_contains("does-not-exist.h5"));
+    EXPECT_STATUS(marquet_file_open_rw(missing, strlen(missing), &file), MARQUET_STATUS_IO);
+    EXPECT(file == (marquet_file *)0x1);
+}
+
+static void test_batch_arguments(void) {
+    marquet_batch *b = NULL;
+    OK(marquet_batch_new(&b));
+    uint8_t wkb[64];
+    size_t n1 = point_wkb(wkb, 1, 2);
+    int64_t good[2] = {0, (int64_t)n1};
+    int64_t past[2] = {0, 100};
+    int64_t decreasing[3] = {0, 21, 5};
+    int64_t negative[2] = {-1, 21};
+
+    OK(marquet_batch_set_wkb(b, S("g"), wkb, n1, good, NULL, 1));
+    EXPECT_STATUS(marquet_batch_set_wkb(b, S("g"), wkb, n1, past, NULL, 1), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("past the 21-byte data buffer"));
+    EXPECT_STATUS(marquet_batch_set_wkb(b, S("g"), wkb, n1, decreasing, NULL, 2), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_batch_set_wkb(b, S("g"), wkb, n1, negative, NULL, 1), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_batch_set_wkb(b, S("g"), wkb, n1, good, NULL, -1), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("nrows is negative"));
+    EXPECT_STATUS(marquet_batch_set_wkb(b, S("g"), NULL, 21, good, NULL, 1), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_batch_set_wkb(b, S("g"), wkb, n1, NULL, NULL, 1), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_batch_set_wkb(b, NULL, 3, wkb, n1, good, NULL, 1), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_batch_set_wkb(b, "", 0, wkb, n1, good, NULL, 1), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_batch_set_wkb(b, "\xff\xfe", 2, wkb, n1, good, NULL, 1), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("UTF-8"));
+
+    double x[2] = {1, 2}, y[2] = {3, 4};
+    OK(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XY, x, y, NULL, NULL, NULL, 2));
+    EXPECT_STATUS(marquet_batch_set_points(b, S("p"), 7, x, y, NULL, NULL, NULL, 2), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XYZ, x, y, NULL, NULL, NULL, 2),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XY, x, NULL, NULL, NULL, NULL, 2),
+                  MARQUET_STATUS_NULL_POINTER);
+    /* A zero-row column may pass NULL arrays. */
+    OK(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XY, NULL, NULL, NULL, NULL, NULL, 0));
+
+    const char chars[] = "ab\0c";
+    int64_t so[3] = {0, 2, 4};
+    EXPECT_STATUS(marquet_batch_set_strings(b, S("s"), chars, 4, so, NULL, 2), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("NUL"));
+    EXPECT_STATUS(marquet_batch_set_missing_rest(b, 2), MARQUET_STATUS_INVALID_ARGUMENT);
+    OK(marquet_batch_clear(b));
+
+    /* Options: enum values and sizes are checked by the setters. */
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_geometry_column_options_new(&o));
+    EXPECT_STATUS(marquet_geometry_column_options_set_form(o, 42, 0, 0, 0), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_form(o, MARQUET_FORM_FIXED_WKB, 0, 0, 4),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_form(o, MARQUET_FORM_VAR_WKB, 0, 0, 21),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_form(o, MARQUET_FORM_POINT, 9, 0, 0),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_UNKNOWN), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_orientation(o, 2), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_deflate(o, 10), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_chunk_rows(o, 0), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_geometry_column_options_set_crs(o, MARQUET_CRS_PROJJSON), MARQUET_STATUS_INVALID_ARGUMENT);
+
+    /* Freed handles are refused (not dereferenced), and a second free is a no-op. */
+    marquet_geometry_column_options_free(o);
+    EXPECT_STATUS(marquet_geometry_column_options_set_edges(o, 0), MARQUET_STATUS_INVALID_HANDLE);
+    EXPECT(error_contains("not a live handle"));
+    marquet_geometry_column_options_free(o);
+    marquet_batch_free(b);
+    EXPECT_STATUS(marquet_batch_clear(b), MARQUET_STATUS_INVALID_HANDLE);
+    EXPECT_STATUS(marquet_batch_set_wkb(b, S("g"), wkb, n1, good, NULL, 1), MARQUET_STATUS_INVALID_HANDLE);
+    marquet_batch_free(b);
+}
+
+static void test_tables(const char *dir) {
+    const char *path = scratch(dir, "tables.h5");
+    marquet_file *file = NULL;
+    marquet_table *t = NULL, *t2 = NULL;
+    OK(marquet_file_create(path, strlen(path), &file));
+
+    /* A table with an attribute of every type and a WKB geometry column with a covering. */
+    OK(marquet_table_create(file, S("/data/things"), &t));
+    OK(marquet_table_add_column(t, S("id"), MARQUET_TYPE_INT64));
+    OK(marquet_table_add_column(t, S("count"), MARQUET_TYPE_INT32));
+    OK(marquet_table_add_column(t, S("height"), MARQUET_TYPE_DOUBLE));
+    OK(marquet_table_add_string_column(t, S("label"), 16));
+    EXPECT_STATUS(marquet_table_add_column(t, S("bad"), 77), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_table_add_string_column(t, S("bad"), 0), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_table_add_column(t, S("id"), MARQUET_TYPE_INT32), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("/data/things/id"));
+
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_geometry_column_options_new(&o));
+    const char *projjson = "{\"type\":\"GeographicCRS\",\"name\":\"WGS 84\",\"id\":{\"authority\":\"EPSG\",\"code\":4326}}";
+    OK(marquet_geometry_column_options_set_crs_projjson(o, projjson, strlen(projjson)));
+    OK(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_SPHERICAL));
+    OK(marquet_geometry_column_options_set_orientation(o, 1));
+    OK(marquet_geometry_column_options_set_covering(o, S("shape_bbox"), 0));
+    OK(marquet_table_add_geometry_column(t, S("shape"), o));
+    /* Non-planar edges need a geographic CRS. */
+    OK(marquet_geometry_column_options_set_crs(o, MARQUET_CRS_UNKNOWN));
+    OK(marquet_geometry_column_options_set_covering(o, NULL, 0, 0));
+    EXPECT_STATUS(marquet_table_add_geometry_column(t, S("shape2"), o), MARQUET_STATUS_INVALID_ARGUMENT);
+    marquet_geometry_column_options_free(o);
+
+    /* Append two rows. */
+    marquet_batch *b = NULL;
+    OK(marquet_batch_new(&b));
+    int64_t ids[2] = {10, 20};
+    int32_t counts[2] = {7, 0};
+    double heights[2] = {1.5, -2.25};
+    uint8_t valid[2] = {1, 0};
+    const char chars[] = "firstsecond";
+    int64_t soff[3] = {0, 5, 11};
+    uint8_t wkb[128];
+    size_t np = polygon_wkb(wkb);
+    size_t n2 = point_wkb(wkb + np, 5, 6);
+    int64_t woff[3] = {0, (int64_t)np, (int64_t)(np + n2)};
+    OK(marquet_batch_set_int64(b, S("id"), ids, NULL, 2));
+    OK(marquet_batch_set_int32(b, S("count"), counts, valid, 2));
+    OK(marquet_batch_set_double(b, S("height"), heights, NULL, 2));
+    OK(marquet_batch_set_strings(b, S("label"), chars, 11, soff, NULL, 2));
+    OK(marquet_batch_set_wkb(b, S("shape"), wkb, np + n2, woff, NULL, 2));
+    int64_t nrows = -1;
+    OK(marquet_table_append(t, b, &nrows));
+    EXPECT(nrows == 2);
+
+    /* A failed append changes nothing: invalid WKB is reported with its row. */
+    uint8_t bad[21];
+    memcpy(bad, wkb + np, 21);
+    bad[1] = 99; /* geometry type 99 */
+    int64_t boff[2] = {0, 21};
+    OK(marquet_batch_clear(b));
+    OK(marquet_batch_set_missing_rest(b, 1));
+    OK(marquet_batch_set_wkb(b, S("shape"), bad, 21, boff, NULL, 1));
+    nrows = -1;
+    EXPECT_STATUS(marquet_table_append(t, b, &nrows), MARQUET_STATUS_INVALID_WKB);
+    EXPECT(nrows == -1);
+    EXPECT(error_contains("/data/things/shape row 0"));
+    /* Batch columns that disagree in length. */
+    OK(marquet_batch_set_int64(b, S("id"), ids, NULL, 2));
+    OK(marquet_batch_set_wkb(b, S("shape"), wkb, np, woff, NULL, 1));
+    EXPECT_STATUS(marquet_table_append(t, b, &nrows), MARQUET_STATUS_INVALID_ARGUMENT);
+    OK(marquet_table_nrows(t, &nrows));
+    EXPECT(nrows == 2);
+    marquet_batch_free(b);
+
+    /* Listing. */
+    int64_t ntables = 0, ncols = 0, ngeom = 0;
+    OK(marquet_file_table_count(file, &ntables));
+    EXPECT(ntables == 1);
+    char small[4] = "zzz";
+    size_t needed = 0;
+    EXPECT_STATUS(marquet_file_table_name(file, 0, small, sizeof small, &needed), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT(needed == strlen("/data/things") + 1);
+    EXPECT(strcmp(small, "zzz") == 0);
+    char name[64];
+    OK(marquet_file_table_name(file, 0, name, sizeof name, &needed));
+    EXPECT(strcmp(name, "/data/things") == 0);
+    EXPECT_STATUS(marquet_file_table_name(file, 1, name, sizeof name, &needed), MARQUET_STATUS_OUT_OF_RANGE);
+    EXPECT_STATUS(marquet_file_table_name(file, -1, name, sizeof name, &needed), MARQUET_STATUS_INVALID_ARGUMENT);
+    OK(marquet_table_column_count(t, &ncols));
+    EXPECT(ncols == 6); /* id count height label shape shape_bbox */
+    OK(marquet_table_geometry_column_count(t, &ngeom));
+    EXPECT(ngeom == 1);
+    OK(marquet_table_geometry_column_name(t, 0, name, sizeof name, &needed));
+    EXPECT(strcmp(name, "shape") == 0);
+    int32_t ty = 0;
+    OK(marquet_table_column_type(t, S("label"), &ty));
+    EXPECT(ty == MARQUET_TYPE_STRING);
+    OK(marquet_table_column_type(t, S("shape"), &ty));
+    EXPECT(ty == MARQUET_TYPE_GEOMETRY);
+    OK(marquet_table_column_type(t, S("shape_bbox"), &ty));
+    EXPECT(ty == MARQUET_TYPE_OTHER);
+    EXPECT_STATUS(marquet_table_column_type(t, S("nope"), &ty), MARQUET_STATUS_INVALID_ARGUMENT);
+
+    /* Read back attributes. */
+    int64_t rid[2] = {0, 0};
+    int32_t rc[2] = {0, 0};
+    double rh[2] = {0, 0};
+    uint8_t rv[2] = {9, 9};
+    OK(marquet_table_read_int64(t, S("id"), 0, 2, rid, rv));
+    EXPECT(rid[0] == 10 && rid[1] == 20 && rv[0] == 1 && rv[1] == 1);
+    OK(marquet_table_read_int32(t, S("count"), 0, 2, rc, rv));
+    EXPECT(rc[0] == 7 && rv[0] == 1 && rv[1] == 0);
+    OK(marquet_table_read_double(t, S("height"), 0, 2, rh, NULL));
+    EXPECT(rh[0] == 1.5 && rh[1] == -2.25);
+    OK(marquet_table_read_double(t, S("id"), 1, 2, rh, NULL)); /* integers widen to double */
+    EXPECT(rh[0] == 20.0);
+    EXPECT_STATUS(marquet_table_read_int32(t, S("label"), 0, 2, rc, NULL), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_table_read_int32(t, S("count"), 0, 3, rc, NULL), MARQUET_STATUS_OUT_OF_RANGE);
+    EXPECT_STATUS(marquet_table_read_int32(t, S("count"), 2, 1, rc, NULL), MARQUET_STATUS_OUT_OF_RANGE);
+    EXPECT_STATUS(marquet_table_read_int32(t, S("count"), 0, 2, NULL, NULL), MARQUET_STATUS_NULL_POINTER);
+
+    char text[16];
+    int64_t to[3] = {-1, -1, -1};
+    EXPECT_STATUS(marquet_table_read_strings(t, S("label"), 0, 2, text, 4, to, rv, &needed),
+                  MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT(needed == 11);
+    EXPECT(to[0] == -1); /* outputs untouched on failure */
+    OK(marquet_table_read_strings(t, S("label"), 0, 2, text, sizeof text, to, rv, &needed));
+    EXPECT(to[0] == 0 && to[1] == 5 && to[2] == 11 && memcmp(text, "firstsecond", 11) == 0);
+
+    /* Geometry reads: size query, then the values. */
+    uint8_t gbuf[256];
+    int64_t go[3];
+    EXPECT_STATUS(marquet_table_read_wkb(t, S("shape"), 0, 2, NULL, 0, go, rv, &needed),
+                  MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT(needed == np + n2);
+    OK(marquet_table_read_wkb(t, S("shape"), 0, 2, gbuf, sizeof gbuf, go, rv, &needed));
+    EXPECT(go[0] == 0 && go[1] == (int64_t)np && go[2] == (int64_t)(np + n2));
+    EXPECT(memcmp(gbuf, wkb, np + n2) == 0);
+    double px[2];
+    EXPECT_STATUS(marquet_table_read_points(t, S("shape"), 0, 2, px, px, NULL, NULL, NULL),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("not a point column"));
+
+    /* Metadata. */
+    marquet_geometry_info *info = NULL;
+    OK(marquet_table_geometry_info(t, S("shape"), &info));
+    int32_t form = 0, crs = 0, edges = -1, ccw = 0, present = 0, hz = 0, hm = 0, dims = 0, f32 = 0;
+    int32_t types[4] = {0};
+    size_t ntypes = 0;
+    double bbox[8];
+    OK(marquet_geometry_info_form(info, &form));
+    EXPECT(form == MARQUET_FORM_VAR_WKB);
+    EXPECT_STATUS(marquet_geometry_info_types(info, types, 1, &ntypes), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT(ntypes == 2 && types[0] == 0);
+    OK(marquet_geometry_info_types(info, types, 4, &ntypes));
+    EXPECT(ntypes == 2 && types[0] == 1 && types[1] == 3);
+    EXPECT_STATUS(marquet_geometry_info_bbox(info, bbox, 4, &present, &hz, &hm), MARQUET_STATUS_INVALID_ARGUMENT);
+    OK(marquet_geometry_info_bbox(info, bbox, 8, &present, &hz, &hm));
+    EXPECT(present == 1 && hz == 0 && hm == 0 && bbox[0] == 0 && bbox[1] == 0 && bbox[4] == 5 && bbox[5] == 6);
+    EXPECT(isnan(bbox[2]));
+    OK(marquet_geometry_info_crs(info, &crs));
+    EXPECT(crs == MARQUET_CRS_PROJJSON);
+    char doc[256];
+    OK(marquet_geometry_info_crs_projjson(info, doc, sizeof doc, &needed));
+    EXPECT(strcmp(doc, projjson) == 0 && needed == strlen(projjson) + 1);
+    OK(marquet_geometry_info_edges(info, &edges));
+    EXPECT(edges == MARQUET_EDGES_SPHERICAL);
+    OK(marquet_geometry_info_orientation(info, &ccw));
+    EXPECT(ccw == 1);
+    OK(marquet_geometry_info_covering(info, name, sizeof name, &needed));
+    EXPECT(strcmp(name, "shape_bbox") == 0);
+    EXPECT_STATUS(marquet_geometry_info_point_layout(info, &dims, &f32), MARQUET_STATUS_INVALID_ARGUMENT);
+    /* A handle of another type is refused. */
+    EXPECT_STATUS(marquet_geometry_info_form((const marquet_geometry_info *)(const void *)t, &form),
+                  MARQUET_STATUS_INVALID_HANDLE);
+    marquet_geometry_info_free(info);
+    EXPECT_STATUS(marquet_geometry_info_form(info, &form), MARQUET_STATUS_INVALID_HANDLE);
+    EXPECT_STATUS(marquet_table_geometry_info(t, S("id"), &info), MARQUET_STATUS_SPEC_VIOLATION);
+
+    /* An H5Col table without geometry is not a Marquet table; nor is a plain group; a
+       missing path is an HDF5 error naming it. */
+    OK(marquet_table_create(file, S("/plain"), &t2));
+    marquet_table_free(t2);
+    t2 = (marquet_table *)0x1;
+    EXPECT_STATUS(marquet_table_open(file, S("/plain"), &t2), MARQUET_STATUS_NOT_A_TABLE);
+    EXPECT(error_contains("/plain"));
+    EXPECT_STATUS(marquet_table_open(file, S("/data"), &t2), MARQUET_STATUS_NOT_A_TABLE);
+    int32_t st = marquet_table_open(file, S("/nowhere"), &t2);
+    EXPECT(st == MARQUET_STATUS_NOT_A_TABLE || st == MARQUET_STATUS_HDF5);
+    EXPECT(error_contains("/nowhere"));
+    EXPECT(t2 == (marquet_table *)0x1);
+
+    /* Closing the file: the handle refuses further use; open tables keep working. */
+    OK(marquet_file_close(file));
+    OK(marquet_file_close(file));
+    EXPECT_STATUS(marquet_file_table_count(file, &ntables), MARQUET_STATUS_CLOSED);
+    EXPECT_STATUS(marquet_table_open(file, S("/data/things"), &t2), MARQUET_STATUS_CLOSED);
+    OK(marquet_table_nrows(t, &nrows));
+    EXPECT(nrows == 2);
+    marquet_file_free(file);
+    EXPECT_STATUS(marquet_file_table_count(file, &ntables), MARQUET_STATUS_INVALID_HANDLE);
+    marquet_table_free(t);
+    EXPECT_STATUS(marquet_table_nrows(t, &nrows), MARQUET_STATUS_INVALID_HANDLE);
+
+    /* Read-only files refuse writes with an HDF5 error. */
+    OK(marquet_file_open(path, strlen(path), &file));
+    OK(marquet_table_open(file, S("/data/things"), &t));
+    EXPECT_STATUS(marquet_table_add_column(t, S("more"), MARQUET_TYPE_INT32), MARQUET_STATUS_HDF5);
+    marquet_table_free(t);
+    marquet_file_free(file);
+}
+
+static void test_points(const char *dir) {
+    const char *path = scratch(dir, "points.h5");
+    marquet_file *file = NULL;
+    marquet_table *t = NULL;
+    marquet_geometry_column_options *o = NULL;
+    marquet_batch *b = NULL;
+    OK(marquet_file_create(path, strlen(path), &file));
+    OK(marquet_table_create(file, S("/pts"), &t));
+    marquet_file_free(file); /* the table keeps it open */
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_form(o, MARQUET_FORM_POINT, MARQUET_DIMENSIONS_XYZ, 1, 0));
+    OK(marquet_table_add_geometry_column(t, S("p"), o));
+    marquet_geometry_column_options_free(o);
+
+    double x[3] = {1, 0, NAN}, y[3] = {2, 0, NAN}, z[3] = {3, 0, NAN};
+    uint8_t valid[3] = {1, 0, 1};
+    OK(marquet_batch_new(&b));
+    EXPECT_STATUS(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XY, x, y, NULL, NULL, valid, 3),
+                  MARQUET_STATUS_OK);
+    EXPECT_STATUS(marquet_table_append(t, b, NULL), MARQUET_STATUS_INVALID_ARGUMENT); /* XY into XYZ */
+    OK(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XYZ, x, y, z, NULL, valid, 3));
+    OK(marquet_table_append(t, b, NULL));
+    marquet_batch_free(b);
+
+    double rx[3], ry[3], rz[3], rm[3];
+    uint8_t rv[3];
+    OK(marquet_table_read_points(t, S("p"), 0, 3, rx, ry, rz, rm, rv));
+    EXPECT(rx[0] == 1 && ry[0] == 2 && rz[0] == 3 && isnan(rm[0]));
+    EXPECT(rv[0] == 1 && rv[1] == 0 && rv[2] == 1 && isnan(rx[2]) && isnan(ry[2]));
+    marquet_geometry_info *info = NULL;
+    int32_t dims = -1, f32 = -1;
+    OK(marquet_table_geometry_info(t, S("p"), &info));
+    OK(marquet_geometry_info_point_layout(info, &dims, &f32));
+    EXPECT(dims == MARQUET_DIMENSIONS_XYZ && f32 == 1);
+    marquet_geometry_info_free(info);
+    marquet_table_free(t);
+}
+
+static void test_validate(const char *dir) {
+    marquet_report *r = (marquet_report *)0x1;
+    const char *missing = scratch(dir, "no-such-file.h5");
+    EXPECT_STATUS(marquet_validate_file(missing, strlen(missing), NULL, 0, 0, &r), MARQUET_STATUS_IO);
+    EXPECT(r == (marquet_report *)0x1);
+    const char *notes = scratch(dir, "notes.txt");
+    FILE *f = fopen(notes, "w");
+    EXPECT(f != NULL);
+    if (f != NULL) {
+        fputs("not an hdf5 file\n", f);
+        fclose(f);
+    }
+    EXPECT_STATUS(marquet_validate_file(notes, strlen(notes), NULL, 0, 0, &r), MARQUET_STATUS_HDF5);
+    EXPECT_STATUS(marquet_validate_file(notes, strlen(notes), NULL, 0, 2, &r), MARQUET_STATUS_INVALID_ARGUMENT);
+
+    /* The file written by test_points conforms, as a whole and table by table. */
+    const char *path = scratch(dir, "points.h5");
+    int32_t conformant = -1;
+    int64_t count = -1;
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 1, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 1);
+    OK(marquet_report_finding_count(r, &count));
+    EXPECT(count == 0);
+    size_t needed = 0;
+    EXPECT_STATUS(marquet_report_json(r, NULL, 0, &needed), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    char *json = malloc(needed);
+    OK(marquet_report_json(r, json, needed, &needed));
+    EXPECT(strstr(json, "\"conformant\"") != NULL);
+    free(json);
+    marquet_report_free(r);
+    EXPECT_STATUS(marquet_report_conformant(r, &conformant), MARQUET_STATUS_INVALID_HANDLE);
+
+    /* test_tables' file: spherical edges give a warning, which only strict mode counts. */
+    path = scratch(dir, "tables.h5");
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 0, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 1);
+    marquet_report_free(r);
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 1, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 0);
+    OK(marquet_report_finding_count(r, &count));
+    EXPECT(count == 1);
+    int32_t sev = 0;
+    int64_t wrow = 0;
+    OK(marquet_report_finding_info(r, 0, &sev, &wrow));
+    EXPECT(sev == MARQUET_SEVERITY_WARNING);
+    marquet_report_free(r);
+
+    /* A table path that is not there is a finding, not a failure of the call. */
+    path = scratch(dir, "points.h5");
+    OK(marquet_validate_file(path, strlen(path), S("/nowhere"), 0, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 0);
+    OK(marquet_report_finding_count(r, &count));
+    EXPECT(count >= 1);
+    int32_t severity = 0;
+    int64_t row = 0;
+    char text[512];
+    OK(marquet_report_finding_info(r, 0, &severity, &row));
+    EXPECT(severity == MARQUET_SEVERITY_ERROR && row == -1);
+    OK(marquet_report_finding_path(r, 0, text, sizeof text, &needed));
+    EXPECT(strcmp(text, "/nowhere") == 0);
+    OK(marquet_report_finding_rule(r, 0, text, sizeof text, &needed));
+    EXPECT(strncmp(text, "HEP00", 5) == 0);
+    OK(marquet_report_finding_message(r, 0, text, sizeof text, &needed));
+    EXPECT(needed > 1);
+    EXPECT_STATUS(marquet_report_finding_info(r, count, &severity, &row), MARQUET_STATUS_OUT_OF_RANGE);
+    marquet_report_free(r);
+    marquet_report_free(r);
+}
+
+static void test_last_error_buffer(void) {
+    marquet_file *f = NULL;
+    EXPECT_STATUS(marquet_file_open(NULL, 1, &f), MARQUET_STATUS_NULL_POINTER);
+    size_t needed = 0;
+    char tiny[3] = {'q', 'q', 'q'};
+    EXPECT_STATUS(marquet_last_error_message(tiny, sizeof tiny, &needed), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT(needed == strlen("path is null") + 1 && tiny[0] == 'q');
+    EXPECT_STATUS(marquet_last_error_message(NULL, 0, &needed), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT_STATUS(marquet_last_error_message(NULL, 8, &needed), MARQUET_STATUS_NULL_POINTER);
+    /* Reading the message does not replace it. */
+    EXPECT(strcmp(last_error(), "path is null") == 0);
+}
+
+int main(int argc, char **argv) {
+    const char *dir = argc > 1 ? argv[1] : ".";
+    test_statics();
+    test_null_pointers(dir);
+    test_batch_arguments();
+    test_tables(dir);
+    test_points(dir);
+    test_validate(dir);
+    test_last_error_buffer();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
