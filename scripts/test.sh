@@ -37,6 +37,13 @@ echo "[test.sh] MARQUET_H5DUMP=$MARQUET_H5DUMP ($ver)" >&2
 _t h5dump "$t"
 
 t=$SECONDS
+# The committed C header must match what cbindgen generates from capi/ today.
+t=$SECONDS
+bash scripts/check-header.sh
+_t "header check" "$t"
+# CI checks exported GeoParquet with pyarrow + geopandas in a test-only venv.
+if [ -n "${CI:-}" ]; then bash scripts/pyvenv.sh >/dev/null; fi
+
 echo "[test.sh] + cargo test --workspace $*" >&2
 cargo test --workspace "$@"
 _t "cargo test" "$t"
