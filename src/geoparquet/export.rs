@@ -129,11 +129,24 @@ pub(crate) struct Summary {
     pub all_z: bool,
     pub all_m: bool,
     pub any: bool,
+    /// Edge model and orientation for boxes that contain geodesic edges (R8).
+    pub edges: (crate::index::geodesic::EdgeModel, bool),
 }
 
 impl Summary {
     pub fn new() -> Summary {
-        Summary { types: BTreeSet::new(), bbox: BBox::EMPTY, all_z: true, all_m: true, any: false }
+        Summary {
+            types: BTreeSet::new(),
+            bbox: BBox::EMPTY,
+            all_z: true,
+            all_m: true,
+            any: false,
+            edges: (crate::index::geodesic::EdgeModel::Planar, false),
+        }
+    }
+    /// A summary whose boxes follow the column's edges, like Marquet's own BBOX.
+    pub fn for_column(info: &GeometryColumnInfo) -> Summary {
+        Summary { edges: (crate::marquet::bounds::edge_model(&info.edges), info.orientation_ccw), ..Summary::new() }
     }
     pub fn add(&mut self, w: &[u8], path: &str, row: u64) -> Result<()> {
         let info = wkb::scan(w).map_err(|e| e.into_marquet(path.to_string(), Some(row)))?;
@@ -142,7 +155,13 @@ impl Summary {
             self.any = true;
             self.all_z &= info.geometry_type.dims.has_z();
             self.all_m &= info.geometry_type.dims.has_m();
-            self.bbox = self.bbox.union(&info.bbox);
+            let b = if self.edges.0 == crate::index::geodesic::EdgeModel::Planar {
+                info.bbox
+            } else {
+                crate::marquet::bounds::geometry_box(w, self.edges.0, self.edges.1)
+                    .map_err(|e| e.into_marquet(path.to_string(), Some(row)))?
+            };
+            self.bbox = self.bbox.union(&b);
         }
         Ok(())
     }
@@ -305,7 +324,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
     let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
     let n = t.nrows()?;
-    let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::new())).collect();
+    let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();
     let mut s = 0u64;
     while s < n {
         let e = (s + rg as u64).min(n);
