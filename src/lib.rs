@@ -1,6 +1,8 @@
 #![doc = include_str!("../README.md")]
 #![deny(unsafe_code)]
 
+#[cfg(feature = "geoparquet")]
+pub mod demo;
 pub mod error;
 #[cfg(feature = "geoparquet")]
 pub mod geoparquet;

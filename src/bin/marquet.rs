@@ -4,6 +4,10 @@
 //! marquet info PATH [--table PATH] [--json]
 //! marquet dump PATH [--table PATH] [--rows A..B] [--format wkt|csv]
 //! marquet validate PATH [--table PATH] [--json] [--strict]
+//! marquet convert IN OUT [--table T] [--geoparquet-version 2.0|1.1|1.0]
+//! marquet query PATH [--table T] (--bbox X0,Y0,X1,Y1 | --bbox-file F) [--predicate P] [--count] [--stats] [--no-index]
+//! marquet index PATH [--table T] (--build block_bbox,packed_rtree | --drop KIND | --list)
+//! marquet demo [--out DIR]
 //! ```
 //! Exit codes: 0 success, 1 the answer is "no" (e.g. not conformant), 2 usage or I/O error.
 //! Exit codes of `validate`: 0 conformant, 1 non-conformant, 2 unreadable or not HDF5.
@@ -34,6 +38,220 @@ enum Command {
     ///
     /// Example: `marquet dump lakes.h5 --table /lakes --rows 0..10 --format csv`
     Dump(DumpArgs),
+    /// Convert between GeoParquet, GeoJSON and Marquet HDF5, by file extension.
+    ///
+    /// Example: `marquet convert countries.parquet countries.h5`
+    Convert(ConvertArgs),
+    /// Rows of a geometry column meeting a window.
+    ///
+    /// Example: `marquet query lakes.h5 --table /lakes --bbox 0,0,10,10 --stats`
+    Query(QueryArgs),
+    /// Build, drop or list the spatial indexes of the primary geometry column.
+    ///
+    /// Example: `marquet index lakes.h5 --build block_bbox,packed_rtree`
+    Index(IndexArgs),
+    /// The main job on bundled Natural Earth data: import, index, query, validate, export.
+    Demo(DemoArgs),
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    input: PathBuf,
+    output: PathBuf,
+    /// Table path inside the HDF5 file.
+    #[arg(long)]
+    table: Option<String>,
+    /// GeoParquet flavour to write.
+    #[arg(long, value_parser = ["2.0", "1.1", "1.0"])]
+    geoparquet_version: Option<String>,
+}
+
+#[derive(Args)]
+struct QueryArgs {
+    path: PathBuf,
+    #[arg(long)]
+    table: Option<String>,
+    /// Geometry column (default: the primary one).
+    #[arg(long)]
+    column: Option<String>,
+    /// XMIN,YMIN,XMAX,YMAX.
+    #[arg(long, conflicts_with = "bbox_file", allow_hyphen_values = true)]
+    bbox: Option<String>,
+    /// One XMIN,YMIN,XMAX,YMAX per line; the file is opened afresh for each window.
+    #[arg(long)]
+    bbox_file: Option<PathBuf>,
+    #[arg(long, value_parser = ["intersects", "within", "contains", "bbox"], default_value = "intersects")]
+    predicate: String,
+    /// Print only the number of matching rows.
+    #[arg(long)]
+    count: bool,
+    /// Print what each pruning layer skipped and the bytes read (to stderr).
+    #[arg(long)]
+    stats: bool,
+    /// Ignore every index (full scan).
+    #[arg(long)]
+    no_index: bool,
+}
+
+#[derive(Args)]
+struct IndexArgs {
+    path: PathBuf,
+    #[arg(long)]
+    table: Option<String>,
+    #[arg(long)]
+    column: Option<String>,
+    /// Kinds to build: block_bbox, packed_rtree (comma-separated).
+    #[arg(long)]
+    build: Option<String>,
+    /// Kind to drop.
+    #[arg(long)]
+    drop: Option<String>,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Where to write the demo files.
+    #[arg(long, default_value = "marquet-demo")]
+    out: PathBuf,
+}
+
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(EXIT_UNREADABLE)
+}
+
+fn convert(a: ConvertArgs) -> ExitCode {
+    use marquet::geoparquet::{convert, ConvertOptions, GeoParquetVersion};
+    let v = match a.geoparquet_version.as_deref() {
+        Some("1.0") => Some(GeoParquetVersion::V1_0),
+        Some("1.1") => Some(GeoParquetVersion::V1_1),
+        Some(_) => Some(GeoParquetVersion::V2_0),
+        None => None,
+    };
+    let opts = ConvertOptions { table: a.table, geoparquet_version: v, ..ConvertOptions::default() };
+    match convert(&a.input, &a.output, &opts) {
+        Ok(r) => {
+            print!("{r}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn parse_bbox(s: &str) -> Result<marquet::BBox, String> {
+    let v: Vec<f64> = s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| format!("bad window {s:?}"))?;
+    if v.len() != 4 || v.iter().any(|x| x.is_nan()) {
+        return Err(format!("a window is XMIN,YMIN,XMAX,YMAX, got {s:?}"));
+    }
+    Ok(marquet::BBox::xy(v[0], v[1], v[2], v[3]))
+}
+
+fn query(a: QueryArgs) -> ExitCode {
+    use marquet::query::{Predicate, Query};
+    let windows: Vec<String> = match (&a.bbox, &a.bbox_file) {
+        (Some(b), _) => vec![b.clone()],
+        (None, Some(f)) => match std::fs::read_to_string(f) {
+            Ok(t) => t.lines().filter(|l| !l.trim().is_empty()).map(|l| l.to_string()).collect(),
+            Err(e) => return fail(format!("{}: {e}", f.display())),
+        },
+        (None, None) => return fail("give --bbox or --bbox-file"),
+    };
+    let pred = match a.predicate.as_str() {
+        "within" => Predicate::Within,
+        "contains" => Predicate::Contains,
+        "bbox" => Predicate::BBoxOnly,
+        _ => Predicate::Intersects,
+    };
+    for w in windows {
+        let run = || -> Result<(Vec<u64>, String), String> {
+            let b = parse_bbox(&w)?;
+            let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+            let tp = pick_table(&f, a.table.clone())?;
+            let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+            let col = match &a.column {
+                Some(c) => c.clone(),
+                None => t.primary_geometry_column().map_err(|e| e.to_string())?,
+            };
+            let r = t.query(&col, &Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index)).map_err(|e| e.to_string())?;
+            let s = r.stats;
+            let stats = format!(
+                "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | matched {} | bytes read {}{}",
+                s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
+                if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
+            );
+            Ok((r.rows, stats))
+        };
+        match run() {
+            Ok((rows, stats)) => {
+                if a.count {
+                    println!("{}", rows.len());
+                } else {
+                    for r in rows {
+                        println!("{r}");
+                    }
+                }
+                if a.stats {
+                    eprintln!("{stats}");
+                }
+            }
+            Err(e) => return fail(e),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn index(a: IndexArgs) -> ExitCode {
+    use marquet::marquet::spatial_index::SpatialIndexKind;
+    let run = || -> Result<String, String> {
+        let f = marquet::h5col::File::open_rw(&a.path).map_err(|e| e.to_string())?;
+        let tp = pick_table(&f, a.table.clone())?;
+        let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+        let col = match &a.column {
+            Some(c) => c.clone(),
+            None => t.primary_geometry_column().map_err(|e| e.to_string())?,
+        };
+        let mut out = String::new();
+        for k in a.build.as_deref().unwrap_or("").split(',').filter(|k| !k.is_empty()) {
+            let p = match k.trim() {
+                "block_bbox" => t.build_block_bbox(&col, None),
+                "packed_rtree" => t.build_rtree(&col, None),
+                o => return Err(format!("unknown index kind {o:?} (block_bbox, packed_rtree)")),
+            }
+            .map_err(|e| e.to_string())?;
+            out += &format!("built {p}\n");
+        }
+        if let Some(k) = &a.drop {
+            let kind = match k.as_str() {
+                "block_bbox" => SpatialIndexKind::BlockBBox,
+                "packed_rtree" => SpatialIndexKind::PackedRTree,
+                o => return Err(format!("unknown index kind {o:?}")),
+            };
+            let n = t.drop_index(&col, kind).map_err(|e| e.to_string())?;
+            out += &format!("dropped {n} index(es)\n");
+        }
+        for i in t.spatial_indexes(&col).map_err(|e| e.to_string())? {
+            out += &format!("{} {} ({})\n", i.info.kind.as_deref().unwrap_or("?"), i.info.path, if i.valid { "valid" } else { "stale" });
+        }
+        Ok(out)
+    };
+    match run() {
+        Ok(s) => {
+            print!("{s}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn demo(a: DemoArgs) -> ExitCode {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    match marquet::demo::run(root, &a.out) {
+        Ok(s) => {
+            print!("{s}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
 }
 
 #[derive(Args)]
@@ -148,6 +366,10 @@ fn main() -> ExitCode {
         Command::Validate(a) => validate(a),
         Command::Info(a) => info(a),
         Command::Dump(a) => dump(a),
+        Command::Convert(a) => convert(a),
+        Command::Query(a) => query(a),
+        Command::Index(a) => index(a),
+        Command::Demo(a) => demo(a),
     }
 }
 
