@@ -44,6 +44,10 @@ _t "header check" "$t"
 # CI checks exported GeoParquet with pyarrow + geopandas in a test-only venv.
 if [ -n "${CI:-}" ]; then bash scripts/pyvenv.sh >/dev/null; fi
 
+# The C ABI tests link the C programs against target/<profile>/libmarquet.{so,a}, which
+# `cargo test` does not produce on its own.
+cargo build -p marquet-capi
+
 echo "[test.sh] + cargo test --workspace $*" >&2
 cargo test --workspace "$@"
 _t "cargo test" "$t"
