@@ -13,6 +13,7 @@ pub mod info;
 pub mod marquet;
 pub mod query;
 pub mod spec;
+pub mod synth;
 pub mod validate;
 pub mod wkb;
 
