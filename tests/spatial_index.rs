@@ -2,6 +2,7 @@
 //! exact pruning counts on hand-made layouts, the I/O a query costs, corrupted and stale
 //! indexes, geodesic boxes, spatial ordering, and the §15.2 level sizes.
 
+mod common;
 use marquet::h5::{self, Dtype, Space};
 use marquet::h5col::{Array, File};
 use marquet::index::{packed_rtree, Layout};
@@ -487,4 +488,64 @@ fn hep002_15_2_lakes_layout() {
     let s = t.query("shoreline", &w.clone().with_indexes(false)).unwrap();
     assert_eq!(a.rows, s.rows);
     assert!(a.stats.used_block_index && a.stats.used_rtree && a.stats.used_covering);
+}
+
+/// HEP002 §15.2 with the spec's own numbers (N = 10,000 lakes, B = 4,096, node size 16),
+/// checked against a real h5dump ≥ 1.12: header and properties (`-H -p`) and then the
+/// values of the attributes §15.2 shows (`-a`); golden DDL in testdata/golden/hep002_15_2_lakes.ddl.
+#[test]
+fn hep002_15_2_lakes_h5dump_matches_golden_ddl() {
+    let _serial = common::serial(); // h5dump children inherit HDF5 file locks
+    let dir = common::TempDir::new("hep002-15-2");
+    let file = dir.join("lakes.h5");
+    lakes::write_lakes(&file.display().to_string(), 10_000).unwrap();
+    let Some(h5dump) = common::h5dump_or_skip("hep002_15_2_lakes") else { return };
+    let ddl = common::run_h5dump(&h5dump, &["-H", "-p"], &file);
+    // The spec's figures, checked independently of the golden file: three BLOCK_BBOX
+    // entries, T = 10,669 R-tree entries (levels 10,000 + 625 + 40 + 3 + 1).
+    let section = |name: &str| -> String {
+        let start = ddl.find(&format!("DATASET \"{name}\" {{")).unwrap_or_else(|| panic!("no dataset {name}:\n{ddl}"));
+        ddl[start..].lines().take(100).collect::<Vec<_>>().join("\n")
+    };
+    let bb = section("shoreline__block_bbox");
+    assert!(bb.contains("DATASPACE  SIMPLE { ( 3 ) / ( H5S_UNLIMITED ) }"), "{bb}");
+    let rt = section("shoreline__rtree");
+    assert!(rt.contains("DATASPACE  SIMPLE { ( 10669 ) /"), "{rt}");
+    for attr in ["MARQUET_VERSION", "GEOMETRY_COLUMNS", "INDEX_COLUMNS", "COVERING", "SEARCH_INDEX_LIST", "ORIENTATION", "BBOX"] {
+        assert!(ddl.contains(&format!("ATTRIBUTE \"{attr}\"")), "attribute {attr} missing");
+    }
+    assert!(ddl.contains("DATATYPE  H5T_REFERENCE { H5T_STD_REF }"), "new-style references");
+    // Attribute values that do not dereference object references (h5dump prints the
+    // whole referenced dataset for a reference attribute, 10,000 rows here).
+    let mut args: Vec<&str> = Vec::new();
+    for a in [
+        "/lakes/CLASS",
+        "/lakes/NROWS",
+        "/lakes/MARQUET_VERSION",
+        "/lakes/_index",
+        "/lakes/column-order",
+        "/lakes/area/units",
+        "/lakes/shoreline/KIND",
+        "/lakes/shoreline/GEOMETRY_ENCODING",
+        "/lakes/shoreline/GEOMETRY_TYPES",
+        "/lakes/shoreline/ORIENTATION",
+        "/lakes/shoreline/BBOX",
+        "/lakes/centroid/GEOMETRY_ENCODING",
+        "/lakes/centroid/GEOMETRY_TYPES",
+        "/lakes/SEARCH_INDEXES/shoreline__block_bbox/KIND",
+        "/lakes/SEARCH_INDEXES/shoreline__block_bbox/block_length",
+        "/lakes/SEARCH_INDEXES/shoreline__block_bbox/SOURCE_NROWS",
+        "/lakes/SEARCH_INDEXES/shoreline__rtree/KIND",
+        "/lakes/SEARCH_INDEXES/shoreline__rtree/node_size",
+        "/lakes/SEARCH_INDEXES/shoreline__rtree/num_items",
+        "/lakes/SEARCH_INDEXES/shoreline__rtree/SOURCE_NROWS",
+    ] {
+        args.extend(["-a", a]);
+    }
+    let values = common::run_h5dump(&h5dump, &args, &file);
+    assert!(values.contains("(0): Polygon Z, MultiPolygon Z"), "{values}");
+    assert!(values.contains("(0): COUNTERCLOCKWISE"), "{values}");
+    assert!(values.contains("(0): \"BLOCK_BBOX\"") && values.contains("(0): \"PACKED_RTREE\""), "{values}");
+    let all = format!("{}\n{}", common::normalize_ddl(&ddl, &file), common::normalize_ddl(&values, &file));
+    common::check_golden("hep002_15_2_lakes", &all);
 }
