@@ -98,3 +98,28 @@ fn a_3d_point_needs_a_replaced_column() {
     assert_eq!(ty, vec![GeometryType::new(GeometryKind::Point, Dimensions::Xy), GeometryType::new(GeometryKind::Point, Dimensions::Xyz)]);
     assert!(!marquet::h5::link_exists(t.table().id(), "loc__replacing").unwrap());
 }
+
+/// A replacement killed during step 1 leaves its new column behind as an ordinary H5Col
+/// column (HEP002 §11.2); the next replacement deletes it and succeeds.
+#[test]
+fn replacement_removes_the_leftover_of_a_crashed_one() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("modify-leftover");
+    let path = dir.join("l.h5");
+    let f = File::create(&path).unwrap();
+    let mut t = MarquetTable::create(&f, "/t").unwrap();
+    t.add_geometry_column("p", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false })).unwrap();
+    t.append(&GeoBatch::new().with_geometry("p", GeometryValues::Wkb(vec![Some(pt(1.0, 2.0)), None, Some(pt(3.0, 4.0))]))).unwrap();
+    // What a crash in step 1 leaves: a plain column named `<name>__replacing`.
+    t.table().add_column("p__replacing", &marquet::h5col::ColumnSpec::new(marquet::h5::Dtype::F64)).unwrap();
+    assert!(t.table().column_names().unwrap().contains(&"p__replacing".to_string()));
+    t.replace_geometry_column("p", &GeometryColumnSpec::default().with_form(StorageForm::FixedWkb { size: 21 }), None).unwrap();
+    assert_eq!(t.table().column_names().unwrap(), vec!["p"]);
+    assert_eq!(t.geometry_column("p").unwrap().form, StorageForm::FixedWkb { size: 21 });
+    let w = t.read_wkb("p", 0, 3).unwrap();
+    assert_eq!((w.get(0), w.get(1), w.get(2)), (Some(&pt(1.0, 2.0)[..]), None, Some(&pt(3.0, 4.0)[..])));
+    drop(t);
+    drop(f);
+    let r = marquet::validate::validate_file(&path, &Default::default()).unwrap();
+    assert_eq!(r.errors().count(), 0, "{:?}", r.errors().map(|e| e.to_string()).collect::<Vec<_>>());
+}

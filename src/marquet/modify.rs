@@ -103,6 +103,26 @@ impl MarquetTable {
                 tmp_spec.covering = Some(format!("{c}__replacing"));
             }
         }
+        // A writer killed during an earlier replacement may have left its new column (an
+        // ordinary H5Col column until step 2, §11.2): not referenced by GEOMETRY_COLUMNS,
+        // it is ours to delete before starting again.
+        let geo = self.geometry_column_names()?;
+        let mut leftovers = vec![tmp.clone()];
+        leftovers.extend(tmp_spec.covering.iter().filter(|c| c.ends_with("__replacing")).cloned());
+        let mut order = self.table.column_names()?;
+        let before = order.len();
+        for l in &leftovers {
+            if !geo.contains(l) && h5::link_exists(self.table.id(), l)? {
+                for idx in crate::h5col::index::indexes_of(&self.table, l).unwrap_or_default() {
+                    crate::h5col::index::drop_index(&self.table, &idx)?;
+                }
+                h5::link_delete(self.table.id(), l)?;
+                order.retain(|c| c != l);
+            }
+        }
+        if order.len() != before {
+            h5::attr_write_utf8_array(self.table.id(), names::COLUMN_ORDER, &order)?;
+        }
         // Step 1.
         self.create_geometry_column(&tmp, &tmp_spec, false)?;
         let mut tmp_info = old.clone();

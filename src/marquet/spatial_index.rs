@@ -35,6 +35,9 @@ pub const BLOCK_INDEX_CHUNK: u64 = 1024;
 pub const RTREE_CHUNK_MIN: u64 = 1024;
 /// Largest chunk length (entries, 40 bytes each) of an R-tree dataset.
 pub const RTREE_CHUNK_MAX: u64 = 16_384;
+/// `SOURCE_NROWS` of an index dataset while its content is being rewritten: never equal to
+/// any NROWS, so the index is stale until the real tokens are written (docs/RULINGS-LOCAL.md L11).
+pub const DISABLED_SOURCE_NROWS: u64 = u64::MAX;
 
 /// What an append or truncation does to a valid packed R-tree (HEP002 §10.4: it cannot be
 /// updated incrementally).
@@ -437,12 +440,20 @@ impl MarquetTable {
 
     /// Before the content: the future tokens (NROWS-gated operations) or the index disabled
     /// (rebuilds), flushed so they reach the file before any content does (local ruling L6).
+    /// Before rewriting an index dataset's content (or, for `tokens_first`, after writing the
+    /// tokens of the state about to be committed): make the dataset fail the validity
+    /// check until [`Self::end_write`], and flush.
     fn begin_write(&self, ds: &Hid, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
+        let _ = ds;
         if tokens_first {
             h5index::write_tokens(self.table(), path, tokens.0, tokens.1)?;
         } else {
-            // Disabled while rewritten: a missing token fails the validity check.
-            h5::attr_delete(ds.id(), names::SOURCE_GENERATION)?;
+            // Disabled while rewritten, yet never without its tokens (HEP001 §12.2: every
+            // index dataset MUST carry both; a crash here must leave a conformant file):
+            // SOURCE_NROWS = u64::MAX can never equal NROWS (an HDF5 extent is below
+            // 2^64 - 1), so the validity check fails whatever GENERATION becomes
+            // (docs/RULINGS-LOCAL.md L11).
+            h5index::write_tokens(self.table(), path, tokens.0, DISABLED_SOURCE_NROWS)?;
         }
         h5::flush(self.table().id())
     }
@@ -453,7 +464,9 @@ impl MarquetTable {
             Ok(())
         } else {
             h5::flush(self.table().id())?;
-            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)
+            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)?;
+            // A build that returned is durable, like an append that returned.
+            h5::flush(self.table().id())
         }
     }
 
