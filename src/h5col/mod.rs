@@ -678,20 +678,40 @@ impl Table {
         values: &ColumnValues,
         before_write: &mut dyn FnMut(&Table) -> Result<()>,
     ) -> Result<()> {
-        let n = self.nrows()?;
         let k = values.len() as u64;
-        if start.checked_add(k).map(|e| e > n).unwrap_or(true) {
-            return Err(MarquetError::InvalidArgument(format!("rows {start}..{} are past NROWS {n}", start + k)));
-        }
+        self.check_update_rows(start, k)?;
         let col = self.column(name)?;
         let bytes = col.encode_values(Some(values), k)?;
+        self.in_place(name, before_write, &mut || {
+            h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &bytes, &col.path)
+        })
+    }
+
+    /// Rows `[start, start + k)` must lie below NROWS for an in-place update.
+    fn check_update_rows(&self, start: u64, k: u64) -> Result<()> {
+        let n = self.nrows()?;
+        if start.checked_add(k).map(|e| e > n).unwrap_or(true) {
+            return Err(MarquetError::InvalidArgument(format!("rows {start}..{} are past NROWS {n}", start.saturating_add(k))));
+        }
+        Ok(())
+    }
+
+    /// The HEP001 §12.6 frame around an in-place write to column `name`: bump GENERATION
+    /// and flush (every index now fails its check), run the hook, write, restore the
+    /// column's indexes content-before-tokens, flush.
+    fn in_place(
+        &self,
+        name: &str,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+        write: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
         let g_old = self.generation()?;
         if let Some(g) = g_old {
             h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
             h5::flush(self.id())?;
         }
         before_write(self)?;
-        h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &bytes, &col.path)?;
+        write()?;
         if let Some(g) = g_old {
             index::restore_after_update(self, name, g.wrapping_add(1))?;
         }
@@ -710,26 +730,13 @@ impl Table {
         values: &ListArray,
         before_write: &mut dyn FnMut(&Table) -> Result<()>,
     ) -> Result<()> {
-        let n = self.nrows()?;
         let k = values.len() as u64;
-        if start.checked_add(k).map(|e| e > n).unwrap_or(true) {
-            return Err(MarquetError::InvalidArgument(format!("rows {start}..{} are past NROWS {n}", start + k)));
-        }
+        self.check_update_rows(start, k)?;
         let lc = self.list_column(name)?;
         lc.check_values(values)?;
-        let rest = lc.read(start + k, n)?;
+        let rest = lc.read(start + k, self.nrows()?)?;
         let combined = values.concat(&rest)?;
-        let g_old = self.generation()?;
-        if let Some(g) = g_old {
-            h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
-            h5::flush(self.id())?;
-        }
-        before_write(self)?;
-        lc.append_rows(start, &combined)?;
-        if let Some(g) = g_old {
-            index::restore_after_update(self, name, g.wrapping_add(1))?;
-        }
-        h5::flush(self.id())
+        self.in_place(name, before_write, &mut || lc.append_rows(start, &combined))
     }
 
     /// Write rows of a column dataset from `start` without GENERATION or index handling:
