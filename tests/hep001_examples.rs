@@ -10,6 +10,7 @@ mod common;
 use std::path::Path;
 
 use marquet::h5::{self, Dtype};
+use marquet::h5col::categorical;
 use marquet::h5col::index::{self, range_filter, FilterStats};
 use marquet::h5col::list::{LeafSpec, ListSpec};
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File, ListArray, ListValues, Table};
@@ -26,6 +27,8 @@ const TS: [i64; N] = [100, 160, 220, 280, 340];
 const ENERGY: [f32; N] = [1.5, 2.25, 0.0, 4.0, 0.5];
 const ENERGY_MISSING: [bool; N] = [false, false, true, false, false];
 const LABEL: [i8; N] = [0, 2, 1, 1, 0];
+/// The categories of `label` (HEP001 §15.1 shows three without naming them).
+const LABELS: [&str; 3] = ["electron", "muon", "pion"];
 
 /// HEP001's recommended float32 fill, 9.9692099683868690e+36 (§8.5).
 const F32_FILL_BITS: u32 = 0x7CF0_0000;
@@ -46,11 +49,12 @@ fn create_minimal(f: &File) -> Table {
     )
     .unwrap();
     t.add_column("energy", &spec(Dtype::F32).with_units("MeV")).unwrap();
-    // HEP001 makes `label` categorical (CATEGORIES -> CATEGORIES/label__CATEGORIES, §8.7).
-    // Categorical columns are not implemented in the library yet, so `label` is written
-    // as a plain int8 column (its codes and description are as in the example); the
-    // CATEGORIES group and attribute are therefore absent from the golden DDL.
-    t.add_column("label", &spec(Dtype::I8).with_description("Class label.")).unwrap();
+    // `label` is categorical: CATEGORIES -> CATEGORIES/label__CATEGORIES, three labels,
+    // ordered = false (§8.7, §15.1). HEP001 does not give the labels; these are ours. The
+    // listing shows a vlen UTF-8 categories dataset, the diagram a fixed UTF-8 one ("either
+    // is allowed"); we write fixed-length UTF-8 (no vlen data anywhere).
+    let cats = categorical::create_categories(&t, "label__CATEGORIES", &LABELS, false).unwrap();
+    categorical::add_categorical_column(&t, "label", &spec(Dtype::I8).with_description("Class label."), &cats).unwrap();
     t.set_index_columns(&["row_id"]).unwrap();
     t
 }
@@ -131,6 +135,13 @@ fn check_minimal(t: &Table, expected_order: &[&str]) {
     assert_eq!(column_text_attr(t, "ts", names::UNITS_VOCABULARY).as_deref(), Some("UDUNITS-2"));
     assert_eq!(column_text_attr(t, "energy", names::UNITS).as_deref(), Some("MeV"));
     assert_eq!(column_text_attr(t, "label", names::DESCRIPTION).as_deref(), Some("Class label."));
+    let cats = categorical::categories_of(t, "label").unwrap().unwrap();
+    assert_eq!(cats.path, "/my_table/CATEGORIES/label__CATEGORIES");
+    assert_eq!((cats.labels.iter().map(String::as_str).collect::<Vec<_>>(), cats.ordered), (LABELS.to_vec(), false));
+    assert_eq!(
+        categorical::read_labels(t, "label", 0, N as u64).unwrap(),
+        LABEL.iter().map(|&c| Some(LABELS[c as usize].to_string())).collect::<Vec<_>>()
+    );
 }
 
 /// Dump `file` with `h5dump -p` (properties: chunking, filters, fill values) and compare
