@@ -358,3 +358,55 @@ fn malformed_indexes_are_typed_errors() {
     // A scan never depends on any of them.
     assert_eq!(filter_rows_with(&t, "v", &eq3, IndexChoice::Scan).unwrap().rows, vec![1, 5]);
 }
+
+/// The validator verifies SORTED_ROWS, BITMAP and CHUNK_BLOOM content (HEP001 §13 req 9):
+/// a fresh table is conformant without findings; each corrupted index is one error.
+#[test]
+fn validator_checks_every_index_kind() {
+    use marquet::validate::{validate_file, Options, Status};
+    let _serial = common::serial();
+    let dir = common::TempDir::new("h5col-validate-indexes");
+    let p = dir.join("v.h5");
+    let mut r = SplitMix64::new(77);
+    let model = random_rows(&mut r, 90);
+    {
+        let f = File::create(&p).unwrap();
+        let t = create(&f, 16);
+        t.append(&batch(&model)).unwrap();
+        build_all(&t);
+    }
+    let findings = |p: &std::path::Path| {
+        let rep = validate_file(p, &Options::default()).unwrap();
+        (rep.status.clone(), rep.findings().map(|f| f.to_string()).collect::<Vec<_>>())
+    };
+    let (status, all) = findings(&p);
+    assert_eq!(status, Status::Conformant, "{all:#?}");
+    assert!(all.is_empty(), "{all:#?}");
+
+    {
+        let f = File::open_rw(&p).unwrap();
+        let t = f.table("/t").unwrap();
+        // SORTED_ROWS of i: swap the first two ranks.
+        let sp = "/t/SEARCH_INDEXES/i__sorted_rows";
+        let ds = h5::dataset_open(t.id(), sp).unwrap();
+        let b = h5::dataset_read(ds.id(), 0, 2, &Dtype::U64, sp).unwrap();
+        let swapped: Vec<u8> = b[8..16].iter().chain(&b[0..8]).copied().collect();
+        h5::dataset_write(ds.id(), 0, &Dtype::U64, &swapped, sp).unwrap();
+        // BITMAP of s: set every bit of value row 0.
+        let bp = "/t/SEARCH_INDEXES/s__bitmap";
+        let ds = h5::dataset_open(t.id(), bp).unwrap();
+        h5::dataset_write_rows_2d(ds.id(), 0, 12, &Dtype::U8, &[0xff; 12], bp).unwrap();
+        // CHUNK_BLOOM of f: clear chunk 0's filter.
+        let fp = "/t/SEARCH_INDEXES/f__chunk_bloom";
+        let ds = h5::dataset_open(t.id(), fp).unwrap();
+        let info = h5::dataset_info(ds.id(), fp).unwrap();
+        h5::dataset_write_rows_2d(ds.id(), 0, info.dims[1], &Dtype::U8, &vec![0u8; info.dims[1] as usize], fp).unwrap();
+    }
+    let (status, all) = findings(&p);
+    assert_eq!(status, Status::NonConformant, "{all:#?}");
+    assert_eq!(all.len(), 3, "{all:#?}");
+    assert!(all.iter().any(|m| m.contains("/t/SEARCH_INDEXES/i__sorted_rows") && m.contains("rank 0 holds row")), "{all:#?}");
+    assert!(all.iter().any(|m| m.contains("/t/SEARCH_INDEXES/s__bitmap") && m.contains("bitmap row 0 (value a) is wrong at table row")), "{all:#?}");
+    assert!(all.iter().any(|m| m.contains("/t/SEARCH_INDEXES/f__chunk_bloom") && m.contains("the filter of chunk 0 lacks the value of row")), "{all:#?}");
+    assert!(all.iter().all(|m| m.contains("HEP001 §13 req 9")), "{all:#?}");
+}
