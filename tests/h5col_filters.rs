@@ -351,6 +351,18 @@ fn malformed_indexes_are_typed_errors() {
     let e = filter_rows_with(&t, "v", &eq3, IndexChoice::Kind(names::KIND_BITMAP)).unwrap_err();
     assert_eq!(e.to_string(), "/t/SEARCH_INDEXES/v__bitmap: HEP001 §11.6: VALUES reference is missing");
 
+    // Declared sizes are untrusted: a huge K or m_bits is refused before anything is allocated.
+    let bm = build_bitmap(&t, "v", 16).unwrap();
+    let ds = h5::dataset_open(t.id(), &bm).unwrap();
+    h5::dataset_set_extent_2d(ds.id(), [1 << 21, 2], &bm).unwrap();
+    let e = filter_rows_with(&t, "v", &eq3, IndexChoice::Kind(names::KIND_BITMAP)).unwrap_err();
+    assert_eq!(e.to_string(), "/t/SEARCH_INDEXES/v__bitmap: HEP001 §11.6: 2097152 values, more than this reader accepts (1048576)");
+    let bp = build_chunk_bloom(&t, "v", None).unwrap();
+    let ds = h5::dataset_open(t.id(), &bp).unwrap();
+    h5::attr_write_u64(ds.id(), names::BLOOM_M_BITS, 1 << 40).unwrap();
+    let e = filter_rows_with(&t, "v", &eq3, IndexChoice::Kind(names::KIND_CHUNK_BLOOM)).unwrap_err();
+    assert_eq!(e.to_string(), "/t/SEARCH_INDEXES/v__chunk_bloom: HEP001 §11.7: m_bits 1099511627776 is more than this reader accepts (134217728)");
+
     // Too many distinct values for a BITMAP.
     let e = build_bitmap(&t, "v", 4).unwrap_err();
     assert_eq!(e.to_string(), "unsupported: /t/v: 9 distinct values, more than the BITMAP limit of 4");

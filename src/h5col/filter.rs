@@ -555,6 +555,9 @@ fn bitmap(t: &Table, col: &super::Column, info: &index::IndexInfo, c: &Compiled,
     let vds = h5::dataset_open(t.id(), &vpath)?;
     let vi = h5::dataset_info(vds.id(), &vpath)?;
     let kk = di.dims[0];
+    if kk > search::MAX_READ_BITMAP_VALUES {
+        return Err(bad(format!("{kk} values, more than this reader accepts ({})", search::MAX_READ_BITMAP_VALUES)));
+    }
     if vi.dims.len() != 1 || vi.dims[0] != kk || vi.dtype.to_le() != col.dtype().to_le() {
         return Err(bad(format!("values dataset {vpath} is not ({kk},) of the column's datatype")));
     }
@@ -570,7 +573,7 @@ fn bitmap(t: &Table, col: &super::Column, info: &index::IndexInfo, c: &Compiled,
     let mut bits = vec![0u8; nbytes as usize];
     for (j, k) in keys.iter().enumerate() {
         if k.as_ref().is_some_and(|k| c.test(k)) {
-            let row = h5::dataset_read_rows_2d(ds.id(), j as u64, 1, di.dims[1], &Dtype::U8, path)?;
+            let row = h5::dataset_read_rows_2d(ds.id(), j as u64, 1, nbytes, &Dtype::U8, path)?;
             for (b, r) in bits.iter_mut().zip(&row) {
                 *b |= r;
             }

@@ -18,6 +18,11 @@ use crate::spec::names;
 /// Largest number of distinct values a new `BITMAP` index holds (each value costs
 /// `NROWS / 8` bytes).
 pub const DEFAULT_BITMAP_MAX_VALUES: usize = 1024;
+/// Largest `K` (values) of a `BITMAP` index a query or the validator reads; a larger one
+/// is reported as malformed rather than allocated (extents are untrusted input).
+pub const MAX_READ_BITMAP_VALUES: u64 = 1 << 20;
+/// Largest `m_bits` of a `CHUNK_BLOOM` index a query or the validator reads (16 MiB a row).
+pub const MAX_READ_BLOOM_M_BITS: u64 = 1 << 27;
 /// Chunk length (elements) of `SORTED_ROWS` datasets. Stored unfiltered: a query reads
 /// single elements during its binary search, and a filtered chunk would have to be
 /// decompressed whole for each.
@@ -385,6 +390,9 @@ pub fn bloom_params(t: &Table, path: &str) -> Result<(BloomParams, [u64; 2])> {
     if m_bits == 0 || m_bits % 8 != 0 {
         return Err(bad(format!("m_bits {m_bits} is not a non-zero multiple of 8")));
     }
+    if m_bits > MAX_READ_BLOOM_M_BITS {
+        return Err(bad(format!("m_bits {m_bits} is more than this reader accepts ({MAX_READ_BLOOM_M_BITS})")));
+    }
     if info.dims.len() != 2 || info.dims[1] != m_bits / 8 || !matches!(info.dtype, Dtype::Int { size: 1, .. }) {
         return Err(bad(format!("dataset shape {:?} is not (n_chunks, m_bits / 8 = {}) of uint8", info.dims, m_bits / 8)));
     }
@@ -505,6 +513,9 @@ fn verify_bitmap(t_id: hdf5_sys::h5i::hid_t, path: &str, col: &Array, fill: Opti
     let vds = h5::dataset_open(t_id, &vpath)?;
     let vi = h5::dataset_info(vds.id(), &vpath)?;
     let kk = info.dims[0];
+    if kk > MAX_READ_BITMAP_VALUES {
+        return Ok(vec![format!("HEP001 §11.6: {kk} values, more than this validator reads ({MAX_READ_BITMAP_VALUES})")]);
+    }
     let mut out = Vec::new();
     if h5::attr_exists(vds.id(), names::KIND)? {
         out.push(format!("HEP001 §11.6: values dataset {vpath} carries KIND"));
@@ -517,7 +528,7 @@ fn verify_bitmap(t_id: hdf5_sys::h5i::hid_t, path: &str, col: &Array, fill: Opti
     let keys: Vec<Option<Key>> = (0..vals.len()).map(|i| key_of(&vals, i)).collect();
     let cells = cells(col, fill);
     for (j, k) in keys.iter().enumerate() {
-        let row = h5::dataset_read_rows_2d(ds.id(), j as u64, 1, info.dims[1], &Dtype::U8, path)?;
+        let row = h5::dataset_read_rows_2d(ds.id(), j as u64, 1, nbytes, &Dtype::U8, path)?;
         let first_bad = (0..n as usize).find(|&r| {
             let set = row[r / 8] & (1 << (r % 8)) != 0;
             let is = matches!((&cells[r], k), (Cell::Value(v), Some(k)) if v.cmp_total(k) == Ordering::Equal);
@@ -543,7 +554,7 @@ fn verify_bloom(t_id: hdf5_sys::h5i::hid_t, path: &str, col: &Array, fill: Optio
     let (Some(k), Some(m_bits)) = (uint(names::BLOOM_K), uint(names::BLOOM_M_BITS)) else { return Err(bad("k or m_bits is missing or not a scalar unsigned integer".into())) };
     let seed = uint(names::BLOOM_SEED).unwrap_or(0);
     let fam = super::read_token(ds.id(), names::BLOOM_HASH_FAMILY)?;
-    if fam.as_deref() != Some(names::BLOOM_HASH_FAMILY_VALUE) || k == 0 || k > u16::MAX as u64 || seed > u32::MAX as u64 || m_bits == 0 || m_bits % 8 != 0 {
+    if fam.as_deref() != Some(names::BLOOM_HASH_FAMILY_VALUE) || k == 0 || k > u16::MAX as u64 || seed > u32::MAX as u64 || m_bits == 0 || m_bits % 8 != 0 || m_bits > MAX_READ_BLOOM_M_BITS {
         return Err(bad(format!("parameters k={k} m_bits={m_bits} seed={seed} hash_family={fam:?} are not valid")));
     }
     let nchunks = n.div_ceil(chunk.max(1));

@@ -701,6 +701,9 @@ fn req9_index_content(ctx: &mut Ctx) {
     }
 }
 
+/// Largest column (bytes) read whole to verify a SORTED_ROWS, BITMAP or CHUNK_BLOOM index.
+const MAX_VERIFY_BYTES: u64 = 1 << 31;
+
 /// SORTED_ROWS, BITMAP and CHUNK_BLOOM content against the column (HEP001 §11.5–§11.7),
 /// through `h5col::search::verify_index`. The column is read whole (one index at a time).
 fn check_other_index(ctx: &mut Ctx, ip: &str, kind: &str, col: &str, nrows: u64) {
@@ -714,6 +717,10 @@ fn check_other_index(ctx: &mut Ctx, ip: &str, kind: &str, col: &str, nrows: u64)
         return; // req 2 reports the short extent
     }
     let mem = info.dtype.to_le();
+    // The column is read whole: refuse (as "not verified") what would not fit in memory.
+    if nrows.saturating_mul(mem.size() as u64) > MAX_VERIFY_BYTES {
+        return ctx.sink.warn(R9, ip, format!("{kind} over {nrows} rows is not verified (more than {MAX_VERIFY_BYTES} bytes of column)"));
+    }
     let a = match h5::dataset_read(cds.id(), 0, nrows, &mem, &cpath) {
         Ok(b) => crate::h5col::Array { dtype: mem, bytes: b },
         Err(e) => return ctx.sink.error(R9, &cpath, read_err(&e)),
