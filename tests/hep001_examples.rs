@@ -285,3 +285,61 @@ fn hep001_15_3_chunk_minmax() {
     }
     compare_with_golden("hep001_15_3_chunk_minmax", &p);
 }
+
+/// §15.4 "complete layout": the §15.1 table with one index of every HEP001 kind, named as
+/// in the HEP's diagram — `ts__chunk_minmax`, `ts__chunk_bloom`, `energy__sorted_rows`,
+/// `label__bitmap` with its accompanying `label__bitmap__VALUES` (the diagram's list
+/// columns are left out: §15.2 covers them).
+#[test]
+fn hep001_15_4_every_index_kind() {
+    use marquet::h5col::filter::{filter_rows_with, ColumnFilter, IndexChoice, Scalar};
+    use marquet::h5col::search::{self, BloomParams};
+    let _serial = common::serial();
+    let dir = common::TempDir::new("hep001-15-4");
+    let p = dir.join("complete.h5");
+    {
+        let f = File::create(&p).unwrap();
+        let t = create_minimal(&f);
+        t.append(&minimal_batch(0, N)).unwrap();
+        index::build_chunk_minmax(&t, "ts").unwrap();
+        // Small filters keep the DDL readable: 64 bits, 3 hashes, seed 0.
+        search::build_chunk_bloom(&t, "ts", Some(BloomParams { k: 3, m_bits: 64, seed: 0 })).unwrap();
+        search::build_sorted_rows(&t, "energy").unwrap();
+        search::build_bitmap(&t, "label", search::DEFAULT_BITMAP_MAX_VALUES).unwrap();
+    }
+    {
+        let f = File::open(&p).unwrap();
+        let t = f.table("/my_table").unwrap();
+        check_minimal(&t, &["row_id", "ts", "energy", "label"]);
+        let ix = index::all_indexes(&t).unwrap();
+        let mut kinds: Vec<(String, String)> = ix.iter().map(|i| (i.path.clone(), i.kind.clone().unwrap())).collect();
+        kinds.sort();
+        assert_eq!(
+            kinds,
+            [
+                ("/my_table/SEARCH_INDEXES/energy__sorted_rows", "SORTED_ROWS"),
+                ("/my_table/SEARCH_INDEXES/label__bitmap", "BITMAP"),
+                ("/my_table/SEARCH_INDEXES/ts__chunk_bloom", "CHUNK_BLOOM"),
+                ("/my_table/SEARCH_INDEXES/ts__chunk_minmax", "CHUNK_MINMAX"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        assert!(ix.iter().all(|i| i.is_valid(Some(0), N as u64)));
+        // energy = [1.5, 2.25, missing, 4.0, 0.5]: ranks 0.5, 1.5, 2.25, 4.0, then the fill tail.
+        let sr = h5::dataset_open(t.id(), "SEARCH_INDEXES/energy__sorted_rows").unwrap();
+        let perm = h5::dataset_read(sr.id(), 0, N as u64, &Dtype::U64, "sorted_rows").unwrap();
+        assert_eq!(perm.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect::<Vec<_>>(), [4, 0, 1, 3, 2]);
+        // label = [0, 2, 1, 1, 0]: values 0, 1, 2 -> rows {0, 4}, {2, 3}, {1}.
+        let bm = h5::dataset_open(t.id(), "SEARCH_INDEXES/label__bitmap").unwrap();
+        assert_eq!(h5::dataset_read_rows_2d(bm.id(), 0, 3, 1, &Dtype::U8, "bitmap").unwrap(), [0x11, 0x0c, 0x02]);
+        let kind = |k: &'static str| IndexChoice::Kind(k);
+        let out = filter_rows_with(&t, "ts", &ColumnFilter::Eq(Scalar::Int(220)), kind(names::KIND_CHUNK_BLOOM)).unwrap();
+        assert_eq!((out.rows, out.stats.index_used.as_deref(), out.stats.chunks_skipped), (vec![2], Some("CHUNK_BLOOM"), 2));
+        let ge2 = ColumnFilter::Range { lo: std::ops::Bound::Included(Scalar::Float(2.0)), hi: std::ops::Bound::Unbounded };
+        let out = filter_rows_with(&t, "energy", &ge2, kind(names::KIND_SORTED_ROWS)).unwrap();
+        assert_eq!((out.rows, out.stats.index_used.as_deref()), (vec![1, 3], Some("SORTED_ROWS")));
+        let out = filter_rows_with(&t, "label", &ColumnFilter::Eq(Scalar::Text("muon".into())), kind(names::KIND_BITMAP)).unwrap();
+        assert_eq!((out.rows, out.stats.index_used.as_deref()), (vec![2, 3], Some("BITMAP"))); // muon = code 1
+    }
+    compare_with_golden("hep001_15_4_every_index_kind", &p);
+}
