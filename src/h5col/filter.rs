@@ -27,8 +27,11 @@ pub const DEFAULT_SCAN_ROWS: u64 = 65_536;
 /// (HEP001 §8.7), an enum member (booleans: `"TRUE"`/`"FALSE"`), or a string value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
+    /// An integer (exact for every integer column type).
     Int(i128),
+    /// A float; NaN is refused (it equals nothing).
     Float(f64),
+    /// A label or a string value.
     Text(String),
 }
 
@@ -38,7 +41,12 @@ pub enum ColumnFilter {
     /// `value == x`.
     Eq(Scalar),
     /// `lo <(=) value <(=) hi`; `Bound::Unbounded` for an open end.
-    Range { lo: Bound<Scalar>, hi: Bound<Scalar> },
+    Range {
+        /// Lower end.
+        lo: Bound<Scalar>,
+        /// Upper end.
+        hi: Bound<Scalar>,
+    },
     /// `value` is one of the list.
     In(Vec<Scalar>),
 }
@@ -61,8 +69,9 @@ pub struct FilterStats {
     pub index_used: Option<String>,
     /// Column values read and tested (binary-search probes for `SORTED_ROWS`; 0 for `BITMAP`).
     pub rows_examined: u64,
-    /// Column chunks in `[0, NROWS)` and how many an index let the filter skip.
+    /// Column chunks in `[0, NROWS)` (of [`DEFAULT_SCAN_ROWS`] rows when contiguous).
     pub chunks_total: u64,
+    /// Chunks a `CHUNK_MINMAX` or `CHUNK_BLOOM` index let the filter skip.
     pub chunks_skipped: u64,
     /// Indexes on the column that failed the validity check and were ignored.
     pub stale_indexes: usize,
@@ -71,7 +80,9 @@ pub struct FilterStats {
 /// Matching rows (ascending) and how they were found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FilterOutcome {
+    /// Matching rows, ascending.
     pub rows: Vec<u64>,
+    /// How they were found.
     pub stats: FilterStats,
 }
 

@@ -67,8 +67,11 @@ pub fn key_of(a: &Array, i: usize) -> Option<Key> {
 /// test of HEP001 §8.5) or a non-missing NaN.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
+    /// A value with a place in the order.
     Value(Key),
+    /// Flagged by the canonical missing-value test (and not NaN).
     Missing,
+    /// A NaN (missing or not).
     NaN,
 }
 
