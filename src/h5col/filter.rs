@@ -502,11 +502,24 @@ fn sorted_rows(t: &Table, col: &super::Column, info: &index::IndexInfo, c: &Comp
         Ok(rows)
     };
     let mut probes = 0u64;
+    // A filtered (compressed) column decompresses a whole chunk for every element read,
+    // and HDF5's default chunk cache holds about one: keep the chunks the binary search has
+    // touched (at most ~2·log2(NROWS) of them). Unfiltered columns read single elements.
+    let cached = !col.info.filters.is_empty();
+    let chunk = col.chunk_rows().unwrap_or(n).max(1);
+    let mut cache: std::collections::HashMap<u64, Array> = std::collections::HashMap::new();
     let mut key_at = |rank: u64| -> Result<Option<Key>> {
         probes += 1;
         let row = read_ranks(rank, rank + 1)?[0];
-        let a = col.read(row, 1)?;
-        Ok(key_of(&a, 0))
+        if !cached {
+            return Ok(key_of(&col.read(row, 1)?, 0));
+        }
+        let ci = row / chunk;
+        if !cache.contains_key(&ci) {
+            let start = ci * chunk;
+            cache.insert(ci, col.read(start, chunk.min(n - start))?);
+        }
+        Ok(cache.get(&ci).and_then(|a| key_of(a, (row - ci * chunk) as usize)))
     };
     // First rank in [0, ordered_len) whose key is not `before` the target.
     let mut lower = |pred: &dyn Fn(&Key) -> bool| -> Result<u64> {
