@@ -10,6 +10,7 @@ mod common;
 use std::path::Path;
 
 use marquet::h5::{self, Dtype};
+use marquet::h5col::categorical;
 use marquet::h5col::index::{self, range_filter, FilterStats};
 use marquet::h5col::list::{LeafSpec, ListSpec};
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File, ListArray, ListValues, Table};
@@ -26,6 +27,8 @@ const TS: [i64; N] = [100, 160, 220, 280, 340];
 const ENERGY: [f32; N] = [1.5, 2.25, 0.0, 4.0, 0.5];
 const ENERGY_MISSING: [bool; N] = [false, false, true, false, false];
 const LABEL: [i8; N] = [0, 2, 1, 1, 0];
+/// The categories of `label` (HEP001 §15.1 shows three without naming them).
+const LABELS: [&str; 3] = ["electron", "muon", "pion"];
 
 /// HEP001's recommended float32 fill, 9.9692099683868690e+36 (§8.5).
 const F32_FILL_BITS: u32 = 0x7CF0_0000;
@@ -46,11 +49,12 @@ fn create_minimal(f: &File) -> Table {
     )
     .unwrap();
     t.add_column("energy", &spec(Dtype::F32).with_units("MeV")).unwrap();
-    // HEP001 makes `label` categorical (CATEGORIES -> CATEGORIES/label__CATEGORIES, §8.7).
-    // Categorical columns are not implemented in the library yet, so `label` is written
-    // as a plain int8 column (its codes and description are as in the example); the
-    // CATEGORIES group and attribute are therefore absent from the golden DDL.
-    t.add_column("label", &spec(Dtype::I8).with_description("Class label.")).unwrap();
+    // `label` is categorical: CATEGORIES -> CATEGORIES/label__CATEGORIES, three labels,
+    // ordered = false (§8.7, §15.1). HEP001 does not give the labels; these are ours. The
+    // listing shows a vlen UTF-8 categories dataset, the diagram a fixed UTF-8 one ("either
+    // is allowed"); we write fixed-length UTF-8 (no vlen data anywhere).
+    let cats = categorical::create_categories(&t, "label__CATEGORIES", &LABELS, false).unwrap();
+    categorical::add_categorical_column(&t, "label", &spec(Dtype::I8).with_description("Class label."), &cats).unwrap();
     t.set_index_columns(&["row_id"]).unwrap();
     t
 }
@@ -131,6 +135,13 @@ fn check_minimal(t: &Table, expected_order: &[&str]) {
     assert_eq!(column_text_attr(t, "ts", names::UNITS_VOCABULARY).as_deref(), Some("UDUNITS-2"));
     assert_eq!(column_text_attr(t, "energy", names::UNITS).as_deref(), Some("MeV"));
     assert_eq!(column_text_attr(t, "label", names::DESCRIPTION).as_deref(), Some("Class label."));
+    let cats = categorical::categories_of(t, "label").unwrap().unwrap();
+    assert_eq!(cats.path, "/my_table/CATEGORIES/label__CATEGORIES");
+    assert_eq!((cats.labels.iter().map(String::as_str).collect::<Vec<_>>(), cats.ordered), (LABELS.to_vec(), false));
+    assert_eq!(
+        categorical::read_labels(t, "label", 0, N as u64).unwrap(),
+        LABEL.iter().map(|&c| Some(LABELS[c as usize].to_string())).collect::<Vec<_>>()
+    );
 }
 
 /// Dump `file` with `h5dump -p` (properties: chunking, filters, fill values) and compare
@@ -273,4 +284,62 @@ fn hep001_15_3_chunk_minmax() {
         assert_eq!(st, FilterStats { chunks_total: 3, chunks_skipped: 0, used_index: false });
     }
     compare_with_golden("hep001_15_3_chunk_minmax", &p);
+}
+
+/// §15.4 "complete layout": the §15.1 table with one index of every HEP001 kind, named as
+/// in the HEP's diagram — `ts__chunk_minmax`, `ts__chunk_bloom`, `energy__sorted_rows`,
+/// `label__bitmap` with its accompanying `label__bitmap__VALUES` (the diagram's list
+/// columns are left out: §15.2 covers them).
+#[test]
+fn hep001_15_4_every_index_kind() {
+    use marquet::h5col::filter::{filter_rows_with, ColumnFilter, IndexChoice, Scalar};
+    use marquet::h5col::search::{self, BloomParams};
+    let _serial = common::serial();
+    let dir = common::TempDir::new("hep001-15-4");
+    let p = dir.join("complete.h5");
+    {
+        let f = File::create(&p).unwrap();
+        let t = create_minimal(&f);
+        t.append(&minimal_batch(0, N)).unwrap();
+        index::build_chunk_minmax(&t, "ts").unwrap();
+        // Small filters keep the DDL readable: 64 bits, 3 hashes, seed 0.
+        search::build_chunk_bloom(&t, "ts", Some(BloomParams { k: 3, m_bits: 64, seed: 0 })).unwrap();
+        search::build_sorted_rows(&t, "energy").unwrap();
+        search::build_bitmap(&t, "label", search::DEFAULT_BITMAP_MAX_VALUES).unwrap();
+    }
+    {
+        let f = File::open(&p).unwrap();
+        let t = f.table("/my_table").unwrap();
+        check_minimal(&t, &["row_id", "ts", "energy", "label"]);
+        let ix = index::all_indexes(&t).unwrap();
+        let mut kinds: Vec<(String, String)> = ix.iter().map(|i| (i.path.clone(), i.kind.clone().unwrap())).collect();
+        kinds.sort();
+        assert_eq!(
+            kinds,
+            [
+                ("/my_table/SEARCH_INDEXES/energy__sorted_rows", "SORTED_ROWS"),
+                ("/my_table/SEARCH_INDEXES/label__bitmap", "BITMAP"),
+                ("/my_table/SEARCH_INDEXES/ts__chunk_bloom", "CHUNK_BLOOM"),
+                ("/my_table/SEARCH_INDEXES/ts__chunk_minmax", "CHUNK_MINMAX"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        assert!(ix.iter().all(|i| i.is_valid(Some(0), N as u64)));
+        // energy = [1.5, 2.25, missing, 4.0, 0.5]: ranks 0.5, 1.5, 2.25, 4.0, then the fill tail.
+        let sr = h5::dataset_open(t.id(), "SEARCH_INDEXES/energy__sorted_rows").unwrap();
+        let perm = h5::dataset_read(sr.id(), 0, N as u64, &Dtype::U64, "sorted_rows").unwrap();
+        assert_eq!(perm.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect::<Vec<_>>(), [4, 0, 1, 3, 2]);
+        // label = [0, 2, 1, 1, 0]: values 0, 1, 2 -> rows {0, 4}, {2, 3}, {1}.
+        let bm = h5::dataset_open(t.id(), "SEARCH_INDEXES/label__bitmap").unwrap();
+        assert_eq!(h5::dataset_read_rows_2d(bm.id(), 0, 3, 1, &Dtype::U8, "bitmap").unwrap(), [0x11, 0x0c, 0x02]);
+        let kind = |k: &'static str| IndexChoice::Kind(k);
+        let out = filter_rows_with(&t, "ts", &ColumnFilter::Eq(Scalar::Int(220)), kind(names::KIND_CHUNK_BLOOM)).unwrap();
+        assert_eq!((out.rows, out.stats.index_used.as_deref(), out.stats.chunks_skipped), (vec![2], Some("CHUNK_BLOOM"), 2));
+        let ge2 = ColumnFilter::Range { lo: std::ops::Bound::Included(Scalar::Float(2.0)), hi: std::ops::Bound::Unbounded };
+        let out = filter_rows_with(&t, "energy", &ge2, kind(names::KIND_SORTED_ROWS)).unwrap();
+        assert_eq!((out.rows, out.stats.index_used.as_deref()), (vec![1, 3], Some("SORTED_ROWS")));
+        let out = filter_rows_with(&t, "label", &ColumnFilter::Eq(Scalar::Text("muon".into())), kind(names::KIND_BITMAP)).unwrap();
+        assert_eq!((out.rows, out.stats.index_used.as_deref()), (vec![2, 3], Some("BITMAP"))); // muon = code 1
+    }
+    compare_with_golden("hep001_15_4_every_index_kind", &p);
 }

@@ -91,6 +91,10 @@ struct QueryArgs {
     /// Ignore every index (full scan).
     #[arg(long)]
     no_index: bool,
+    /// Attribute filter "COLUMN OP VALUE" (OP: = == < <= > >= in); repeat to AND several.
+    /// Alone (no window) it filters any H5Col table.
+    #[arg(long = "where", value_name = "PREDICATE", allow_hyphen_values = true)]
+    where_: Vec<String>,
 }
 
 #[derive(Args)]
@@ -147,14 +151,20 @@ fn parse_bbox(s: &str) -> Result<marquet::BBox, String> {
 }
 
 fn query(a: QueryArgs) -> ExitCode {
+    use marquet::h5col::filter::{filter_all, parse_where, FilterStats};
     use marquet::query::{Predicate, Query};
-    let windows: Vec<String> = match (&a.bbox, &a.bbox_file) {
-        (Some(b), _) => vec![b.clone()],
+    let filters = match a.where_.iter().map(|w| parse_where(w)).collect::<Result<Vec<_>, _>>() {
+        Ok(f) => f,
+        Err(e) => return fail(e),
+    };
+    let windows: Vec<Option<String>> = match (&a.bbox, &a.bbox_file) {
+        (Some(b), _) => vec![Some(b.clone())],
         (None, Some(f)) => match std::fs::read_to_string(f) {
-            Ok(t) => t.lines().filter(|l| !l.trim().is_empty()).map(|l| l.to_string()).collect(),
+            Ok(t) => t.lines().filter(|l| !l.trim().is_empty()).map(|l| Some(l.to_string())).collect(),
             Err(e) => return fail(format!("{}: {e}", f.display())),
         },
-        (None, None) => return fail("give --bbox or --bbox-file"),
+        (None, None) if !filters.is_empty() => vec![None],
+        (None, None) => return fail("give --bbox, --bbox-file or --where"),
     };
     let pred = match a.predicate.as_str() {
         "within" => Predicate::Within,
@@ -162,23 +172,48 @@ fn query(a: QueryArgs) -> ExitCode {
         "bbox" => Predicate::BBoxOnly,
         _ => Predicate::Intersects,
     };
+    let attr_stats = |st: &[FilterStats]| -> String {
+        st.iter()
+            .zip(&filters)
+            .map(|(s, (c, _))| {
+                format!(
+                    " | where {c}: {} examined {} rows, skipped {}/{} chunks{}",
+                    s.index_used.as_deref().unwrap_or("scan"),
+                    s.rows_examined,
+                    s.chunks_skipped,
+                    s.chunks_total,
+                    if s.stale_indexes > 0 { format!(", {} stale indexes ignored", s.stale_indexes) } else { String::new() }
+                )
+            })
+            .collect()
+    };
     for w in windows {
         let run = || -> Result<(Vec<u64>, String), String> {
-            let b = parse_bbox(&w)?;
             let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
             let tp = pick_table(&f, a.table.clone())?;
+            let Some(w) = &w else {
+                let t = f.table(&tp).map_err(|e| e.to_string())?;
+                let (rows, st) = filter_all(&t, &filters, !a.no_index).map_err(|e| e.to_string())?;
+                let stats = format!("rows {} | matched {}{}", t.nrows().map_err(|e| e.to_string())?, rows.len(), attr_stats(&st));
+                return Ok((rows, stats));
+            };
+            let b = parse_bbox(w)?;
             let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
             let col = match &a.column {
                 Some(c) => c.clone(),
                 None => t.primary_geometry_column().map_err(|e| e.to_string())?,
             };
-            let r = t.query(&col, &Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index)).map_err(|e| e.to_string())?;
-            let s = r.stats;
-            let stats = format!(
-                "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | matched {} | bytes read {}{}",
-                s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
-                if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
-            );
+            let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+            let r = t.query_where(&col, &q, &filters).map_err(|e| e.to_string())?;
+            let stats = match &r.spatial {
+                Some(s) => format!(
+                    "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
+                    s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
+                    if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
+                ),
+                None => "spatial query skipped: the attribute filters matched nothing".to_string(),
+            } + &attr_stats(&r.attributes)
+                + &if filters.is_empty() { String::new() } else { format!(" | matched {}", r.rows.len()) };
             Ok((r.rows, stats))
         };
         match run() {

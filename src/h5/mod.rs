@@ -1132,3 +1132,90 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
 /// Unused helper kept to silence a lint on `herr_t` import in some cfgs.
 #[allow(dead_code)]
 fn _herr(_: herr_t) {}
+
+// ------------------------------------------------------------------ rank-2 datasets
+// HEP001's BITMAP (K, ceil(NROWS/8)) and CHUNK_BLOOM (n_chunks, m_bytes) indexes are the
+// only rank-2 datasets the crate writes: whole rows of a 2-D array, read and written as
+// row blocks.
+
+/// Create a chunked rank-2 dataset with both dimensions unlimited (so that an index can
+/// be rebuilt in place at any new shape, HEP001 §11.3).
+pub fn dataset_create_2d(loc: hid_t, name: &str, dtype: &Dtype, dims: [u64; 2], chunk: [u64; 2], filters: &[Filter]) -> Result<Hid> {
+    let t = dtype.to_hid()?;
+    let s = Space::Simple(dims.to_vec()).to_hid(Some(&[H5S_UNLIMITED, H5S_UNLIMITED]))?;
+    let n = cstr(name)?;
+    locked(|| unsafe {
+        let dcpl = Hid::new(h5p::H5Pcreate(*g::H5P_DATASET_CREATE), name, "H5Pcreate")?;
+        let c: [hsize_t; 2] = [chunk[0].max(1), chunk[1].max(1)];
+        check(h5p::H5Pset_chunk(dcpl.0, 2, c.as_ptr()), name, "H5Pset_chunk")?;
+        for f in filters {
+            match f {
+                Filter::Shuffle => check(h5p::H5Pset_shuffle(dcpl.0), name, "H5Pset_shuffle")?,
+                Filter::Deflate(l) => check(h5p::H5Pset_deflate(dcpl.0, *l), name, "H5Pset_deflate")?,
+                Filter::Other(id, cd) => {
+                    check(h5p::H5Pset_filter(dcpl.0, *id, 0, cd.len(), cd.as_ptr()), name, "H5Pset_filter")?
+                }
+            };
+        }
+        check(h5p::H5Pset_obj_track_times(dcpl.0, 0), name, "H5Pset_obj_track_times")?;
+        Hid::new(h5d::H5Dcreate2(loc, n.as_ptr(), t.0, s.0, H5P_DEFAULT, dcpl.0, H5P_DEFAULT), name, "H5Dcreate2")
+    })
+}
+
+/// Set the extent of a rank-2 dataset.
+pub fn dataset_set_extent_2d(ds: hid_t, dims: [u64; 2], path: &str) -> Result<()> {
+    locked(|| unsafe { check(h5d::H5Dset_extent(ds, dims.as_ptr()), path, "H5Dset_extent") }).map(|_| ())
+}
+
+fn select_rows_2d(ds: hid_t, row0: u64, nrows: u64, ncols: u64, path: &str) -> Result<(Hid, Hid)> {
+    locked(|| unsafe {
+        let fs = Hid::new(h5d::H5Dget_space(ds), path, "H5Dget_space")?;
+        let start: [hsize_t; 2] = [row0, 0];
+        let count: [hsize_t; 2] = [nrows, ncols];
+        check(
+            h5s::H5Sselect_hyperslab(fs.0, H5S_seloper_t::H5S_SELECT_SET, start.as_ptr(), ptr::null(), count.as_ptr(), ptr::null()),
+            path,
+            "H5Sselect_hyperslab",
+        )?;
+        let ms = Hid::new(h5s::H5Screate_simple(2, count.as_ptr(), ptr::null()), path, "H5Screate_simple")?;
+        Ok((fs, ms))
+    })
+}
+
+/// Read rows `[row0, row0 + nrows)` (all `ncols` columns) of a rank-2 dataset. The caller
+/// checks the block against the dataset's extent first (HDF5 refuses it otherwise).
+pub fn dataset_read_rows_2d(ds: hid_t, row0: u64, nrows: u64, ncols: u64, mem: &Dtype, path: &str) -> Result<Vec<u8>> {
+    let bytes = nrows
+        .checked_mul(ncols)
+        .and_then(|n| n.checked_mul(mem.size() as u64))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| MarquetError::InvalidArgument(format!("{path}: read of {nrows}x{ncols} elements overflows")))?;
+    let mut buf = vec![0u8; bytes];
+    if bytes == 0 {
+        return Ok(buf);
+    }
+    let (fs, ms) = select_rows_2d(ds, row0, nrows, ncols, path)?;
+    let mt = mem.to_hid()?;
+    locked(|| unsafe {
+        check(h5d::H5Dread(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, buf.as_mut_ptr() as *mut c_void), path, "H5Dread")
+    })?;
+    Ok(buf)
+}
+
+/// Write whole rows (each `ncols` elements of `mem`) from row `row0` of a rank-2 dataset.
+pub fn dataset_write_rows_2d(ds: hid_t, row0: u64, ncols: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
+    let row_bytes = (ncols as usize).saturating_mul(mem.size());
+    if row_bytes == 0 || data.len() % row_bytes != 0 {
+        return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of rows")));
+    }
+    let nrows = (data.len() / row_bytes) as u64;
+    if nrows == 0 {
+        return Ok(());
+    }
+    let (fs, ms) = select_rows_2d(ds, row0, nrows, ncols, path)?;
+    let mt = mem.to_hid()?;
+    locked(|| unsafe {
+        check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, data.as_ptr() as *const c_void), path, "H5Dwrite")
+    })?;
+    Ok(())
+}

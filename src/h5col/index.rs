@@ -117,19 +117,24 @@ pub fn create_index_dataset(t: &Table, column: &str, index_name: &str, spec: &Da
     } else {
         h5::dataset_create(t.id(), &rel, spec)?
     };
-    h5::attr_write_ascii(ds.id(), names::KIND, kind)?;
-    // Link from the column.
+    link_index(t, column, ds.id(), &t.member_path(&rel), kind)?;
+    Ok(ds)
+}
+
+/// Write an index dataset's `KIND` and link it (absolute path `abs`) from the column's
+/// `SEARCH_INDEX_LIST` (HEP001 §11.2), once.
+pub(crate) fn link_index(t: &Table, column: &str, ds: hdf5_sys::h5i::hid_t, abs: &str, kind: &str) -> Result<()> {
+    h5::attr_write_ascii(ds, names::KIND, kind)?;
     let col = h5::object_open(t.id(), column)?;
     let mut targets: Vec<String> = match h5::attr_read_refs(col.id(), names::SEARCH_INDEX_LIST)? {
         Some((refs, _, _)) => refs.into_iter().flatten().collect(),
         None => Vec::new(),
     };
-    let abs = t.member_path(&rel);
-    if !targets.contains(&abs) {
-        targets.push(abs);
+    if !targets.iter().any(|p| p == abs) {
+        targets.push(abs.to_string());
         h5::attr_write_refs(col.id(), names::SEARCH_INDEX_LIST, &targets, false)?;
     }
-    Ok(ds)
+    Ok(())
 }
 
 /// Remove an index: unlink it from its column's `SEARCH_INDEX_LIST` and delete it.
@@ -279,10 +284,17 @@ fn write_minmax_entries(t: &Table, column: &str, ds: &Hid, path: &str, from_row:
 pub(crate) fn maintain_after_append(t: &Table, n_old: u64, n_new: u64, new_gen: Option<u64>) -> Result<()> {
     let g_old = t.generation()?;
     for info in all_indexes(t)? {
-        if info.kind.as_deref() != Some(names::KIND_CHUNK_MINMAX) || !info.is_valid(g_old, n_old) {
-            continue; // Left to be disabled by its tokens (or maintained by a layered HEP).
+        if !info.is_valid(g_old, n_old) {
+            continue;
         }
         let Some(g) = new_gen else { continue };
+        if info.kind.as_deref() == Some(names::KIND_CHUNK_BLOOM) {
+            super::search::maintain_bloom(t, &info, n_old, n_new, g)?;
+            continue;
+        }
+        if info.kind.as_deref() != Some(names::KIND_CHUNK_MINMAX) {
+            continue; // SORTED_ROWS, BITMAP: left to be disabled by their tokens (or maintained by a layered HEP).
+        }
         write_tokens(t, &info.path, g, n_new)?; // tokens before content
         h5::flush(t.id())?; // the tokens must reach the file before any content does
         let ds = h5::dataset_open(t.id(), &info.path)?;
@@ -296,10 +308,17 @@ pub(crate) fn maintain_after_truncate(t: &Table, new_nrows: u64, new_gen: Option
     let g_old = t.generation()?;
     let n_old = t.nrows()?;
     for info in all_indexes(t)? {
-        if info.kind.as_deref() != Some(names::KIND_CHUNK_MINMAX) || !info.is_valid(g_old, n_old) {
+        if !info.is_valid(g_old, n_old) {
             continue;
         }
         let Some(g) = new_gen else { continue };
+        if info.kind.as_deref() == Some(names::KIND_CHUNK_BLOOM) {
+            super::search::maintain_bloom(t, &info, new_nrows, new_nrows, g)?;
+            continue;
+        }
+        if info.kind.as_deref() != Some(names::KIND_CHUNK_MINMAX) {
+            continue;
+        }
         write_tokens(t, &info.path, g, new_nrows)?;
         h5::flush(t.id())?;
         let ds = h5::dataset_open(t.id(), &info.path)?;
@@ -324,6 +343,8 @@ pub(crate) fn restore_after_update(t: &Table, column: &str, new_gen: u64) -> Res
                 let ds = h5::dataset_open(t.id(), &info.path)?;
                 write_minmax_entries(t, column, &ds, &info.path, 0, n)?;
                 write_tokens(t, &info.path, new_gen, n)?;
+            } else if info.kind.as_deref() == Some(names::KIND_CHUNK_BLOOM) {
+                super::search::rebuild_bloom_after_update(t, &info, new_gen)?;
             }
         } else {
             let o = h5::object_open(t.id(), &info.path)?;

@@ -2,8 +2,12 @@
 //! and the append / truncate / update procedures of HEP001 §12.
 
 pub mod array;
+pub mod bloom;
+pub mod categorical;
+pub mod filter;
 pub mod index;
 pub mod list;
+pub mod search;
 
 use std::collections::BTreeMap;
 

@@ -36,7 +36,7 @@ pub const RTREE_CHUNK_MIN: u64 = 1024;
 /// Largest chunk length (entries, 40 bytes each) of an R-tree dataset.
 pub const RTREE_CHUNK_MAX: u64 = 16_384;
 /// `SOURCE_NROWS` of an index dataset while its content is being rewritten: never equal to
-/// any NROWS, so the index is stale until the real tokens are written (docs/RULINGS-LOCAL.md L11).
+/// any NROWS, so the index is stale until the real tokens are written (docs/RULINGS-LOCAL.md L13).
 pub const DISABLED_SOURCE_NROWS: u64 = u64::MAX;
 
 /// What an append or truncation does to a valid packed R-tree (HEP002 §10.4: it cannot be
@@ -452,7 +452,7 @@ impl MarquetTable {
             // index dataset MUST carry both; a crash here must leave a conformant file):
             // SOURCE_NROWS = u64::MAX can never equal NROWS (an HDF5 extent is below
             // 2^64 - 1), so the validity check fails whatever GENERATION becomes
-            // (docs/RULINGS-LOCAL.md L11).
+            // (docs/RULINGS-LOCAL.md L13).
             h5index::write_tokens(self.table(), path, tokens.0, DISABLED_SOURCE_NROWS)?;
         }
         h5::flush(self.table().id())

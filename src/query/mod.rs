@@ -527,3 +527,31 @@ impl GeomSource {
         }
     }
 }
+
+/// A spatial query combined with attribute filters (AND), and how each part ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CombinedResult {
+    /// Matching rows, ascending.
+    pub rows: Vec<u64>,
+    /// The spatial part (`None` when the attribute filters already matched nothing and
+    /// the spatial query was skipped).
+    pub spatial: Option<QueryStats>,
+    /// One entry per attribute filter, in order: which index answered, rows examined.
+    pub attributes: Vec<crate::h5col::filter::FilterStats>,
+}
+
+impl MarquetTable {
+    /// Rows of geometry column `col` that satisfy the spatial query `q` *and* every
+    /// attribute filter. Attribute filters run first, each with its own best valid
+    /// HEP001 index (`q.use_indexes` false: by scans); the spatial query runs with its
+    /// own layers only when some row is left, and the two row sets are intersected.
+    pub fn query_where(&self, col: &str, q: &Query, filters: &[(String, crate::h5col::filter::ColumnFilter)]) -> Result<CombinedResult> {
+        let (attr_rows, attributes) = crate::h5col::filter::filter_all(self.table(), filters, q.use_indexes)?;
+        if attr_rows.is_empty() {
+            return Ok(CombinedResult { rows: attr_rows, spatial: None, attributes });
+        }
+        let r = self.query(col, q)?;
+        let rows = crate::h5col::filter::intersect(&r.rows, &attr_rows);
+        Ok(CombinedResult { rows, spatial: Some(r.stats), attributes })
+    }
+}
