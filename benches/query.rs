@@ -68,23 +68,21 @@ fn median<T: Copy + PartialOrd>(v: &mut [T]) -> T {
 
 fn report(name: &str, path: &Path, table: &str, windows: &[BBox]) {
     let run = |ws: &[BBox], indexes: bool| {
-        let (mut lat, mut read, mut bytes, mut hits) = (vec![], vec![], vec![], vec![]);
-        let mut matched_total = Vec::new();
+        let (mut lat, mut read, mut bytes, mut matched) = (vec![], vec![], vec![], vec![]);
         for w in ws {
             let t0 = Instant::now();
             let s = query_once(path, table, w, indexes);
             lat.push(t0.elapsed());
             read.push(s.exact_tested);
             bytes.push(s.bytes_read);
-            hits.push(s.rows_matched);
-            matched_total.push(s.rows_matched);
+            matched.push(s.rows_matched);
         }
         let p90 = {
             let mut l = lat.clone();
             l.sort();
             l[(l.len() * 9 / 10).min(l.len() - 1)]
         };
-        (median(&mut lat), p90, median(&mut read), median(&mut bytes), median(&mut hits), matched_total)
+        (median(&mut lat), p90, median(&mut read), median(&mut bytes), median(&mut matched.clone()), matched)
     };
     let (lat, p90, read, bytes, hits, with_idx) = run(windows, true);
     let (slat, _, sread, sbytes, _, scan) = run(&windows[..20], false);

@@ -43,6 +43,10 @@ impl SplitMix64 {
     pub fn int(&mut self, lo: u64, hi: u64) -> u64 {
         lo + self.next_u64() % (hi - lo + 1)
     }
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.f64() < p
+    }
     /// Standard normal (Box–Muller).
     pub fn normal(&mut self) -> f64 {
         let u1 = self.f64().max(f64::MIN_POSITIVE);

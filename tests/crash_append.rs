@@ -12,11 +12,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::mpsc;
+
+use common::crash::{self, Event, SIGKILL};
 use std::time::{Duration, Instant};
 
 use marquet::h5::{self, Dtype};
@@ -28,8 +28,6 @@ use marquet::spec::names;
 const CHILD_ENV: &str = "MARQUET_CRASH_CHILD";
 /// Set for the child when its data columns should use the default deflate filter.
 const DEFLATE_ENV: &str = "MARQUET_CRASH_CHILD_DEFLATE";
-/// Signal number of SIGKILL (9 on Linux and the BSDs).
-const SIGKILL: i32 = 9;
 const MARK: &str = "@@crash ";
 const DEFAULT_TRIALS: u64 = 60;
 const DEFAULT_SEED: u64 = 0x4D41_5251_5545_5431;
@@ -108,9 +106,7 @@ fn make_batch(a: u64, k: u64) -> Batch {
 // ------------------------------------------------------------ the child
 
 fn say(line: &str) {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "\n{MARK}{line}").unwrap();
-    out.flush().unwrap();
+    crash::say(MARK, line);
 }
 
 /// The writer process. A no-op unless [`CHILD_ENV`] names the file to write.
@@ -151,21 +147,6 @@ fn crash_child() {
 
 // ------------------------------------------------------------ the parent
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Event {
-    Ready,
-    Committed(u64),
-    Done,
-}
-
-fn parse(line: &str) -> Option<Event> {
-    let rest = &line[line.find(MARK)? + MARK.len()..];
-    match rest.trim() {
-        "ready" => Some(Event::Ready),
-        "done" => Some(Event::Done),
-        s => s.strip_prefix("committed ").map(|n| Event::Committed(n.parse().expect("committed count"))),
-    }
-}
 
 /// When the parent kills the child.
 #[derive(Debug, Clone, Copy)]
@@ -255,7 +236,6 @@ fn run_trials(strict_index: bool, deflate: bool) {
     }
     let trials: u64 = std::env::var("MARQUET_CRASH_TRIALS").ok().map(|v| v.parse().expect("MARQUET_CRASH_TRIALS")).unwrap_or(DEFAULT_TRIALS);
     let seed: u64 = std::env::var("MARQUET_CRASH_SEED").ok().map(|v| v.parse().expect("MARQUET_CRASH_SEED")).unwrap_or(DEFAULT_SEED);
-    let exe = std::env::current_exe().unwrap();
     let dir = common::TempDir::new("crash-append");
     let bounds = boundaries();
     let mut rng = common::Rng::new(seed);
@@ -275,35 +255,14 @@ fn run_trials(strict_index: bool, deflate: bool) {
         } else {
             KillPlan::AfterCommits { commits: rng.below(40), delay: Duration::from_micros(rng.below(4_000)) }
         };
-        let mut child = Command::new(&exe)
-            .args(["crash_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, &path)
-            .env_remove(DEFLATE_ENV)
-            .envs(deflate.then_some((DEFLATE_ENV, "1")))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&err_path).unwrap())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            let mut events = Vec::new();
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(e) = parse(&line) {
-                    events.push(e);
-                    let _ = tx.send(e);
-                }
-            }
-            events
-        });
+        let deflate_env = deflate.then_some(std::ffi::OsStr::new("1"));
+        let w = crash::spawn_writer("crash_child", &[(CHILD_ENV, Some(path.as_os_str())), (DEFLATE_ENV, deflate_env)], &err_path, MARK);
         match plan {
             KillPlan::Early(d) => std::thread::sleep(d),
             KillPlan::AfterCommits { commits, delay } => {
                 let mut seen = 0;
                 loop {
-                    match rx.recv_timeout(CHILD_TIMEOUT) {
+                    match w.events.recv_timeout(CHILD_TIMEOUT) {
                         Ok(Event::Ready) if commits == 0 => break,
                         Ok(Event::Ready) => {}
                         Ok(Event::Committed(_)) => {
@@ -314,7 +273,7 @@ fn run_trials(strict_index: bool, deflate: bool) {
                         }
                         Ok(Event::Done) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
                         Err(mpsc::RecvTimeoutError::Timeout) => {
-                            let _ = child.kill();
+                            w.kill();
                             panic!("trial {trial}: no output from the child for {CHILD_TIMEOUT:?}");
                         }
                     }
@@ -322,9 +281,7 @@ fn run_trials(strict_index: bool, deflate: bool) {
                 std::thread::sleep(delay);
             }
         }
-        let _ = child.kill(); // SIGKILL
-        let status = child.wait().unwrap();
-        let events = reader.join().unwrap();
+        let (status, events) = w.kill();
         let killed = status.signal() == Some(SIGKILL);
         let done = events.contains(&Event::Done);
         assert!(

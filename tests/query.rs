@@ -12,30 +12,8 @@ use marquet::query::{Predicate, Query, QueryResult, Window};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, LineString, MultiPolygon, Point, Polygon};
 use marquet::{BBox, Dimensions};
 
-/// SplitMix64: a tiny seeded generator.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    pub fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.f64()
-    }
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.f64() < p
-    }
-}
+/// The seeded generator shared with the benchmarks.
+use marquet::synth::SplitMix64 as Rng;
 
 fn tmp(name: &str) -> String {
     let d = std::env::temp_dir().join(format!("marquet-query-{}", std::process::id()));

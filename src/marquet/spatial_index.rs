@@ -430,7 +430,7 @@ impl MarquetTable {
         let entries = block_bbox::build_blocks(rows.iter().map(summary), b)?;
         let dt = block_bbox_dtype(z, m);
         let (ds, path) = self.index_dataset(col, existing, SpatialIndexKind::BlockBBox, &dt, BLOCK_INDEX_CHUNK)?;
-        self.begin_write(&ds, &path, tokens, tokens_first)?;
+        self.begin_write(&path, tokens, tokens_first)?;
         h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
         h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(&entries, z, m), &path)?;
         h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
@@ -443,8 +443,7 @@ impl MarquetTable {
     /// Before rewriting an index dataset's content (or, for `tokens_first`, after writing the
     /// tokens of the state about to be committed): make the dataset fail the validity
     /// check until [`Self::end_write`], and flush.
-    fn begin_write(&self, ds: &Hid, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
-        let _ = ds;
+    fn begin_write(&self, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
         if tokens_first {
             h5index::write_tokens(self.table(), path, tokens.0, tokens.1)?;
         } else {
@@ -499,7 +498,7 @@ impl MarquetTable {
         let chunk = internal.clamp(RTREE_CHUNK_MIN, RTREE_CHUNK_MAX);
         let dt = rtree_dtype();
         let (ds, path) = self.index_dataset(col, existing, SpatialIndexKind::PackedRTree, &dt, chunk)?;
-        self.begin_write(&ds, &path, tokens, tokens_first)?;
+        self.begin_write(&path, tokens, tokens_first)?;
         h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
         h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
         h5::attr_write(ds.id(), names::NODE_SIZE, &Dtype::U16, &Space::Scalar, &node_size.to_le_bytes())?;

@@ -9,6 +9,8 @@
 
 #![allow(dead_code)]
 
+pub mod crash;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -161,19 +163,16 @@ pub fn check_golden(name: &str, actual: &str) {
     }
 }
 
-/// SplitMix64: a tiny seeded RNG, enough for choosing kill points and ranges.
-pub struct Rng(u64);
+/// A seeded RNG (`marquet::synth::SplitMix64`) with the integer helpers the tests use for
+/// choosing kill points and ranges.
+pub struct Rng(marquet::synth::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(marquet::synth::SplitMix64::new(seed))
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in `[0, n)` (`n > 0`).
     pub fn below(&mut self, n: u64) -> u64 {
@@ -181,9 +180,9 @@ impl Rng {
     }
     /// Uniform in `[lo, hi]`.
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
+        self.0.int(lo, hi)
     }
     pub fn f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.f64()
     }
 }
