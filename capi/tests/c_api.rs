@@ -279,4 +279,22 @@ fn install_script_and_pkg_config_build_a_program() {
         .arg("-lm"));
     let out = stdout(&run(Command::new(&exe).arg(d.join("s.h5"))));
     check_expected("c/stations.expected", &out);
+
+    // The Fortran example against the installed library too.
+    if !have("gfortran") {
+        eprintln!("gfortran is not installed: skipping the installed Fortran example");
+        return;
+    }
+    let libs = stdout(&run(Command::new("pkg-config").args(["--libs", "marquet"]).env("PKG_CONFIG_PATH", &pc)));
+    let fexe = d.join("stations_f_pc");
+    run(Command::new("gfortran")
+        .args(["-Wall", "-Werror", "-std=f2018"])
+        .arg("-J")
+        .arg(&d)
+        .arg(root().join("examples/fortran/stations.f90"))
+        .arg("-o")
+        .arg(&fexe)
+        .args(libs.split_whitespace()));
+    let out = stdout(&run(Command::new(&fexe).arg(d.join("f.h5"))));
+    check_expected("fortran/stations.expected", &out);
 }
