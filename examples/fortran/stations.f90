@@ -197,7 +197,7 @@ contains
     allocate (rows(max(count, 1_c_int64_t)))
     call check(marquet_query_result_rows(result, rows, int(count, c_size_t)), 'marquet_query_result_rows')
     call marquet_query_result_free(result)
-    write (*, '(a, a, a, a, i0, a)', advance='no') column, ' ', pname, ': ', count, ' rows'
+    write (*, '(a, a, a, a, i0, a)', advance='no') column, ' ', pname, ': ', count, ' rows:'
     do i = 1, int(count)
       write (*, '(a, i0)', advance='no') ' ', rows(i)
     end do
