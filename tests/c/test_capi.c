@@ -623,7 +623,6 @@ static void test_query(const char *dir) {
     EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 2, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
                   MARQUET_STATUS_INVALID_ARGUMENT);
     EXPECT(error_contains("ymin 2 > ymax 1"));
-    /* xmin > xmax wraps the antimeridian, which a planar (unknown) CRS refuses too. */
     EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 1, 0, 0, 1, MARQUET_PREDICATE_BBOX, 1, NULL),
                   MARQUET_STATUS_NULL_POINTER);
     EXPECT_STATUS(marquet_table_query_box(NULL, S("shape"), 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
@@ -638,6 +637,47 @@ static void test_query(const char *dir) {
     EXPECT_STATUS(marquet_table_query_wkb(t, S("shape"), NULL, 21, MARQUET_PREDICATE_INTERSECTS, 1, &untouched),
                   MARQUET_STATUS_NULL_POINTER);
     EXPECT(untouched == NULL);
+
+    /* Geographic columns: xmin > xmax wraps the antimeridian; spherical edges make the
+     * answer approximate (boxes grown for the geodesic edges). A planar CRS refuses a
+     * wrapping window. */
+    marquet_table_free(t);
+    OK(marquet_table_create(f, S("/geo"), &t));
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_form(o, MARQUET_FORM_POINT, MARQUET_DIMENSIONS_XY, 0, 0));
+    OK(marquet_table_add_geometry_column(t, S("lonlat"), o));
+    OK(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_SPHERICAL));
+    OK(marquet_table_add_geometry_column(t, S("sphere"), o));
+    OK(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_PLANAR));
+    OK(marquet_geometry_column_options_set_crs(o, MARQUET_CRS_UNKNOWN));
+    OK(marquet_table_add_geometry_column(t, S("plane"), o));
+    marquet_geometry_column_options_free(o);
+    double gx[3] = {175, 0, -175}, gy[3] = {1, 1, 1};
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_points(b, S("lonlat"), MARQUET_DIMENSIONS_XY, gx, gy, NULL, NULL, NULL, 3));
+    OK(marquet_batch_set_points(b, S("sphere"), MARQUET_DIMENSIONS_XY, gx, gy, NULL, NULL, NULL, 3));
+    OK(marquet_batch_set_points(b, S("plane"), MARQUET_DIMENSIONS_XY, gx, gy, NULL, NULL, NULL, 3));
+    OK(marquet_table_append(t, b, NULL));
+    marquet_batch_free(b);
+    const char *geo_cols[2] = {"lonlat", "sphere"};
+    for (int c = 0; c < 2; c++) {
+        r = NULL;
+        count = -1;
+        approximate = -1;
+        rows[0] = rows[1] = rows[2] = -1;
+        OK(marquet_table_query_box(t, geo_cols[c], strlen(geo_cols[c]), 170, -10, -170, 10, MARQUET_PREDICATE_INTERSECTS, 1,
+                                   &r));
+        OK(marquet_query_result_count(r, &count));
+        OK(marquet_query_result_rows(r, rows, 3));
+        OK(marquet_query_result_approximate(r, &approximate));
+        EXPECT(count == 2 && rows[0] == 0 && rows[1] == 2);
+        EXPECT(approximate == c);
+        marquet_query_result_free(r);
+    }
+    EXPECT_STATUS(marquet_table_query_box(t, S("plane"), 170, -10, -170, 10, MARQUET_PREDICATE_INTERSECTS, 1, &untouched),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("wraps around the antimeridian") && untouched == NULL);
 
     /* This libmarquet links its own static HDF5: a caller's hid_t cannot be shared. */
     marquet_file *from_hid = NULL;
