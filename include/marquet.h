@@ -282,6 +282,42 @@ typedef int32_t marquet_severity;
 #endif // __cplusplus
 
 /**
+ * The spatial predicate of a query, read as "the row's geometry *predicate* the window".
+ * Predicates are planar (XY; Z and M are ignored); null and empty geometries never
+ * match. For a column whose EDGES are not planar every predicate is answered on boxes
+ * grown to hold the geodesic edges (a superset; `marquet_query_result_approximate`).
+ */
+enum marquet_predicate
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The geometry and the window share at least one point.
+     */
+    MARQUET_PREDICATE_INTERSECTS = 1,
+    /**
+     * The geometry lies within the window (OGC Within).
+     */
+    MARQUET_PREDICATE_WITHIN = 2,
+    /**
+     * The geometry contains the window (OGC Contains).
+     */
+    MARQUET_PREDICATE_CONTAINS = 3,
+    /**
+     * The geometry's box intersects the window's box.
+     */
+    MARQUET_PREDICATE_BBOX = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum marquet_predicate marquet_predicate;
+#else
+typedef int32_t marquet_predicate;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Rows to append to a table (opaque): values for each column, set by name. Created by
  * `marquet_batch_new`, appended with `marquet_table_append` (which does not consume
  * it), freed by `marquet_batch_free`.
@@ -307,6 +343,12 @@ typedef struct marquet_geometry_column_options marquet_geometry_column_options;
  * change when rows are appended later: ask again for fresh values.
  */
 typedef struct marquet_geometry_info marquet_geometry_info;
+
+/**
+ * The answer of a spatial query (opaque): matching row numbers, ascending. From
+ * `marquet_table_query_box` / `_query_wkb`; released by `marquet_query_result_free`.
+ */
+typedef struct marquet_query_result marquet_query_result;
 
 /**
  * A validation report (opaque): a verdict and a list of findings, each with a severity,
@@ -446,6 +488,22 @@ int32_t marquet_file_open(const char *path, size_t path_len, struct marquet_file
  * Open the existing file at `path` read-write.
  */
 int32_t marquet_file_open_rw(const char *path, size_t path_len, struct marquet_file **out);
+
+/**
+ * Make a handle for the file that the caller's HDF5 file or group identifier `hid`
+ * (a `hid_t`) belongs to, so that a program using HDF5 itself keeps its own arrays and
+ * Marquet tables in one open file (HEP002 §1.1). Table paths without a leading '/' are
+ * then relative to the group (`hid` a group) or to the root group (`hid` a file).
+ *
+ * The handle holds a reference of its own to the file: the caller still closes `hid`
+ * (before or after freeing the handle), and the file stays open until both are done.
+ * Only a libmarquet built against the caller's shared HDF5 (`cargo build -p
+ * marquet-capi --no-default-features` with HDF5_DIR, see docs/FFI.md) shares HDF5's
+ * identifiers with the caller; the default build, whose HDF5 is linked statically
+ * inside it, returns `MARQUET_STATUS_UNSUPPORTED`. An `hid` that is not a live file or
+ * group identifier gives `MARQUET_STATUS_INVALID_ARGUMENT`.
+ */
+int32_t marquet_file_from_hid(int64_t hid, struct marquet_file **out);
 
 /**
  * Close the file handle: later calls with it return `MARQUET_STATUS_CLOSED`. The HDF5
@@ -651,6 +709,79 @@ int32_t marquet_geometry_column_options_set_deflate(struct marquet_geometry_colu
                                                     int32_t level);
 
 /**
+ * Find the rows of geometry column `column` whose geometry satisfies `predicate` (a
+ * `MARQUET_PREDICATE_*` value) against the box `[xmin, xmax] x [ymin, ymax]`. With
+ * `use_indexes` 1 the column's valid search indexes and covering column prune the
+ * search (HEP002 §10); with 0 every row is read and tested. `xmin > xmax` wraps around
+ * the antimeridian (geographic CRS only). NaN bounds or `ymin > ymax` are refused.
+ * On success `*out` receives a result to free with `marquet_query_result_free`.
+ */
+int32_t marquet_table_query_box(const struct marquet_table *table,
+                                const char *column,
+                                size_t column_len,
+                                double xmin,
+                                double ymin,
+                                double xmax,
+                                double ymax,
+                                int32_t predicate,
+                                int32_t use_indexes,
+                                struct marquet_query_result **out);
+
+/**
+ * As `marquet_table_query_box`, with the window given as one ISO WKB geometry
+ * (`wkb_len` bytes, in the column's coordinates). Malformed WKB gives
+ * `MARQUET_STATUS_INVALID_WKB`.
+ */
+int32_t marquet_table_query_wkb(const struct marquet_table *table,
+                                const char *column,
+                                size_t column_len,
+                                const uint8_t *wkb,
+                                size_t wkb_len,
+                                int32_t predicate,
+                                int32_t use_indexes,
+                                struct marquet_query_result **out);
+
+/**
+ * Free a query result (NULL is a no-op).
+ */
+void marquet_query_result_free(struct marquet_query_result *result);
+
+/**
+ * Number of matching rows.
+ */
+int32_t marquet_query_result_count(const struct marquet_query_result *result, int64_t *count);
+
+/**
+ * Copy the matching row numbers (0-based, ascending) into `rows`, which holds
+ * `rows_len` elements. `rows_len` below the count gives
+ * `MARQUET_STATUS_BUFFER_TOO_SMALL` and writes nothing; `rows` may be NULL when the
+ * count is 0.
+ */
+int32_t marquet_query_result_rows(const struct marquet_query_result *result,
+                                  int64_t *rows,
+                                  size_t rows_len);
+
+/**
+ * `*approximate` = 1 when the column's edges are not planar and the predicate was
+ * answered on (geodesically grown) boxes, so the rows are a superset of the exact
+ * answer; 0 when the answer is exact.
+ */
+int32_t marquet_query_result_approximate(const struct marquet_query_result *result,
+                                         int32_t *approximate);
+
+/**
+ * How the query was answered, as counts: `stats` receives up to `stats_len` of, in
+ * this order, rows in the table, row blocks of the block index used, blocks skipped,
+ * R-tree candidates, rows the covering column rejected, rows whose geometry was read
+ * and tested, rows matched, bytes read (HEP002 §10 layers; `marquet query --stats`).
+ * `*needed` (if not NULL) receives 8, the number of counts there are.
+ */
+int32_t marquet_query_result_stats(const struct marquet_query_result *result,
+                                   int64_t *stats,
+                                   size_t stats_len,
+                                   size_t *needed);
+
+/**
  * Validate the HDF5 file at `path` against HEP001 §13 and HEP002 §12: every table
  * group, or only the one at `table` (`table` NULL with `table_len` 0 = all). With
  * `strict` 1, warnings also make the file non-conformant. Problems inside the file are
@@ -733,7 +864,8 @@ const char *marquet_status_str(int32_t status);
 
 /**
  * Create an empty table group at `path` (e.g. "/stations"; intermediate groups are
- * created). It becomes a Marquet table when its first geometry column is added.
+ * created; a path without a leading '/' is relative to the file handle's group, see
+ * `marquet_file_from_hid`). It becomes a Marquet table when its first geometry column is added.
  */
 int32_t marquet_table_create(const struct marquet_file *file,
                              const char *path,

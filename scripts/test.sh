@@ -51,3 +51,11 @@ cargo build -p marquet-capi
 echo "[test.sh] + cargo test --workspace $*" >&2
 cargo test --workspace "$@"
 _t "cargo test" "$t"
+
+# libmarquet against a shared HDF5 1.14 sharing one open file with a C program's own
+# HDF5 calls: a second build of the crates into <target>/shared-hdf5 (docs/FFI.md).
+if [ -n "${CI:-}" ] || [ "${MARQUET_TEST_SHARED_HDF5:-}" = 1 ]; then
+    t=$SECONDS
+    bash scripts/test-shared-hdf5.sh
+    _t "shared-HDF5 build and test" "$t"
+fi

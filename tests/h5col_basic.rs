@@ -131,3 +131,40 @@ fn nested_lists_round_trip_and_bad_offsets_are_typed_errors() {
     assert!(matches!(e, MarquetError::SpecViolation { rule: "HEP001 §9.2", .. }), "{e}");
     assert!(e.to_string().contains("/t/ll/OFFSETS"), "{e}");
 }
+
+#[test]
+fn caller_ids_of_the_same_hdf5_open_the_same_file() {
+    use marquet::marquet::MarquetTable;
+    let p = tmp("caller_id.h5");
+    let f = File::create(&p).unwrap();
+    let g = marquet::h5::group_create(f.id(), "/vector").unwrap();
+
+    // A file id: the root group; the wrapper holds its own reference.
+    let (ff, base) = File::from_caller_id(f.id()).unwrap();
+    assert_eq!(base, "/");
+    assert_eq!(ff.filename(), p.display().to_string());
+    MarquetTable::create(&ff, "/stations").unwrap();
+    // A group id: its path.
+    let (fg, base) = File::from_caller_id(g.id()).unwrap();
+    assert_eq!(base, "/vector");
+    MarquetTable::create(&fg, "/vector/roads").unwrap();
+    drop((g, f));
+    // The caller's ids are gone; the wrappers still see one file with both tables.
+    let mut tables = ff.tables().unwrap();
+    tables.sort();
+    assert_eq!(tables, ["/stations", "/vector/roads"]);
+    drop((ff, fg));
+
+    // Ids that are not files or groups, and numbers that are no id, are typed errors.
+    match File::from_caller_id(-1) {
+        Err(MarquetError::InvalidArgument(m)) => assert_eq!(m, "hid_t -1 is not a live HDF5 identifier"),
+        other => panic!("{:?}", other.err()),
+    }
+    let space = hdf5::Dataspace::try_new(3).unwrap();
+    match File::from_caller_id(space.id()) {
+        Err(MarquetError::InvalidArgument(m)) => {
+            assert_eq!(m, format!("hid_t {} is a H5I_DATASPACE identifier, not a file or group", space.id()))
+        }
+        other => panic!("{:?}", other.err()),
+    }
+}

@@ -19,6 +19,7 @@ pub enum Kind {
     GeometryInfo,
     Batch,
     Report,
+    QueryResult,
 }
 
 /// An object handed to C as an opaque pointer.

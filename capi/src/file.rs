@@ -14,6 +14,9 @@ use crate::status::{marquet_status, FfiError, FfiResult};
 /// keep it open until they are freed too, so the handles may be freed in any order.
 pub struct marquet_file {
     inner: Mutex<Option<Arc<File>>>,
+    /// The group that relative table paths start from: "/" except for a handle made by
+    /// `marquet_file_from_hid` from a group identifier.
+    base: String,
 }
 
 impl Handle for marquet_file {
@@ -30,6 +33,18 @@ impl marquet_file {
             .clone()
             .ok_or_else(|| FfiError::new(marquet_status::MARQUET_STATUS_CLOSED, "file handle is closed"))
     }
+
+    /// A table path as given by the caller, made absolute: paths starting with '/' are
+    /// kept, others are relative to the handle's group.
+    pub fn resolve(&self, path: &str) -> String {
+        if path.starts_with('/') {
+            path.to_string()
+        } else if self.base.ends_with('/') {
+            format!("{}{path}", self.base)
+        } else {
+            format!("{}/{path}", self.base)
+        }
+    }
 }
 
 unsafe fn open_with(
@@ -41,7 +56,7 @@ unsafe fn open_with(
     let out = ffi::out_ptr(out, "out")?;
     let path = unsafe { ffi::name_arg(path, path_len, "path")? };
     let f = how(path)?;
-    let h = ffi::into_handle(marquet_file { inner: Mutex::new(Some(Arc::new(f))) });
+    let h = ffi::into_handle(marquet_file { inner: Mutex::new(Some(Arc::new(f))), base: "/".into() });
     unsafe { ffi::write(out, h) };
     Ok(())
 }
@@ -70,6 +85,38 @@ pub unsafe extern "C" fn marquet_file_open_rw(path: *const c_char, path_len: usi
             return Err(FfiError::new(marquet_status::MARQUET_STATUS_IO, format!("{p}: no such file")));
         }
         unsafe { open_with(path, path_len, out, |p| File::open_rw(p)) }
+    })
+}
+
+/// Make a handle for the file that the caller's HDF5 file or group identifier `hid`
+/// (a `hid_t`) belongs to, so that a program using HDF5 itself keeps its own arrays and
+/// Marquet tables in one open file (HEP002 §1.1). Table paths without a leading '/' are
+/// then relative to the group (`hid` a group) or to the root group (`hid` a file).
+///
+/// The handle holds a reference of its own to the file: the caller still closes `hid`
+/// (before or after freeing the handle), and the file stays open until both are done.
+/// Only a libmarquet built against the caller's shared HDF5 (`cargo build -p
+/// marquet-capi --no-default-features` with HDF5_DIR, see docs/FFI.md) shares HDF5's
+/// identifiers with the caller; the default build, whose HDF5 is linked statically
+/// inside it, returns `MARQUET_STATUS_UNSUPPORTED`. An `hid` that is not a live file or
+/// group identifier gives `MARQUET_STATUS_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_file_from_hid(hid: i64, out: *mut *mut marquet_file) -> i32 {
+    guard(|| {
+        let out = ffi::out_ptr(out, "out")?;
+        if cfg!(feature = "static-hdf5") {
+            return Err(FfiError::new(
+                marquet_status::MARQUET_STATUS_UNSUPPORTED,
+                format!(
+                    "hid_t {hid}: this libmarquet links its own static HDF5, whose identifiers are not the caller's; \
+                     build it against the caller's shared HDF5 (cargo build -p marquet-capi --no-default-features, HDF5_DIR)"
+                ),
+            ));
+        }
+        let (f, base) = File::from_caller_id(hid)?;
+        let h = ffi::into_handle(marquet_file { inner: Mutex::new(Some(Arc::new(f))), base });
+        unsafe { ffi::write(out, h) };
+        Ok(())
     })
 }
 

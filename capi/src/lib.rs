@@ -21,6 +21,7 @@ pub mod geometry_info;
 pub mod last_error;
 pub mod options;
 pub mod panic;
+pub mod query;
 pub mod report;
 pub mod status;
 pub mod table;

@@ -61,16 +61,18 @@ unsafe fn table_open(
     how: fn(&File, &str) -> mq::Result<MarquetTable>,
 ) -> FfiResult {
     let out = ffi::out_ptr(out, "out")?;
-    let f = unsafe { ffi::handle(file)? }.get()?;
-    let path = unsafe { ffi::name_arg(path, path_len, "path")? };
-    let t = how(&f, path)?;
+    let fh = unsafe { ffi::handle(file)? };
+    let f = fh.get()?;
+    let path = fh.resolve(unsafe { ffi::name_arg(path, path_len, "path")? });
+    let t = how(&f, &path)?;
     let h = ffi::into_handle(marquet_table { _file: f, inner: Mutex::new(t) });
     unsafe { ffi::write(out, h) };
     Ok(())
 }
 
 /// Create an empty table group at `path` (e.g. "/stations"; intermediate groups are
-/// created). It becomes a Marquet table when its first geometry column is added.
+/// created; a path without a leading '/' is relative to the file handle's group, see
+/// `marquet_file_from_hid`). It becomes a Marquet table when its first geometry column is added.
 #[no_mangle]
 pub unsafe extern "C" fn marquet_table_create(
     file: *const marquet_file,

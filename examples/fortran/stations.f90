@@ -1,5 +1,6 @@
 ! HEP002 §15.1 through the C API from Fortran (iso_c_binding): the stations point
-! column with a point, a null and an empty point, written and read back.
+! column with a point, a null and an empty point, written, queried by box and read back.
+! Its stdout is compared with stations.expected in CI (capi/tests/c_api.rs).
 !
 !   gfortran stations.f90 $(pkg-config --libs marquet) -o stations_f && ./stations_f out.h5
 module marquet
@@ -9,6 +10,8 @@ module marquet
   integer(c_int32_t), parameter :: MARQUET_STATUS_OK = 0
   integer(c_int32_t), parameter :: MARQUET_FORM_POINT = 3
   integer(c_int32_t), parameter :: MARQUET_DIMENSIONS_XY = 0
+  integer(c_int32_t), parameter :: MARQUET_PREDICATE_INTERSECTS = 1
+  integer(c_int32_t), parameter :: MARQUET_PREDICATE_WITHIN = 2
 
   interface
     function marquet_file_create(path, path_len, out) bind(c, name="marquet_file_create")
@@ -121,6 +124,34 @@ module marquet
       integer(c_int8_t), dimension(*), intent(out) :: valid
       integer(c_int32_t) :: marquet_table_read_points
     end function
+    function marquet_table_query_box(table, column, column_len, xmin, ymin, xmax, ymax, predicate, use_indexes, out) &
+        bind(c, name="marquet_table_query_box")
+      import :: c_int32_t, c_char, c_size_t, c_ptr, c_double
+      type(c_ptr), value :: table
+      character(kind=c_char), dimension(*), intent(in) :: column
+      integer(c_size_t), value :: column_len
+      real(c_double), value :: xmin, ymin, xmax, ymax
+      integer(c_int32_t), value :: predicate, use_indexes
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_table_query_box
+    end function
+    function marquet_query_result_count(result, count) bind(c, name="marquet_query_result_count")
+      import :: c_int32_t, c_int64_t, c_ptr
+      type(c_ptr), value :: result
+      integer(c_int64_t), intent(out) :: count
+      integer(c_int32_t) :: marquet_query_result_count
+    end function
+    function marquet_query_result_rows(result, rows, rows_len) bind(c, name="marquet_query_result_rows")
+      import :: c_int32_t, c_int64_t, c_size_t, c_ptr
+      type(c_ptr), value :: result
+      integer(c_int64_t), dimension(*), intent(out) :: rows
+      integer(c_size_t), value :: rows_len
+      integer(c_int32_t) :: marquet_query_result_rows
+    end function
+    subroutine marquet_query_result_free(result) bind(c, name="marquet_query_result_free")
+      import :: c_ptr
+      type(c_ptr), value :: result
+    end subroutine
     function marquet_last_error_message(buf, len, needed) bind(c, name="marquet_last_error_message")
       import :: c_int32_t, c_char, c_size_t
       character(kind=c_char), dimension(*), intent(out) :: buf
@@ -148,6 +179,30 @@ contains
     end do
     write (*, *)
     error stop 1
+  end subroutine
+
+  ! Query column `column` of `table` with a box and print the matching rows (0-based).
+  subroutine query_box(table, column, box, predicate, pname)
+    type(c_ptr), intent(in) :: table
+    character(len=*), intent(in) :: column, pname
+    real(c_double), intent(in) :: box(4)
+    integer(c_int32_t), intent(in) :: predicate
+    type(c_ptr) :: result
+    integer(c_int64_t) :: count
+    integer(c_int64_t), allocatable :: rows(:)
+    integer :: i
+    call check(marquet_table_query_box(table, column, clen(column), box(1), box(2), box(3), box(4), predicate, 1, result), &
+               'marquet_table_query_box')
+    call check(marquet_query_result_count(result, count), 'marquet_query_result_count')
+    allocate (rows(max(count, 1_c_int64_t)))
+    call check(marquet_query_result_rows(result, rows, int(count, c_size_t)), 'marquet_query_result_rows')
+    call marquet_query_result_free(result)
+    write (*, '(a, a, a, a, i0, a)', advance='no') column, ' ', pname, ': ', count, ' rows:'
+    do i = 1, int(count)
+      write (*, '(a, i0)', advance='no') ' ', rows(i)
+    end do
+    write (*, '(a)') ''
+    deallocate (rows)
   end subroutine
 
   function clen(s) result(n)
@@ -208,6 +263,14 @@ program stations
       write (*, '(a, f0.4, a, f0.4, a)') 'POINT (', rx(i), ' ', ry(i), ')'
     end if
   end do
+
+  ! Query by box: around the station, and elsewhere.
+  call query_box(table, 'location', [-89.0_c_double, 40.0_c_double, -88.0_c_double, 41.0_c_double], &
+                 MARQUET_PREDICATE_INTERSECTS, 'intersects [-89 40 -88 41]')
+  call query_box(table, 'location', [-89.0_c_double, 40.0_c_double, -88.0_c_double, 41.0_c_double], &
+                 MARQUET_PREDICATE_WITHIN, 'within [-89 40 -88 41]')
+  call query_box(table, 'location', [0.0_c_double, 0.0_c_double, 10.0_c_double, 10.0_c_double], &
+                 MARQUET_PREDICATE_INTERSECTS, 'intersects [0 0 10 10]')
   call marquet_table_free(table)
   call marquet_file_free(file)
 end program

@@ -1,16 +1,19 @@
 # HEP002 §15.1 through the C API from Julia (ccall): the stations point column with a
-# point, a null and an empty point, written and read back.
+# point, a null and an empty point, written, queried by box and read back.
 #
 #   LIBMARQUET=/path/to/libmarquet.so julia stations.jl out.h5
 #
 # Not run in CI (Julia is not installed there); the C and Fortran examples cover the
-# same calls.
+# same calls. CI checks mechanically that every ccall below names a function of
+# include/marquet.h with the same number of arguments and compatible types, and that the
+# constants have the header's values (capi/tests/bindings.rs).
 
 const libmarquet = get(ENV, "LIBMARQUET", "libmarquet")
 
 const MARQUET_STATUS_OK = Int32(0)
 const MARQUET_FORM_POINT = Int32(3)
 const MARQUET_DIMENSIONS_XY = Int32(0)
+const MARQUET_PREDICATE_INTERSECTS = Int32(1)
 
 "Throw with the library's message when a call did not return MARQUET_STATUS_OK."
 function check(status::Int32, what::AbstractString)
@@ -86,6 +89,22 @@ function read_stations(path::String)
             println("POINT ($(x[i]) $(y[i]))")
         end
     end
+
+    # Rows whose point intersects a box around the station (0-based row numbers).
+    result = Ref{Ptr{Cvoid}}(C_NULL)
+    check(ccall((:marquet_table_query_box, libmarquet), Int32,
+                (Ptr{Cvoid}, Cstring, Csize_t, Float64, Float64, Float64, Float64, Int32, Int32, Ref{Ptr{Cvoid}}),
+                table[], col, sizeof(col), -89.0, 40.0, -88.0, 41.0, MARQUET_PREDICATE_INTERSECTS, 1, result),
+          "marquet_table_query_box")
+    count = Ref{Int64}(0)
+    check(ccall((:marquet_query_result_count, libmarquet), Int32, (Ptr{Cvoid}, Ref{Int64}), result[], count),
+          "marquet_query_result_count")
+    rows = Vector{Int64}(undef, count[])
+    check(ccall((:marquet_query_result_rows, libmarquet), Int32, (Ptr{Cvoid}, Ptr{Int64}, Csize_t),
+                result[], rows, length(rows)), "marquet_query_result_rows")
+    ccall((:marquet_query_result_free, libmarquet), Cvoid, (Ptr{Cvoid},), result[])
+    println("location intersects [-89 40 -88 41]: $(count[]) rows $(join(rows, ' '))")
+
     ccall((:marquet_table_free, libmarquet), Cvoid, (Ptr{Cvoid},), table[])
     ccall((:marquet_file_free, libmarquet), Cvoid, (Ptr{Cvoid},), file[])
 end

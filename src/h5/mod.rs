@@ -1129,6 +1129,38 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
     unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(path, e))
 }
 
+/// Take a reference to the file of an identifier that the caller opened with its own calls
+/// to the *same* HDF5 library (a program linking a shared libhdf5 that libmarquet also
+/// links; HEP002 §1.1 "arrays and features in one open file").
+///
+/// `id` must be a live file or group identifier. Returns the file, holding a reference of
+/// its own (`H5Iget_file_id`), so the caller may close `id` before or after dropping it,
+/// and the group's path (`"/"` for a file identifier). Anything else is refused with
+/// [`MarquetError::InvalidArgument`], without dereferencing anything: `H5Iis_valid` and
+/// `H5Iget_type` only look the number up in HDF5's id tables.
+pub fn file_from_caller_id(id: hid_t) -> Result<(hdf5::File, String)> {
+    let what = format!("<hid_t {id}>");
+    let (fid, is_group) = locked(|| unsafe {
+        if h5i::H5Iis_valid(id) <= 0 {
+            return Err(MarquetError::InvalidArgument(format!("hid_t {id} is not a live HDF5 identifier")));
+        }
+        let is_group = match h5i::H5Iget_type(id) {
+            h5i::H5I_type_t::H5I_FILE => false,
+            h5i::H5I_type_t::H5I_GROUP => true,
+            t => {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "hid_t {id} is a {t:?} identifier, not a file or group"
+                )))
+            }
+        };
+        Ok((check(h5i::H5Iget_file_id(id), &what, "H5Iget_file_id")?, is_group))
+    })?;
+    // SAFETY: H5Iget_file_id returned a new reference that the File owns.
+    let file: hdf5::File = unsafe { hdf5::from_id(fid) }.map_err(|e| MarquetError::hdf5(&what, e))?;
+    let path = if is_group { object_path(id)? } else { "/".to_string() };
+    Ok((file, path))
+}
+
 /// Unused helper kept to silence a lint on `herr_t` import in some cfgs.
 #[allow(dead_code)]
 fn _herr(_: herr_t) {}

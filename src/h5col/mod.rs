@@ -52,6 +52,16 @@ impl File {
         let inner = hdf5::File::open_rw(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
         Ok(File { inner, path: p })
     }
+    /// The file of a file or group identifier that the caller opened with the same HDF5
+    /// library this crate links (only meaningful without the `static-hdf5` feature: a
+    /// statically linked HDF5 has an id table of its own). Returns the file, which holds
+    /// its own reference (the caller still closes `id`), and the group's path (`"/"` for a
+    /// file identifier). See `h5::file_from_caller_id`.
+    pub fn from_caller_id(id: hdf5_sys::h5i::hid_t) -> Result<(File, String)> {
+        let (inner, group) = h5::file_from_caller_id(id)?;
+        let path = inner.filename();
+        Ok((File { inner, path }, group))
+    }
     /// The file's name on disk.
     pub fn filename(&self) -> &str {
         &self.path

@@ -527,6 +527,167 @@ static void test_validate(const char *dir) {
     marquet_report_free(r);
 }
 
+/* Spatial queries: box and WKB windows, every predicate, and the argument checks. */
+static void test_query(const char *dir) {
+    marquet_file *f = NULL;
+    marquet_table *t = NULL;
+    marquet_batch *b = NULL;
+    OK(marquet_file_create(S(scratch(dir, "query.h5")), &f));
+    OK(marquet_table_create(f, S("/q"), &t));
+    OK(marquet_table_add_geometry_column(t, S("shape"), NULL));
+    /* Rows: POINT (1 2), the triangle (0 0, 1 0, 1 1), null, POINT (5 5). */
+    uint8_t wkb[256];
+    int64_t offsets[5] = {0};
+    size_t n = point_wkb(wkb, 1, 2);
+    offsets[1] = (int64_t)n;
+    n += polygon_wkb(wkb + n);
+    offsets[2] = offsets[3] = (int64_t)n;
+    n += point_wkb(wkb + n, 5, 5);
+    offsets[4] = (int64_t)n;
+    uint8_t valid[4] = {1, 1, 0, 1};
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_wkb(b, S("shape"), wkb, n, offsets, valid, 4));
+    OK(marquet_table_append(t, b, NULL));
+    marquet_batch_free(b);
+
+    struct {
+        double box[4];
+        int32_t predicate;
+        int64_t want[4];
+        int64_t nwant;
+    } cases[] = {
+        {{0, 0, 2, 3}, MARQUET_PREDICATE_INTERSECTS, {0, 1}, 2},
+        {{0, 0, 2, 3}, MARQUET_PREDICATE_WITHIN, {0, 1}, 2},
+        {{0.5, 0.1, 0.6, 0.2}, MARQUET_PREDICATE_CONTAINS, {1}, 1},
+        {{0.5, 0.1, 0.6, 0.2}, MARQUET_PREDICATE_INTERSECTS, {1}, 1},
+        {{0.5, 1.5, 1.5, 2.5}, MARQUET_PREDICATE_WITHIN, {0}, 1},
+        {{4, 4, 6, 6}, MARQUET_PREDICATE_BBOX, {3}, 1},
+        {{0.6, 0.8, 0.7, 0.9}, MARQUET_PREDICATE_BBOX, {1}, 1},
+        {{0.6, 0.8, 0.7, 0.9}, MARQUET_PREDICATE_INTERSECTS, {0}, 0},
+        {{10, 10, 20, 20}, MARQUET_PREDICATE_INTERSECTS, {0}, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int32_t use_indexes = 0; use_indexes <= 1; use_indexes++) {
+            marquet_query_result *r = NULL;
+            int64_t count = -1, rows[4] = {-1, -1, -1, -1};
+            OK(marquet_table_query_box(t, S("shape"), cases[c].box[0], cases[c].box[1], cases[c].box[2], cases[c].box[3],
+                                       cases[c].predicate, use_indexes, &r));
+            OK(marquet_query_result_count(r, &count));
+            EXPECT(count == cases[c].nwant);
+            OK(marquet_query_result_rows(r, rows, 4));
+            for (int64_t i = 0; i < cases[c].nwant; i++) {
+                EXPECT(rows[i] == cases[c].want[i]);
+            }
+            marquet_query_result_free(r);
+        }
+    }
+
+    /* A WKB window: the triangle itself. */
+    marquet_query_result *r = NULL;
+    int64_t count = -1, rows[4] = {-1, -1, -1, -1};
+    OK(marquet_table_query_wkb(t, S("shape"), wkb + offsets[1], (size_t)(offsets[2] - offsets[1]),
+                               MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    EXPECT(count == 1);
+    /* Too small a buffer: BUFFER_TOO_SMALL, nothing written; NULL with length 0 too. */
+    EXPECT_STATUS(marquet_query_result_rows(r, rows, 0), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT(rows[0] == -1 && error_contains("rows holds 0 elements, 1 rows matched"));
+    EXPECT_STATUS(marquet_query_result_rows(r, NULL, 0), MARQUET_STATUS_BUFFER_TOO_SMALL);
+    EXPECT_STATUS(marquet_query_result_rows(r, NULL, 1), MARQUET_STATUS_NULL_POINTER);
+    OK(marquet_query_result_rows(r, rows, 1));
+    EXPECT(rows[0] == 1 && rows[1] == -1);
+    int32_t approximate = -1;
+    OK(marquet_query_result_approximate(r, &approximate));
+    EXPECT(approximate == 0);
+    int64_t stats[10];
+    for (int i = 0; i < 10; i++) {
+        stats[i] = -1;
+    }
+    size_t needed = 0;
+    OK(marquet_query_result_stats(r, stats, 10, &needed));
+    EXPECT(needed == 8 && stats[0] == 4 && stats[6] == 1 && stats[8] == -1);
+    EXPECT_STATUS(marquet_query_result_count(r, NULL), MARQUET_STATUS_NULL_POINTER);
+    marquet_query_result_free(r);
+    marquet_query_result_free(r); /* a second free is a no-op */
+    marquet_query_result_free(NULL);
+    EXPECT_STATUS(marquet_query_result_count(r, &count), MARQUET_STATUS_INVALID_HANDLE);
+
+    /* Refused arguments: out untouched. */
+    marquet_query_result *untouched = NULL;
+    EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 0, 1, 1, 0, 1, &untouched), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("predicate 0 is not a MARQUET_PREDICATE_* value"));
+    EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 2, &untouched),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_table_query_box(t, S("shape"), NAN, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 2, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("ymin 2 > ymax 1"));
+    EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 1, 0, 0, 1, MARQUET_PREDICATE_BBOX, 1, NULL),
+                  MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_table_query_box(NULL, S("shape"), 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
+                  MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_table_query_box(t, NULL, 5, 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
+                  MARQUET_STATUS_NULL_POINTER);
+    EXPECT(marquet_table_query_box(t, S("nosuch"), 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched) != MARQUET_STATUS_OK);
+    EXPECT(error_contains("nosuch"));
+    const uint8_t bad_wkb[3] = {1, 1, 0};
+    EXPECT_STATUS(marquet_table_query_wkb(t, S("shape"), bad_wkb, sizeof bad_wkb, MARQUET_PREDICATE_INTERSECTS, 1, &untouched),
+                  MARQUET_STATUS_INVALID_WKB);
+    EXPECT_STATUS(marquet_table_query_wkb(t, S("shape"), NULL, 21, MARQUET_PREDICATE_INTERSECTS, 1, &untouched),
+                  MARQUET_STATUS_NULL_POINTER);
+    EXPECT(untouched == NULL);
+
+    /* Geographic columns: xmin > xmax wraps the antimeridian; spherical edges make the
+     * answer approximate (boxes grown for the geodesic edges). A planar CRS refuses a
+     * wrapping window. */
+    marquet_table_free(t);
+    OK(marquet_table_create(f, S("/geo"), &t));
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_form(o, MARQUET_FORM_POINT, MARQUET_DIMENSIONS_XY, 0, 0));
+    OK(marquet_table_add_geometry_column(t, S("lonlat"), o));
+    OK(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_SPHERICAL));
+    OK(marquet_table_add_geometry_column(t, S("sphere"), o));
+    OK(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_PLANAR));
+    OK(marquet_geometry_column_options_set_crs(o, MARQUET_CRS_UNKNOWN));
+    OK(marquet_table_add_geometry_column(t, S("plane"), o));
+    marquet_geometry_column_options_free(o);
+    double gx[3] = {175, 0, -175}, gy[3] = {1, 1, 1};
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_points(b, S("lonlat"), MARQUET_DIMENSIONS_XY, gx, gy, NULL, NULL, NULL, 3));
+    OK(marquet_batch_set_points(b, S("sphere"), MARQUET_DIMENSIONS_XY, gx, gy, NULL, NULL, NULL, 3));
+    OK(marquet_batch_set_points(b, S("plane"), MARQUET_DIMENSIONS_XY, gx, gy, NULL, NULL, NULL, 3));
+    OK(marquet_table_append(t, b, NULL));
+    marquet_batch_free(b);
+    const char *geo_cols[2] = {"lonlat", "sphere"};
+    for (int c = 0; c < 2; c++) {
+        r = NULL;
+        count = -1;
+        approximate = -1;
+        rows[0] = rows[1] = rows[2] = -1;
+        OK(marquet_table_query_box(t, geo_cols[c], strlen(geo_cols[c]), 170, -10, -170, 10, MARQUET_PREDICATE_INTERSECTS, 1,
+                                   &r));
+        OK(marquet_query_result_count(r, &count));
+        OK(marquet_query_result_rows(r, rows, 3));
+        OK(marquet_query_result_approximate(r, &approximate));
+        EXPECT(count == 2 && rows[0] == 0 && rows[1] == 2);
+        EXPECT(approximate == c);
+        marquet_query_result_free(r);
+    }
+    EXPECT_STATUS(marquet_table_query_box(t, S("plane"), 170, -10, -170, 10, MARQUET_PREDICATE_INTERSECTS, 1, &untouched),
+                  MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("wraps around the antimeridian") && untouched == NULL);
+
+    /* This libmarquet links its own static HDF5: a caller's hid_t cannot be shared. */
+    marquet_file *from_hid = NULL;
+    EXPECT_STATUS(marquet_file_from_hid(72057594037927936LL, &from_hid), MARQUET_STATUS_UNSUPPORTED);
+    EXPECT(from_hid == NULL && error_contains("links its own static HDF5"));
+
+    marquet_table_free(t);
+    marquet_file_free(f);
+}
+
 static void test_last_error_buffer(void) {
     marquet_file *f = NULL;
     EXPECT_STATUS(marquet_file_open(NULL, 1, &f), MARQUET_STATUS_NULL_POINTER);
@@ -548,6 +709,7 @@ int main(int argc, char **argv) {
     test_tables(dir);
     test_points(dir);
     test_validate(dir);
+    test_query(dir);
     test_last_error_buffer();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -1,0 +1,235 @@
+//! `marquet_query_result`: spatial queries by box or WKB window and predicate
+//! (`MarquetTable::query`, HEP002 §10), answered as ascending row numbers.
+
+use std::ffi::c_char;
+
+use mq::query::{Predicate, Query, QueryResult, Window};
+use mq::BBox;
+
+use crate::ffi::{self, Handle, Kind};
+use crate::panic::{guard, guard_void};
+use crate::status::{FfiError, FfiResult};
+use crate::table::marquet_table;
+
+/// The spatial predicate of a query, read as "the row's geometry *predicate* the window".
+/// Predicates are planar (XY; Z and M are ignored); null and empty geometries never
+/// match. For a column whose EDGES are not planar every predicate is answered on boxes
+/// grown to hold the geodesic edges (a superset; `marquet_query_result_approximate`).
+#[allow(non_camel_case_types)]
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum marquet_predicate {
+    /// The geometry and the window share at least one point.
+    MARQUET_PREDICATE_INTERSECTS = 1,
+    /// The geometry lies within the window (OGC Within).
+    MARQUET_PREDICATE_WITHIN = 2,
+    /// The geometry contains the window (OGC Contains).
+    MARQUET_PREDICATE_CONTAINS = 3,
+    /// The geometry's box intersects the window's box.
+    MARQUET_PREDICATE_BBOX = 4,
+}
+
+fn predicate_arg(p: i32) -> FfiResult<Predicate> {
+    use marquet_predicate::*;
+    Ok(match p {
+        x if x == MARQUET_PREDICATE_INTERSECTS as i32 => Predicate::Intersects,
+        x if x == MARQUET_PREDICATE_WITHIN as i32 => Predicate::Within,
+        x if x == MARQUET_PREDICATE_CONTAINS as i32 => Predicate::Contains,
+        x if x == MARQUET_PREDICATE_BBOX as i32 => Predicate::BBoxOnly,
+        _ => return Err(FfiError::invalid(format!("predicate {p} is not a MARQUET_PREDICATE_* value"))),
+    })
+}
+
+/// The answer of a spatial query (opaque): matching row numbers, ascending. From
+/// `marquet_table_query_box` / `_query_wkb`; released by `marquet_query_result_free`.
+pub struct marquet_query_result {
+    result: QueryResult,
+}
+
+impl Handle for marquet_query_result {
+    const KIND: Kind = Kind::QueryResult;
+    const NAME: &'static str = "result";
+}
+
+unsafe fn run_query(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    window: impl FnOnce() -> FfiResult<Window>,
+    predicate: i32,
+    use_indexes: i32,
+    out: *mut *mut marquet_query_result,
+) -> FfiResult {
+    let out = ffi::out_ptr(out, "out")?;
+    let t = unsafe { ffi::handle(table)? }.lock();
+    let name = unsafe { ffi::name_arg(column, column_len, "column")? };
+    let predicate = predicate_arg(predicate)?;
+    let use_indexes = ffi::flag_arg(use_indexes, "use_indexes")?;
+    let q = Query::new(window()?, predicate).with_indexes(use_indexes);
+    let result = t.query(name, &q)?;
+    unsafe { ffi::write(out, ffi::into_handle(marquet_query_result { result })) };
+    Ok(())
+}
+
+/// Find the rows of geometry column `column` whose geometry satisfies `predicate` (a
+/// `MARQUET_PREDICATE_*` value) against the box `[xmin, xmax] x [ymin, ymax]`. With
+/// `use_indexes` 1 the column's valid search indexes and covering column prune the
+/// search (HEP002 §10); with 0 every row is read and tested. `xmin > xmax` wraps around
+/// the antimeridian (geographic CRS only). NaN bounds or `ymin > ymax` are refused.
+/// On success `*out` receives a result to free with `marquet_query_result_free`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_table_query_box(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    xmin: f64,
+    ymin: f64,
+    xmax: f64,
+    ymax: f64,
+    predicate: i32,
+    use_indexes: i32,
+    out: *mut *mut marquet_query_result,
+) -> i32 {
+    guard(|| unsafe {
+        let window = || {
+            if [xmin, ymin, xmax, ymax].iter().any(|v| v.is_nan()) {
+                return Err(FfiError::invalid(format!("window [{xmin}, {ymin}, {xmax}, {ymax}] has a NaN bound")));
+            }
+            if ymin > ymax {
+                return Err(FfiError::invalid(format!("window ymin {ymin} > ymax {ymax}")));
+            }
+            Ok(Window::BBox(BBox::xy(xmin, ymin, xmax, ymax)))
+        };
+        run_query(table, column, column_len, window, predicate, use_indexes, out)
+    })
+}
+
+/// As `marquet_table_query_box`, with the window given as one ISO WKB geometry
+/// (`wkb_len` bytes, in the column's coordinates). Malformed WKB gives
+/// `MARQUET_STATUS_INVALID_WKB`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_table_query_wkb(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    wkb: *const u8,
+    wkb_len: usize,
+    predicate: i32,
+    use_indexes: i32,
+    out: *mut *mut marquet_query_result,
+) -> i32 {
+    guard(|| unsafe {
+        let bytes = ffi::slice_arg(wkb, wkb_len, "wkb")?;
+        run_query(table, column, column_len, || Ok(Window::from_wkb(bytes)?), predicate, use_indexes, out)
+    })
+}
+
+/// Free a query result (NULL is a no-op).
+#[no_mangle]
+pub unsafe extern "C" fn marquet_query_result_free(result: *mut marquet_query_result) {
+    guard_void(|| unsafe { ffi::free_handle(result) })
+}
+
+/// Number of matching rows.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_query_result_count(result: *const marquet_query_result, count: *mut i64) -> i32 {
+    guard(|| {
+        let out = ffi::out_ptr(count, "count")?;
+        let r = unsafe { ffi::handle(result)? };
+        let n = ffi::to_i64(r.result.rows.len() as u64, "count")?;
+        unsafe { ffi::write(out, n) };
+        Ok(())
+    })
+}
+
+/// Copy the matching row numbers (0-based, ascending) into `rows`, which holds
+/// `rows_len` elements. `rows_len` below the count gives
+/// `MARQUET_STATUS_BUFFER_TOO_SMALL` and writes nothing; `rows` may be NULL when the
+/// count is 0.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_query_result_rows(result: *const marquet_query_result, rows: *mut i64, rows_len: usize) -> i32 {
+    guard(|| {
+        let r = unsafe { ffi::handle(result)? };
+        let out = unsafe { ffi::out_slice(rows, rows_len, "rows")? };
+        let need = r.result.rows.len();
+        if rows_len < need {
+            return Err(FfiError::new(
+                crate::status::marquet_status::MARQUET_STATUS_BUFFER_TOO_SMALL,
+                format!("rows holds {rows_len} elements, {need} rows matched"),
+            ));
+        }
+        for (d, &s) in out.iter_mut().zip(&r.result.rows) {
+            *d = ffi::to_i64(s, "row")?;
+        }
+        Ok(())
+    })
+}
+
+/// `*approximate` = 1 when the column's edges are not planar and the predicate was
+/// answered on (geodesically grown) boxes, so the rows are a superset of the exact
+/// answer; 0 when the answer is exact.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_query_result_approximate(result: *const marquet_query_result, approximate: *mut i32) -> i32 {
+    guard(|| {
+        let out = ffi::out_ptr(approximate, "approximate")?;
+        let r = unsafe { ffi::handle(result)? };
+        unsafe { ffi::write(out, r.result.stats.approximate as i32) };
+        Ok(())
+    })
+}
+
+/// How the query was answered, as counts: `stats` receives up to `stats_len` of, in
+/// this order, rows in the table, row blocks of the block index used, blocks skipped,
+/// R-tree candidates, rows the covering column rejected, rows whose geometry was read
+/// and tested, rows matched, bytes read (HEP002 §10 layers; `marquet query --stats`).
+/// `*needed` (if not NULL) receives 8, the number of counts there are.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_query_result_stats(
+    result: *const marquet_query_result,
+    stats: *mut i64,
+    stats_len: usize,
+    needed: *mut usize,
+) -> i32 {
+    guard(|| {
+        let r = unsafe { ffi::handle(result)? };
+        let out = unsafe { ffi::out_slice(stats, stats_len, "stats")? };
+        let s = &r.result.stats;
+        let all = [
+            s.rows_total,
+            s.blocks_total,
+            s.blocks_skipped,
+            s.rtree_candidates,
+            s.covering_rejected,
+            s.exact_tested,
+            s.rows_matched,
+            s.bytes_read,
+        ];
+        let mut vals = [0i64; 8];
+        for (d, v) in vals.iter_mut().zip(all) {
+            *d = ffi::to_i64(v, "stat")?;
+        }
+        for (d, v) in out.iter_mut().zip(vals) {
+            *d = v;
+        }
+        unsafe { ffi::write_opt(needed, vals.len()) };
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn predicates_map_one_to_one_and_others_are_refused() {
+        assert_eq!(predicate_arg(1).unwrap(), Predicate::Intersects);
+        assert_eq!(predicate_arg(2).unwrap(), Predicate::Within);
+        assert_eq!(predicate_arg(3).unwrap(), Predicate::Contains);
+        assert_eq!(predicate_arg(4).unwrap(), Predicate::BBoxOnly);
+        for bad in [0, 5, -1, i32::MAX] {
+            let e = predicate_arg(bad).unwrap_err();
+            assert_eq!(e.status, crate::status::marquet_status::MARQUET_STATUS_INVALID_ARGUMENT);
+            assert_eq!(e.message, format!("predicate {bad} is not a MARQUET_PREDICATE_* value"));
+        }
+    }
+}
