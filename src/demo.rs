@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn svg_projects_the_window_and_escapes_names() {
         let w = BBox::xy(0.0, 0.0, 10.0, 10.0);
-        let sq = geo_types::polygon![(x: 0.0, y: 0.0), (x: 10.0, y: 0.0), (x: 10.0, y: 10.0), (x: 0.0, y: 0.0)];
+        let sq = geo_types::Polygon::new(LineString::from(vec![(0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 0.0)]), vec![]);
         let svg = window_svg(
             w,
             &[("A&B".to_string(), Some(Geometry::Polygon(sq)))],
