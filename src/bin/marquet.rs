@@ -459,8 +459,13 @@ fn info(a: InfoArgs) -> ExitCode {
     }
 }
 
+/// Rows rendered at a time by `dump` in the WKT and CSV formats, so memory stays bounded
+/// whatever the range (GeoJSON is rendered as one document).
+const DUMP_CHUNK_ROWS: u64 = 65_536;
+
 fn dump(a: DumpArgs) -> ExitCode {
-    let run = || -> Result<String, String> {
+    use std::io::Write;
+    let run = || -> Result<(), String> {
         let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
         let t = pick_table(&f, a.table.clone())?;
         let (s, e) = match &a.rows {
@@ -472,13 +477,36 @@ fn dump(a: DumpArgs) -> ExitCode {
             "geojson" => marquet::info::DumpFormat::GeoJson,
             _ => marquet::info::DumpFormat::Wkt,
         };
-        marquet::info::dump_rows(&f, &t, s, e, fmt).map_err(|e| e.to_string())
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (`marquet dump ... | head`) ends the dump quietly.
+        let put = |out: &mut std::io::StdoutLock, text: &str| match out.write_all(text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+            Err(e) => Err(e.to_string()),
+            Ok(()) => Ok(true),
+        };
+        if fmt == marquet::info::DumpFormat::GeoJson {
+            put(&mut out, &marquet::info::dump_rows(&f, &t, s, e, fmt).map_err(|e| e.to_string())?)?;
+            return Ok(());
+        }
+        let n = f.table(&t).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
+        let end = e.min(n);
+        let mut c = s.min(end);
+        loop {
+            let ce = c.saturating_add(DUMP_CHUNK_ROWS).min(end);
+            let text = marquet::info::dump_rows(&f, &t, c, ce, fmt).map_err(|e| e.to_string())?;
+            // Every chunk starts with the header line; print it once.
+            let body = if c == s.min(end) { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") };
+            if !put(&mut out, body)? {
+                return Ok(());
+            }
+            if ce >= end {
+                return out.flush().map_err(|e| e.to_string());
+            }
+            c = ce;
+        }
     };
     match run() {
-        Ok(s) => {
-            print!("{s}");
-            ExitCode::SUCCESS
-        }
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(EXIT_UNREADABLE)
