@@ -209,8 +209,8 @@ pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat
                     num = matches!(col.dtype(), h5::Dtype::Int { .. } | h5::Dtype::Float { .. });
                     let a = col.read(start, end - start)?;
                     let miss = a.missing(col.fill());
-                    for i in 0..a.len() {
-                        v.push((!miss[i]).then(|| a.display(i)));
+                    for (i, &missing) in miss.iter().enumerate() {
+                        v.push((!missing).then(|| a.display(i)));
                     }
                 }
                 Some(ColumnKind::List) => {
@@ -241,6 +241,7 @@ pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat
     #[cfg(feature = "geoparquet")]
     if format == DumpFormat::GeoJson {
         let mut feats = Vec::with_capacity(rows);
+        #[allow(clippy::needless_range_loop)] // r indexes every column of `cells`
         for r in 0..rows {
             let mut props = serde_json::Map::new();
             for (k, c) in cols.iter().enumerate() {

@@ -6,7 +6,10 @@ use std::sync::Arc;
 /// A progress sink: called with (rows done, rows in total when known) after each batch.
 /// The default reports nowhere.
 #[derive(Clone, Default)]
-pub struct Progress(Option<Arc<dyn Fn(u64, Option<u64>) + Send + Sync>>);
+pub struct Progress(Option<Arc<ProgressFn>>);
+
+/// The function behind a [`Progress`]: (rows done, rows in total when known).
+pub type ProgressFn = dyn Fn(u64, Option<u64>) + Send + Sync;
 
 impl Progress {
     /// A sink that calls `f(done, total)`.

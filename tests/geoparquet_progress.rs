@@ -14,7 +14,10 @@ use marquet::Progress;
 
 const CITIES: &str = "testdata/peers/geoarrow-data/natural-earth/natural-earth_cities_geo.parquet";
 
-fn recorder() -> (Progress, Arc<Mutex<Vec<(u64, Option<u64>)>>>) {
+/// What a recorder saw: (done, total) per report.
+type Seen = Arc<Mutex<Vec<(u64, Option<u64>)>>>;
+
+fn recorder() -> (Progress, Seen) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     (Progress::new(move |d, t| s.lock().unwrap().push((d, t))), seen)
