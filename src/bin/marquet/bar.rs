@@ -16,7 +16,7 @@ impl Bar {
             return Bar(None);
         }
         let b = ProgressBar::new(0);
-        let style = ProgressStyle::with_template("{msg} [{bar:40}] {human_pos}/{human_len} rows ({per_sec}, {eta})")
+        let style = ProgressStyle::with_template("{msg} [{bar:40}] {human_pos}/{human_len} rows, {elapsed} (eta {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
         b.set_style(style);
