@@ -69,6 +69,10 @@ fn convert_and_dump() {
     assert_eq!(out.lines().next().unwrap(), format!("{h5} -> {gj} (table /cities)"));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&gj).unwrap()).unwrap();
     assert_eq!(v["features"].as_array().unwrap().len(), 243);
+    // The GeoJSON appended back lands in the same columns.
+    let (code, out, err) = marquet(&["append", &h5, "--from", &gj]);
+    assert_eq!((code, out), (0, format!("appended 243 rows from {gj} to /cities (now 486 rows)\n")), "{err}");
+    assert_eq!(count(&h5), "66\n");
     // dump: rows as WKT, CSV and GeoJSON.
     let (code, out, _) = marquet(&["dump", &h5, "--rows", "0..2"]);
     assert_eq!(
