@@ -147,8 +147,14 @@ pub fn render_text(v: &Value) -> String {
 /// Output format of [`dump_rows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DumpFormat {
+    /// Tab-separated, geometries as WKT, missing values as `NULL`.
     Wkt,
+    /// RFC 4180 CSV, geometries as WKT, missing values as empty fields.
     Csv,
+    /// An RFC 7946 FeatureCollection: the primary geometry column as the feature geometry,
+    /// other geometry columns as WKT properties, numbers as JSON numbers, missing as null.
+    #[cfg(feature = "geoparquet")]
+    GeoJson,
 }
 
 fn csv_field(s: &str) -> String {
@@ -160,7 +166,8 @@ fn csv_field(s: &str) -> String {
 }
 
 /// Render rows `[start, end)` of a table: a header line, then one line per row; geometry
-/// columns as WKT, missing values as empty fields (CSV) or `NULL` (WKT format).
+/// columns as WKT, missing values as empty fields (CSV) or `NULL` (WKT format); or a
+/// GeoJSON FeatureCollection ([`DumpFormat::GeoJson`]).
 pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat) -> Result<String> {
     let t = f.table(table)?;
     let n = t.nrows()?;
@@ -172,35 +179,44 @@ pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat
         Vec::new()
     };
     let m = if geo.is_empty() { None } else { Some(MarquetTable::from_table(f.table(table)?)?) };
+    let primary = m.as_ref().and_then(|m| m.primary_geometry_column().ok());
     let cols = t.column_names()?;
-    let null = if format == DumpFormat::Csv { "" } else { "NULL" };
-    let mut rendered: Vec<Vec<String>> = Vec::new();
+    // cells[c][r]: the rendering of a value, None when missing; numeric[c]: a number column.
+    let mut cells: Vec<Vec<Option<String>>> = Vec::new();
+    let mut numeric: Vec<bool> = Vec::new();
+    #[allow(unused_mut)]
+    let mut geometries: Vec<Value> = Vec::new();
     for c in &cols {
         let mut v = Vec::with_capacity((end - start) as usize);
+        let mut num = false;
         if let (true, Some(m)) = (geo.contains(c), &m) {
             let w = m.read_wkb(c, start, end)?;
             for i in 0..w.len() {
-                v.push(match w.get(i) {
-                    None => null.to_string(),
-                    Some(b) => crate::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>")),
-                });
+                #[cfg(feature = "geoparquet")]
+                if format == DumpFormat::GeoJson && primary.as_deref() == Some(c.as_str()) {
+                    geometries.push(match w.get(i).map(crate::wkb::decode) {
+                        Some(Ok(g)) => serde_json::to_value(geojson::Geometry::new(crate::geoparquet::geojson_io::to_geojson(&g)))
+                            .unwrap_or(Value::Null),
+                        _ => Value::Null,
+                    });
+                }
+                v.push(w.get(i).map(|b| crate::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>"))));
             }
         } else {
             match t.kind_of(c)? {
                 Some(ColumnKind::Dataset) => {
                     let col = t.column(c)?;
+                    num = matches!(col.dtype(), h5::Dtype::Int { .. } | h5::Dtype::Float { .. });
                     let a = col.read(start, end - start)?;
                     let miss = a.missing(col.fill());
-                    for i in 0..a.len() {
-                        v.push(if miss[i] { null.to_string() } else { a.display(i) });
+                    for (i, &missing) in miss.iter().enumerate() {
+                        v.push((!missing).then(|| a.display(i)));
                     }
                 }
                 Some(ColumnKind::List) => {
                     let l = t.list_column(c)?.read(start, end)?;
                     for i in 0..l.len() {
-                        v.push(if l.is_null(i) {
-                            null.to_string()
-                        } else {
+                        v.push((!l.is_null(i)).then(|| {
                             let r = l.range(i);
                             match &l.values {
                                 h5col::ListValues::Leaf(a) => format!("[{}]", r.map(|j| a.display(j)).collect::<Vec<_>>().join(" ")),
@@ -212,20 +228,58 @@ pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat
                                 ),
                                 h5col::ListValues::List(_) => "[…]".into(),
                             }
-                        });
+                        }));
                     }
                 }
-                None => v.resize((end - start) as usize, String::new()),
+                None => v.resize((end - start) as usize, Some(String::new())),
             }
         }
-        rendered.push(v);
+        cells.push(v);
+        numeric.push(num);
     }
-    let sep = if format == DumpFormat::Csv { "," } else { "\t" };
-    let mut out = cols.iter().map(|c| if format == DumpFormat::Csv { csv_field(c) } else { c.clone() }).collect::<Vec<_>>().join(sep);
+    let rows = (end - start) as usize;
+    #[cfg(feature = "geoparquet")]
+    if format == DumpFormat::GeoJson {
+        let mut feats = Vec::with_capacity(rows);
+        #[allow(clippy::needless_range_loop)] // r indexes every column of `cells`
+        for r in 0..rows {
+            let mut props = serde_json::Map::new();
+            for (k, c) in cols.iter().enumerate() {
+                if primary.as_deref() == Some(c.as_str()) {
+                    continue;
+                }
+                let val = match &cells[k][r] {
+                    None => Value::Null,
+                    Some(s) if numeric[k] => s.parse::<i64>().map(Value::from).or_else(|_| s.parse::<f64>().map(Value::from)).unwrap_or(Value::String(s.clone())),
+                    Some(s) => Value::String(s.clone()),
+                };
+                props.insert(c.clone(), val);
+            }
+            let g = geometries.get(r).cloned().unwrap_or(Value::Null);
+            feats.push(json!({"type": "Feature", "geometry": g, "properties": props}));
+        }
+        let mut out = serde_json::to_string(&json!({"type": "FeatureCollection", "features": feats})).unwrap_or_default();
+        out.push('\n');
+        return Ok(out);
+    }
+    let _ = (&primary, &numeric, &geometries);
+    let csv = format == DumpFormat::Csv;
+    let null = if csv { "" } else { "NULL" };
+    let sep = if csv { "," } else { "\t" };
+    let mut out = cols.iter().map(|c| if csv { csv_field(c) } else { c.clone() }).collect::<Vec<_>>().join(sep);
     out.push('\n');
-    for r in 0..(end - start) as usize {
-        let line: Vec<String> =
-            rendered.iter().map(|col| if format == DumpFormat::Csv { csv_field(&col[r]) } else { col[r].clone() }).collect();
+    for r in 0..rows {
+        let line: Vec<String> = cells
+            .iter()
+            .map(|col| {
+                let s = col[r].as_deref().unwrap_or(null);
+                if csv {
+                    csv_field(s)
+                } else {
+                    s.to_string()
+                }
+            })
+            .collect();
         out += &line.join(sep);
         out.push('\n');
     }

@@ -11,6 +11,7 @@ pub mod h5col;
 pub mod index;
 pub mod info;
 pub mod marquet;
+pub mod progress;
 pub mod query;
 pub mod spec;
 pub mod synth;
@@ -18,4 +19,5 @@ pub mod validate;
 pub mod wkb;
 
 pub use error::{MarquetError, Result};
+pub use progress::Progress;
 pub use spec::{BBox, Dimensions, GeometryKind, GeometryType};

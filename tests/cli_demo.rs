@@ -23,6 +23,14 @@ fn demo_then_query_index_and_convert() {
     assert!(text.contains("/cities: 33 of 243 rows intersect"), "{text}");
     assert!(text.contains(": conformant (0 errors)"), "{text}");
     assert!(text.contains("exported 177 rows of /countries"), "{text}");
+    // The map: the window, 29 country outlines and 33 labelled city dots.
+    assert!(text.contains(&format!("map of the window: {} (29 countries, 33 cities)", out.join("window.svg").display())), "{text}");
+    let svg = std::fs::read_to_string(out.join("window.svg")).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"600\""), "{svg}");
+    assert_eq!(svg.matches("<path ").count(), 29);
+    assert_eq!(svg.matches("<circle ").count(), 33);
+    assert!(svg.contains("<title>France</title>") && svg.contains(">Paris</text>"), "{svg}");
+    assert!(svg.ends_with("</svg>\n"));
     let h5 = out.join("natural_earth.h5").display().to_string();
     // Many windows in one process, one count per line in input order; indexes on and off agree.
     let wf = dir.join("windows.txt");

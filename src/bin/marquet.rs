@@ -6,9 +6,11 @@
 //! marquet validate PATH [--table PATH] [--json] [--strict]
 //! marquet convert IN OUT [--table T] [--geoparquet-version 2.0|1.1|1.0]
 //! marquet query PATH [--table T] (--bbox X0,Y0,X1,Y1 | --bbox-file F) [--predicate P] [--count] [--stats] [--no-index]
-//! marquet index PATH [--table T] (--build block_bbox,packed_rtree | --drop KIND | --list)
+//! marquet index PATH [--table T] [--build block_bbox,packed_rtree | --drop KIND | --verify] [--json]
+//! marquet append PATH [--table T] --from FILE [--rtree rebuild|stale] [--json]
 //! marquet demo [--out DIR]
 //! ```
+//! Progress bars and spinners go to stderr, only when stderr is a terminal.
 //! Exit codes: 0 success, 1 the answer is "no" (e.g. not conformant), 2 usage or I/O error.
 //! Exit codes of `validate`: 0 conformant, 1 non-conformant, 2 unreadable or not HDF5.
 
@@ -17,6 +19,13 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use marquet::validate::{validate_file, Options, Severity, Status};
+
+#[path = "marquet/append.rs"]
+mod append;
+#[path = "marquet/bar.rs"]
+mod bar;
+
+use bar::Bar;
 
 #[derive(Parser)]
 #[command(name = "marquet", version, about = "Marquet (HEP002) geospatial tables on H5Col (HEP001) in HDF5")]
@@ -50,13 +59,29 @@ enum Command {
     ///
     /// Example: `marquet index lakes.h5 --build block_bbox,packed_rtree`
     Index(IndexArgs),
-    /// The main job on bundled Natural Earth data: import, index, query, validate, export.
+    /// Append the rows of a GeoParquet, GeoJSON or Marquet file to a table, maintaining
+    /// its summaries and indexes.
+    ///
+    /// Example: `marquet append cities.h5 --table /cities --from more.parquet`
+    Append(append::AppendArgs),
+    /// The main job on bundled Natural Earth data: import, index, query, validate, export,
+    /// and an SVG map of the query window.
     Demo(DemoArgs),
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  marquet convert countries.parquet countries.h5            # GeoParquet -> new table /countries
+  marquet convert countries.h5 countries.parquet            # the file's only table -> GeoParquet 2.0
+  marquet convert world.h5 cities.geojson --table /cities   # one table of several -> GeoJSON
+  marquet convert old.parquet new.parquet --geoparquet-version 1.1
+
+Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5. Both directions stream
+in batches of 65,536 rows. Exit 0 converted, 2 error.")]
 struct ConvertArgs {
+    /// The file to read.
     input: PathBuf,
+    /// The file to write (an existing HDF5 file gets a new table).
     output: PathBuf,
     /// Table path inside the HDF5 file.
     #[arg(long)]
@@ -67,8 +92,19 @@ struct ConvertArgs {
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  marquet query ne.h5 --table /cities --bbox -10,35,20,60
+  marquet query ne.h5 --table /countries --bbox -10,35,20,60 --predicate within --count --stats
+  marquet query ne.h5 --table /cities --bbox-file windows.txt --count   # one count per line
+  marquet query ne.h5 --table /cities --bbox 129,30,146,46 --json
+
+Prints matching row numbers, one per line. --stats (stderr) shows the rows total, blocks
+skipped by BLOCK_BBOX, r-tree candidates, rows rejected by the covering column, exact
+predicate tests and bytes read. Exit 0 answered (also with no match), 2 error.")]
 struct QueryArgs {
+    /// The HDF5 file.
     path: PathBuf,
+    /// The table (default: the file's only table).
     #[arg(long)]
     table: Option<String>,
     /// Geometry column (default: the primary one).
@@ -95,13 +131,28 @@ struct QueryArgs {
     /// Alone (no window) it filters any H5Col table.
     #[arg(long = "where", value_name = "PREDICATE", allow_hyphen_values = true)]
     where_: Vec<String>,
+    /// One JSON object per window: bbox, count, rows (unless --count), stats.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  marquet index ne.h5 --table /cities                                # list, with validity
+  marquet index ne.h5 --table /cities --build block_bbox,packed_rtree
+  marquet index ne.h5 --table /cities --drop packed_rtree
+  marquet index ne.h5 --table /cities --verify --json
+
+--verify checks every BLOCK_BBOX and PACKED_RTREE of the column against its geometries
+(HEP002 §12 req 16, §17). Exit 0 done (with --verify: every index matches), 1 with --verify
+when an index is stale, does not match or could not be verified, 2 error.")]
 struct IndexArgs {
+    /// The HDF5 file.
     path: PathBuf,
+    /// The table (default: the file's only table).
     #[arg(long)]
     table: Option<String>,
+    /// Geometry column (default: the primary one).
     #[arg(long)]
     column: Option<String>,
     /// Kinds to build: block_bbox, packed_rtree (comma-separated).
@@ -110,13 +161,27 @@ struct IndexArgs {
     /// Kind to drop.
     #[arg(long)]
     drop: Option<String>,
+    /// Check every index against the geometries; exit 1 when one does not match.
+    #[arg(long, conflicts_with_all = ["build", "drop"])]
+    verify: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  marquet demo                      # writes ./marquet-demo/
+  marquet demo --out /tmp/demo      # natural_earth.h5, window.svg, countries.parquet
+
+Exit 0 done, 2 error.")]
 struct DemoArgs {
     /// Where to write the demo files.
     #[arg(long, default_value = "marquet-demo")]
     out: PathBuf,
+    /// The repository root holding testdata/peers (default: where this binary was built from).
+    #[arg(long)]
+    data: Option<PathBuf>,
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
@@ -132,8 +197,11 @@ fn convert(a: ConvertArgs) -> ExitCode {
         Some(_) => Some(GeoParquetVersion::V2_0),
         None => None,
     };
-    let opts = ConvertOptions { table: a.table, geoparquet_version: v, ..ConvertOptions::default() };
-    match convert(&a.input, &a.output, &opts) {
+    let bar = Bar::rows("convert");
+    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), ..ConvertOptions::default() };
+    let res = convert(&a.input, &a.output, &opts);
+    bar.finish();
+    match res {
         Ok(r) => {
             print!("{r}");
             ExitCode::SUCCESS
@@ -187,15 +255,32 @@ fn query(a: QueryArgs) -> ExitCode {
             })
             .collect()
     };
+    let attr_json = |st: &[FilterStats]| -> serde_json::Value {
+        st.iter()
+            .zip(&filters)
+            .map(|(s, (c, _))| {
+                serde_json::json!({
+                    "column": c, "index": s.index_used, "rows_examined": s.rows_examined,
+                    "chunks_skipped": s.chunks_skipped, "chunks_total": s.chunks_total,
+                    "stale_indexes": s.stale_indexes,
+                })
+            })
+            .collect()
+    };
     for w in windows {
-        let run = || -> Result<(Vec<u64>, String), String> {
+        let run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
             let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
             let tp = pick_table(&f, a.table.clone())?;
             let Some(w) = &w else {
                 let t = f.table(&tp).map_err(|e| e.to_string())?;
                 let (rows, st) = filter_all(&t, &filters, !a.no_index).map_err(|e| e.to_string())?;
-                let stats = format!("rows {} | matched {}{}", t.nrows().map_err(|e| e.to_string())?, rows.len(), attr_stats(&st));
-                return Ok((rows, stats));
+                let nrows = t.nrows().map_err(|e| e.to_string())?;
+                let stats = format!("rows {nrows} | matched {}{}", rows.len(), attr_stats(&st));
+                let json = serde_json::json!({
+                    "where": a.where_, "count": rows.len(),
+                    "stats": { "rows_total": nrows, "attributes": attr_json(&st) },
+                });
+                return Ok((rows, stats, json));
             };
             let b = parse_bbox(w)?;
             let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
@@ -214,10 +299,28 @@ fn query(a: QueryArgs) -> ExitCode {
                 None => "spatial query skipped: the attribute filters matched nothing".to_string(),
             } + &attr_stats(&r.attributes)
                 + &if filters.is_empty() { String::new() } else { format!(" | matched {}", r.rows.len()) };
-            Ok((r.rows, stats))
+            let mut json = serde_json::json!({ "bbox": [b.xmin, b.ymin, b.xmax, b.ymax], "count": r.rows.len() });
+            json["stats"] = match &r.spatial {
+                Some(s) => serde_json::json!({ "rows_total": s.rows_total, "blocks_total": s.blocks_total, "blocks_skipped": s.blocks_skipped,
+                    "rtree_candidates": s.rtree_candidates, "covering_rejected": s.covering_rejected,
+                    "exact_tested": s.exact_tested, "rows_matched": s.rows_matched, "bytes_read": s.bytes_read,
+                    "stale_indexes": s.stale_indexes }),
+                None => serde_json::json!({ "spatial_skipped": true }),
+            };
+            if !filters.is_empty() {
+                json["where"] = serde_json::json!(a.where_);
+                json["stats"]["attributes"] = attr_json(&r.attributes);
+            }
+            Ok((r.rows, stats, json))
         };
         match run() {
-            Ok((rows, stats)) => {
+            Ok((rows, _, mut json)) if a.json => {
+                if !a.count {
+                    json["rows"] = serde_json::json!(rows);
+                }
+                println!("{json}");
+            }
+            Ok((rows, stats, _)) => {
                 if a.count {
                     println!("{}", rows.len());
                 } else {
@@ -237,8 +340,21 @@ fn query(a: QueryArgs) -> ExitCode {
 
 fn index(a: IndexArgs) -> ExitCode {
     use marquet::marquet::spatial_index::SpatialIndexKind;
-    let run = || -> Result<String, String> {
-        let f = marquet::h5col::File::open_rw(&a.path).map_err(|e| e.to_string())?;
+    let kind_of = |k: &str| match k.trim() {
+        "block_bbox" => Ok(SpatialIndexKind::BlockBBox),
+        "packed_rtree" => Ok(SpatialIndexKind::PackedRTree),
+        o => Err(format!("unknown index kind {o:?} (block_bbox, packed_rtree)")),
+    };
+    let spin = Bar::spinner(if a.verify { "verifying indexes" } else { "indexes" });
+    // Build / drop / list with the file open; --verify after it is closed (the validator
+    // opens the file itself).
+    let run = || -> Result<(String, String, String, serde_json::Value), String> {
+        let f = if a.build.is_some() || a.drop.is_some() {
+            marquet::h5col::File::open_rw(&a.path)
+        } else {
+            marquet::h5col::File::open(&a.path)
+        }
+        .map_err(|e| e.to_string())?;
         let tp = pick_table(&f, a.table.clone())?;
         let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
         let col = match &a.column {
@@ -246,41 +362,77 @@ fn index(a: IndexArgs) -> ExitCode {
             None => t.primary_geometry_column().map_err(|e| e.to_string())?,
         };
         let mut out = String::new();
-        for k in a.build.as_deref().unwrap_or("").split(',').filter(|k| !k.is_empty()) {
-            let p = match k.trim() {
-                "block_bbox" => t.build_block_bbox(&col, None),
-                "packed_rtree" => t.build_rtree(&col, None),
-                o => return Err(format!("unknown index kind {o:?} (block_bbox, packed_rtree)")),
+        let mut built = Vec::new();
+        for k in a.build.as_deref().unwrap_or("").split(',').filter(|k| !k.trim().is_empty()) {
+            let p = match kind_of(k)? {
+                SpatialIndexKind::BlockBBox => t.build_block_bbox(&col, None),
+                SpatialIndexKind::PackedRTree => t.build_rtree(&col, None),
             }
             .map_err(|e| e.to_string())?;
             out += &format!("built {p}\n");
+            built.push(p);
         }
+        let mut dropped = 0;
         if let Some(k) = &a.drop {
-            let kind = match k.as_str() {
-                "block_bbox" => SpatialIndexKind::BlockBBox,
-                "packed_rtree" => SpatialIndexKind::PackedRTree,
-                o => return Err(format!("unknown index kind {o:?}")),
-            };
-            let n = t.drop_index(&col, kind).map_err(|e| e.to_string())?;
-            out += &format!("dropped {n} index(es)\n");
+            dropped = t.drop_index(&col, kind_of(k)?).map_err(|e| e.to_string())?;
+            out += &format!("dropped {dropped} index(es)\n");
         }
+        let mut list = Vec::new();
         for i in t.spatial_indexes(&col).map_err(|e| e.to_string())? {
-            out += &format!("{} {} ({})\n", i.info.kind.as_deref().unwrap_or("?"), i.info.path, if i.valid { "valid" } else { "stale" });
+            if !a.verify {
+                out += &format!("{} {} ({})\n", i.kind.kind(), i.info.path, if i.valid { "valid" } else { "stale" });
+            }
+            list.push(serde_json::json!({ "kind": i.kind.kind(), "path": i.info.path, "valid": i.valid }));
         }
-        Ok(out)
+        let json = serde_json::json!({ "table": tp, "column": col, "built": built, "dropped": dropped, "indexes": list });
+        Ok((out, tp, col, json))
     };
-    match run() {
-        Ok(s) => {
-            print!("{s}");
-            ExitCode::SUCCESS
+    let (out, tp, col, mut json) = match run() {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let mut code = ExitCode::SUCCESS;
+    let mut text = out;
+    if a.verify {
+        let checks = match marquet::validate::verify_indexes(&a.path, &tp, &col) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        if checks.is_empty() {
+            text += &format!("{tp} column {col}: no spatial index\n");
         }
-        Err(e) => fail(e),
+        let mut v = Vec::new();
+        for c in &checks {
+            text += &format!("{} {}: {}\n", c.kind, c.path, c.verdict.as_str());
+            for f in &c.findings {
+                text += &format!("  {f}\n");
+            }
+            if c.verdict == marquet::validate::IndexVerdict::Stale {
+                text += "  its validity tokens do not match the table: rebuild it with --build\n";
+            }
+            if c.verdict != marquet::validate::IndexVerdict::Matches {
+                code = ExitCode::from(EXIT_NON_CONFORMANT);
+            }
+            let findings: Vec<String> = c.findings.iter().map(|f| f.to_string()).collect();
+            v.push(serde_json::json!({ "kind": c.kind, "path": c.path, "verdict": c.verdict.as_str(), "findings": findings }));
+        }
+        json["verify"] = serde_json::json!(v);
     }
+    spin.finish();
+    if a.json {
+        println!("{json}");
+    } else {
+        print!("{text}");
+    }
+    code
 }
 
 fn demo(a: DemoArgs) -> ExitCode {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    match marquet::demo::run(root, &a.out) {
+    let root = a.data.clone().unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let spin = Bar::spinner("demo");
+    let res = marquet::demo::run(&root, &a.out);
+    spin.finish();
+    match res {
         Ok(s) => {
             print!("{s}");
             ExitCode::SUCCESS
@@ -290,6 +442,11 @@ fn demo(a: DemoArgs) -> ExitCode {
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  marquet info ne.h5
+  marquet info ne.h5 --table /cities --json | jq '.tables[0].geometry_columns'
+
+Exit 0 described, 2 error.")]
 struct InfoArgs {
     /// The HDF5 file.
     path: PathBuf,
@@ -302,6 +459,12 @@ struct InfoArgs {
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  marquet dump ne.h5 --table /cities --rows 0..10
+  marquet dump stations.h5 --format csv > stations.csv
+  marquet dump ne.h5 --table /countries --rows 5..6 --format geojson
+
+Rows are half-open (A..B; A.. and ..B work). Exit 0 printed, 2 error.")]
 struct DumpArgs {
     /// The HDF5 file.
     path: PathBuf,
@@ -312,7 +475,7 @@ struct DumpArgs {
     #[arg(long)]
     rows: Option<String>,
     /// Output format.
-    #[arg(long, value_parser = ["wkt", "csv"], default_value = "wkt")]
+    #[arg(long, value_parser = ["wkt", "csv", "geojson"], default_value = "wkt")]
     format: String,
 }
 
@@ -353,22 +516,54 @@ fn info(a: InfoArgs) -> ExitCode {
     }
 }
 
+/// Rows rendered at a time by `dump` in the WKT and CSV formats, so memory stays bounded
+/// whatever the range (GeoJSON is rendered as one document).
+const DUMP_CHUNK_ROWS: u64 = 65_536;
+
 fn dump(a: DumpArgs) -> ExitCode {
-    let run = || -> Result<String, String> {
+    use std::io::Write;
+    let run = || -> Result<(), String> {
         let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
         let t = pick_table(&f, a.table.clone())?;
         let (s, e) = match &a.rows {
             Some(r) => parse_rows(r).ok_or_else(|| format!("--rows {r:?} is not A..B"))?,
             None => (0, u64::MAX),
         };
-        let fmt = if a.format == "csv" { marquet::info::DumpFormat::Csv } else { marquet::info::DumpFormat::Wkt };
-        marquet::info::dump_rows(&f, &t, s, e, fmt).map_err(|e| e.to_string())
+        let fmt = match a.format.as_str() {
+            "csv" => marquet::info::DumpFormat::Csv,
+            "geojson" => marquet::info::DumpFormat::GeoJson,
+            _ => marquet::info::DumpFormat::Wkt,
+        };
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (`marquet dump ... | head`) ends the dump quietly.
+        let put = |out: &mut std::io::StdoutLock, text: &str| match out.write_all(text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+            Err(e) => Err(e.to_string()),
+            Ok(()) => Ok(true),
+        };
+        if fmt == marquet::info::DumpFormat::GeoJson {
+            put(&mut out, &marquet::info::dump_rows(&f, &t, s, e, fmt).map_err(|e| e.to_string())?)?;
+            return Ok(());
+        }
+        let n = f.table(&t).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
+        let end = e.min(n);
+        let mut c = s.min(end);
+        loop {
+            let ce = c.saturating_add(DUMP_CHUNK_ROWS).min(end);
+            let text = marquet::info::dump_rows(&f, &t, c, ce, fmt).map_err(|e| e.to_string())?;
+            // Every chunk starts with the header line; print it once.
+            let body = if c == s.min(end) { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") };
+            if !put(&mut out, body)? {
+                return Ok(());
+            }
+            if ce >= end {
+                return out.flush().map_err(|e| e.to_string());
+            }
+            c = ce;
+        }
     };
     match run() {
-        Ok(s) => {
-            print!("{s}");
-            ExitCode::SUCCESS
-        }
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(EXIT_UNREADABLE)
@@ -377,6 +572,12 @@ fn dump(a: DumpArgs) -> ExitCode {
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  marquet validate ne.h5
+  marquet validate ne.h5 --table /cities --strict
+  marquet validate ne.h5 --json | jq .status
+
+Exit 0 conformant, 1 not conformant, 2 unreadable or not HDF5.")]
 struct ValidateArgs {
     /// The HDF5 file.
     path: PathBuf,
@@ -404,13 +605,17 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert(a),
         Command::Query(a) => query(a),
         Command::Index(a) => index(a),
+        Command::Append(a) => append::run(a),
         Command::Demo(a) => demo(a),
     }
 }
 
 fn validate(a: ValidateArgs) -> ExitCode {
     let opts = Options { table: a.table, strict: a.strict, ..Options::default() };
-    let report = match validate_file(&a.path, &opts) {
+    let spin = Bar::spinner("validating");
+    let res = validate_file(&a.path, &opts);
+    spin.finish();
+    let report = match res {
         Ok(r) => r,
         Err(e) => {
             if a.json {

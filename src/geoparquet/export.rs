@@ -74,11 +74,13 @@ pub struct ExportOptions {
     /// Rows per row group (and per read): one row block by default.
     pub row_group_rows: usize,
     pub compression: ExportCompression,
+    /// Called after each row group with the rows written so far.
+    pub progress: crate::Progress,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { version: GeoParquetVersion::V2_0, row_group_rows: DEFAULT_BATCH_ROWS, compression: ExportCompression::Zstd }
+        ExportOptions { version: GeoParquetVersion::V2_0, row_group_rows: DEFAULT_BATCH_ROWS, compression: ExportCompression::Zstd, progress: crate::Progress::default() }
     }
 }
 
@@ -381,6 +383,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         w.flush().map_err(|e| io_err(&out_path, e))?;
         report.row_groups += 1;
         s = e;
+        opts.progress.report(s, Some(n));
     }
     // The `geo` key, exact.
     let mut wcols = Vec::new();

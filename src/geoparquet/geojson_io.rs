@@ -308,6 +308,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
             gb.columns.columns.insert(p.name.clone(), p.values(&json_array(&vals, &p.plan))?);
         }
         t.append(&gb)?;
+        opts.progress.report(t.nrows()?, Some(nfeat));
     }
     report.rows = t.nrows()?;
     debug_assert_eq!(report.rows, nfeat);

@@ -45,6 +45,8 @@ pub struct ImportOptions {
     pub max_fixed_string: usize,
     /// Every [`Finding`] is an error (a strict GeoParquet reader).
     pub strict: bool,
+    /// Called after each appended batch with the rows imported so far.
+    pub progress: crate::Progress,
 }
 
 impl Default for ImportOptions {
@@ -56,6 +58,7 @@ impl Default for ImportOptions {
             chunk_rows: crate::h5col::DEFAULT_CHUNK_ROWS,
             max_fixed_string: DEFAULT_MAX_FIXED_STRING,
             strict: false,
+            progress: crate::Progress::default(),
         }
     }
 }
@@ -201,6 +204,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
     };
     let builder = open()?;
     let md = builder.metadata().clone();
+    let total_rows = u64::try_from(md.file_metadata().num_rows()).ok();
     let schema = builder.schema().clone();
     let sdescr = builder.parquet_schema().clone();
     let kvs: BTreeMap<String, String> = md
@@ -529,6 +533,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             MarquetError::InvalidWkb { .. } => fail(&path, code::WKB_PARSE, e.to_string()),
             e => e,
         })?;
+        opts.progress.report(t.nrows()?, total_rows);
     }
     report.rows = t.nrows()?;
 

@@ -8,6 +8,7 @@
 //!   row group per row block.
 //! - [`import_geojson`] / [`export_geojson`]: RFC 7946 FeatureCollections.
 //! - [`convert`]: picks the direction from the file extensions (for the CLI).
+//! - [`append_file`]: appends a GeoParquet, GeoJSON or Marquet file to an existing table.
 //!
 //! The mapping is documented in `docs/geoparquet-mapping.md`. Nothing is dropped
 //! silently: columns that have no HEP001 counterpart are listed in
@@ -15,6 +16,7 @@
 //! [`ImportReport::findings`] with the failure codes of the geoparquet-testing corpus
 //! (`bad_data/manifest.json`); with [`ImportOptions::strict`] every finding is an error.
 
+pub mod append;
 mod arrow_cols;
 pub mod export;
 pub mod geoarrow;
@@ -27,6 +29,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 
+pub use append::{append_file, AppendOptions, AppendReport};
 pub use export::{export_geoparquet, ExportOptions, ExportReport, GeoParquetVersion};
 pub use geojson_io::{export_geojson, import_geojson};
 pub use import::{import_geoparquet, ImportOptions, ImportReport, PointForm};
@@ -152,6 +155,9 @@ pub struct ConvertOptions {
     pub strict: bool,
     /// How point columns are stored (default: native point columns).
     pub point_form: Option<PointForm>,
+    /// Called after each batch imported or exported (GeoParquet and GeoJSON import,
+    /// GeoParquet export), with the rows done so far and the total.
+    pub progress: crate::Progress,
 }
 
 /// What [`convert`] did.
@@ -188,6 +194,11 @@ fn single_table(file: &File, opts: &ConvertOptions) -> Result<String> {
     if let Some(t) = &opts.table {
         return Ok(t.clone());
     }
+    single_table_of(file)
+}
+
+/// The only Marquet table of `file`, or an error listing them.
+fn single_table_of(file: &File) -> Result<String> {
     let mut marquet = Vec::new();
     for t in file.tables()? {
         if let Ok(tab) = file.table(&t) {
@@ -223,9 +234,14 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         table: opts.table.clone().unwrap_or_else(|| default_table_name(input)),
         strict: opts.strict,
         point_form: opts.point_form.unwrap_or_default(),
+        progress: opts.progress.clone(),
         ..ImportOptions::default()
     };
-    let eopts = ExportOptions { version: opts.geoparquet_version.unwrap_or_default(), ..ExportOptions::default() };
+    let eopts = ExportOptions {
+        version: opts.geoparquet_version.unwrap_or_default(),
+        progress: opts.progress.clone(),
+        ..ExportOptions::default()
+    };
     match (fin, fout) {
         (Format::GeoParquet | Format::GeoJson, Format::Marquet) => {
             let existed = output.exists();

@@ -1098,3 +1098,4 @@ pub fn choose_form(v: &GeometryValues) -> Result<StorageForm> {
 
 pub mod maintain;
 pub mod modify;
+pub mod append_from;

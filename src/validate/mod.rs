@@ -18,6 +18,7 @@
 //! the file non-conformant.
 
 mod h5col_checks;
+pub mod indexes;
 mod marquet_checks;
 mod rows;
 
@@ -26,6 +27,8 @@ use std::fmt;
 
 use crate::error::{MarquetError, Result};
 use crate::h5;
+
+pub use indexes::{verify_indexes, IndexCheck, IndexVerdict};
 
 
 /// Rows read at a time from a column (and `OFFSETS` entries from a list column).

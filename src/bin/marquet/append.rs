@@ -1,0 +1,74 @@
+//! `marquet append`: rows of a GeoParquet, GeoJSON or Marquet file appended to a table
+//! through the library's append path ([`marquet::geoparquet::append_file`]).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use marquet::geoparquet::{append_file, AppendOptions};
+use marquet::marquet::spatial_index::RTreeOnAppend;
+
+use super::bar::Bar;
+use super::{fail, pick_table};
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet append cities.h5 --table /cities --from more_cities.parquet
+  marquet append cities.h5 --from more_cities.geojson --rtree stale --json
+  marquet append all.h5 --table /cities --from other.h5 --from-table /cities
+
+The source must have the same columns as the table (covering columns aside). Block indexes
+are extended; packed R-trees are rebuilt (--rtree rebuild, the default) or left stale for a
+later `marquet index --build packed_rtree` (--rtree stale). Exit 0 appended, 2 error.")]
+pub struct AppendArgs {
+    /// The HDF5 file holding the table.
+    path: PathBuf,
+    /// The table to append to (default: the file's only table).
+    #[arg(long)]
+    table: Option<String>,
+    /// The rows to append: .parquet (GeoParquet), .geojson, or .h5 (a Marquet table).
+    #[arg(long)]
+    from: PathBuf,
+    /// The table to read when --from is an HDF5 file (default: its only Marquet table).
+    #[arg(long)]
+    from_table: Option<String>,
+    /// What happens to valid packed R-trees (HEP002 §10.4).
+    #[arg(long, value_parser = ["rebuild", "stale"], default_value = "rebuild")]
+    rtree: String,
+    /// Print a JSON report.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: AppendArgs) -> ExitCode {
+    let bar = Bar::rows("append");
+    let res = (|| -> Result<marquet::geoparquet::AppendReport, String> {
+        let f = marquet::h5col::File::open_rw(&a.path).map_err(|e| e.to_string())?;
+        let table = pick_table(&f, a.table.clone())?;
+        let opts = AppendOptions {
+            source_table: a.from_table.clone(),
+            rtree: if a.rtree == "stale" { RTreeOnAppend::LeaveStale } else { RTreeOnAppend::Rebuild },
+            progress: bar.progress(),
+            ..AppendOptions::default()
+        };
+        append_file(&f, &table, &a.from, &opts).map_err(|e| e.to_string())
+    })();
+    bar.finish();
+    match res {
+        Ok(r) => {
+            if a.json {
+                let v = serde_json::json!({
+                    "source": r.source.display().to_string(),
+                    "table": r.table,
+                    "rows_appended": r.rows,
+                    "nrows": r.nrows,
+                });
+                println!("{v}");
+            } else {
+                print!("{r}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}

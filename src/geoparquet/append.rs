@@ -1,0 +1,97 @@
+//! Appending a GeoParquet, GeoJSON or Marquet file to an existing Marquet table (the
+//! `marquet append` command).
+//!
+//! GeoParquet and GeoJSON sources are first imported, streamed in batches, into a Marquet
+//! table in a temporary HDF5 file next to nothing else, exactly as [`super::convert`] would
+//! import them; that table's rows are then appended batch by batch with
+//! [`MarquetTable::append_from`]. The detour costs one extra write of the rows, but it
+//! means the column mapping is the one `convert` uses (so a file converted once and
+//! appended later lands in the same columns) and memory stays bounded by one batch.
+
+use std::path::{Path, PathBuf};
+
+use super::{default_table_name, import_geojson, import_geoparquet, single_table_of, Format, ImportOptions};
+use crate::error::{MarquetError, Result};
+use crate::h5col::File;
+use crate::marquet::append_from::DEFAULT_APPEND_BATCH_ROWS;
+use crate::marquet::spatial_index::RTreeOnAppend;
+use crate::marquet::MarquetTable;
+use crate::progress::Progress;
+
+/// Options for [`append_file`].
+#[derive(Debug, Clone, Default)]
+pub struct AppendOptions {
+    /// Source format (default: from the source's extension).
+    pub format: Option<Format>,
+    /// The table to read when the source is an HDF5 file (default: its only Marquet table).
+    pub source_table: Option<String>,
+    /// What the append does to valid packed R-trees (default: rebuild).
+    pub rtree: RTreeOnAppend,
+    /// Rows per append (default [`DEFAULT_APPEND_BATCH_ROWS`]).
+    pub batch_rows: Option<u64>,
+    /// Hears the rows appended so far (and imported, for GeoParquet/GeoJSON sources).
+    pub progress: Progress,
+}
+
+/// What [`append_file`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AppendReport {
+    pub source: PathBuf,
+    pub table: String,
+    /// Rows appended.
+    pub rows: u64,
+    /// Rows in the table after the append.
+    pub nrows: u64,
+}
+
+impl std::fmt::Display for AppendReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "appended {} rows from {} to {} (now {} rows)", self.rows, self.source.display(), self.table, self.nrows)
+    }
+}
+
+fn temp_h5() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "marquet-append-{}-{}.h5",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+    ))
+}
+
+/// Append the rows of `source` (GeoParquet, GeoJSON or an HDF5 file's Marquet table) to the
+/// Marquet table `table` of `file`, which must have the same columns (see
+/// [`MarquetTable::check_append_source`]).
+pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions) -> Result<AppendReport> {
+    let fmt = opts.format.or_else(|| Format::from_path(source)).ok_or_else(|| {
+        MarquetError::InvalidArgument(format!("{}: cannot tell the source format from the extension", source.display()))
+    })?;
+    let dst = MarquetTable::open(file, table)?;
+    let step = opts.batch_rows.unwrap_or(DEFAULT_APPEND_BATCH_ROWS);
+    let rows = match fmt {
+        Format::Marquet => {
+            let sf = File::open(source)?;
+            let st = match &opts.source_table {
+                Some(t) => t.clone(),
+                None => single_table_of(&sf)?,
+            };
+            let src = MarquetTable::open(&sf, &st)?;
+            dst.append_from(&src, step, opts.rtree, &opts.progress)?
+        }
+        Format::GeoParquet | Format::GeoJson => {
+            let tmp = temp_h5();
+            let res = (|| {
+                let tf = File::create(&tmp)?;
+                let iopts = ImportOptions { table: default_table_name(source), progress: opts.progress.clone(), ..ImportOptions::default() };
+                let r = match fmt {
+                    Format::GeoParquet => import_geoparquet(source, &tf, &iopts)?,
+                    _ => import_geojson(source, &tf, &iopts)?,
+                };
+                let src = MarquetTable::open(&tf, &r.table)?;
+                dst.append_from(&src, step, opts.rtree, &opts.progress)
+            })();
+            let _ = std::fs::remove_file(&tmp);
+            res?
+        }
+    };
+    Ok(AppendReport { source: source.to_path_buf(), table: table.to_string(), rows, nrows: dst.nrows()? })
+}

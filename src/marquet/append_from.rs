@@ -1,0 +1,112 @@
+//! Appending the rows of one Marquet table to another: the path behind `marquet append`.
+//!
+//! Rows go through [`MarquetTable::append_with_options`], so everything an append owes is
+//! maintained: BBOX and GEOMETRY_TYPES widened, covering rows computed, block indexes
+//! extended, packed R-trees rebuilt or left stale (HEP002 §10.3, §10.4, §11.1).
+
+use std::collections::BTreeSet;
+
+use crate::error::{MarquetError, Result};
+use crate::h5col::{Batch, ColumnKind, ColumnValues};
+use crate::progress::Progress;
+
+use super::spatial_index::RTreeOnAppend;
+use super::{GeoBatch, GeometryValues, MarquetTable};
+
+/// Rows read from the source and appended at a time: one row block at the default chunk
+/// length, so memory stays bounded whatever the source's size.
+pub const DEFAULT_APPEND_BATCH_ROWS: u64 = 65_536;
+
+/// The columns an append must supply: every column except covering columns, which the
+/// append computes from the geometries (HEP002 §10.5).
+fn appendable(t: &MarquetTable) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    let geoms: BTreeSet<String> = t.geometry_column_names()?.into_iter().collect();
+    let mut covering = BTreeSet::new();
+    for g in &geoms {
+        if let Some(c) = t.geometry_column(g)?.covering {
+            covering.insert(c);
+        }
+    }
+    let cols = t.table().discover_columns()?.into_iter().filter(|c| !covering.contains(c)).collect();
+    Ok((cols, geoms))
+}
+
+impl MarquetTable {
+    /// Check that the rows of `src` can be appended to this table: the same columns by name
+    /// (covering columns aside), geometry columns in the same places, list columns where
+    /// this table has list columns. Datatypes are checked by the first append, before it
+    /// changes the file.
+    pub fn check_append_source(&self, src: &MarquetTable) -> Result<()> {
+        let (dcols, dgeo) = appendable(self)?;
+        let (scols, sgeo) = appendable(src)?;
+        let only_here: Vec<&String> = dcols.difference(&scols).collect();
+        let only_there: Vec<&String> = scols.difference(&dcols).collect();
+        if !only_here.is_empty() || !only_there.is_empty() {
+            let list = |v: &[&String]| if v.is_empty() { "none".to_string() } else { v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ") };
+            return Err(MarquetError::InvalidArgument(format!(
+                "{}: columns differ from the source {}: only in the target: {}; only in the source: {}",
+                self.path(),
+                src.path(),
+                list(&only_here),
+                list(&only_there)
+            )));
+        }
+        for c in &dcols {
+            if dgeo.contains(c) != sgeo.contains(c) {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "{}: column '{c}' is a geometry column in only one of the two tables",
+                    self.path()
+                )));
+            }
+            if !dgeo.contains(c) && self.table().kind_of(c)? != src.table().kind_of(c)? {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "{}: column '{c}' is a list column in only one of the two tables",
+                    self.path()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Append every row of `src` to this table, `batch_rows` rows per append (HEP002 §11.1
+    /// over HEP001 §12.3), R-trees treated as `rtree` says; `progress` hears the rows
+    /// appended so far after each batch. Returns the rows appended.
+    ///
+    /// Each batch is one committed append: an error in a later batch (a value that does not
+    /// fit this table's datatypes) leaves the earlier batches in the table. The column sets
+    /// are compared first ([`MarquetTable::check_append_source`]).
+    pub fn append_from(&self, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
+        self.check_append_source(src)?;
+        let (cols, geoms) = appendable(src)?;
+        let n = src.nrows()?;
+        let step = batch_rows.max(1);
+        let mut s = 0u64;
+        while s < n {
+            let e = s.saturating_add(step).min(n);
+            let mut gb = GeoBatch { geometries: Default::default(), columns: Batch::new() };
+            for c in &cols {
+                if geoms.contains(c) {
+                    let b = src.read_wkb(c, s, e)?;
+                    let v = (0..b.len()).map(|i| b.get(i).map(|w| w.to_vec())).collect();
+                    gb.geometries.insert(c.clone(), GeometryValues::Wkb(v));
+                    continue;
+                }
+                let v = match src.table().kind_of(c)? {
+                    Some(ColumnKind::List) => ColumnValues::List(src.table().read_list(c, s, e)?),
+                    Some(ColumnKind::Dataset) => {
+                        let col = src.table().column(c)?;
+                        let a = col.read(s, e - s)?;
+                        let missing = a.missing(col.fill());
+                        ColumnValues::Array { values: a, missing: Some(missing) }
+                    }
+                    None => continue,
+                };
+                gb.columns.columns.insert(c.clone(), v);
+            }
+            self.append_with_options(&gb, rtree)?;
+            s = e;
+            progress.report(s, Some(n));
+        }
+        Ok(n)
+    }
+}
