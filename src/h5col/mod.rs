@@ -39,12 +39,14 @@ impl File {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             });
         }
+        h5::register_filters()?;
         let inner = hdf5::File::open(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
         Ok(File { inner, path: p })
     }
     /// Open read-write.
     pub fn open_rw(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
+        h5::register_filters()?;
         let inner = hdf5::File::open_rw(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
         Ok(File { inner, path: p })
     }
