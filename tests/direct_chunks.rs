@@ -197,3 +197,47 @@ fn corrupt_chunks_are_errors_naming_the_dataset() {
     let mut buf = vec![0u8; 1000];
     assert!(h5::dataset_read_pipeline(ds.id(), 1000, 1000, &Dtype::U8, "/bad", &mut buf).is_err());
 }
+
+#[test]
+fn marquet_defaults_use_zstd_and_move_whole_chunks_directly() {
+    use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+    use marquet::Dimensions;
+    let dir = common::TempDir::new("direct-marquet");
+    let f = File::create(dir.join("m.h5")).unwrap();
+    let mut t = MarquetTable::create(&f, "/t").unwrap();
+    t.add_geometry_column("pt", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false }))
+        .unwrap();
+    t.add_geometry_column("poly", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
+    let n = 200_000usize;
+    let (mut x, y) = marquet::synth::clustered_points(n, 11);
+    let polys: Vec<Option<Vec<u8>>> = marquet::synth::polygons(n, 11).into_iter().map(Some).collect();
+    // Two bad rows in different parallel blocks: the lowest one is reported.
+    let (keep_a, keep_b) = (x[150_000], x[70_000]);
+    x[150_000] = f64::NAN;
+    x[70_000] = f64::NAN;
+    let batch = |x: &[f64]| {
+        GeoBatch::new()
+            .with_geometry("pt", GeometryValues::Points { dims: Dimensions::Xy, x: x.to_vec(), y: y.clone(), z: None, m: None, valid: None })
+            .with_geometry("poly", GeometryValues::Wkb(polys.clone()))
+    };
+    let e = t.append(&batch(&x)).unwrap_err().to_string();
+    assert!(e.contains("row 70000:"), "{e}");
+    x[150_000] = keep_a;
+    x[70_000] = keep_b;
+    let before = direct::chunks_moved().0;
+    t.append(&batch(&x)).unwrap();
+    let moved = direct::chunks_moved().0 - before;
+    let pt = h5::dataset_open(t.table().id(), "pt").unwrap();
+    assert_eq!(h5::dataset_info(pt.id(), "/t/pt").unwrap().filters, vec![Filter::Shuffle, Filter::Zstd(3)]);
+    let vals = h5::dataset_open(t.table().id(), "poly/VALUES").unwrap();
+    let vinfo = h5::dataset_info(vals.id(), "/t/poly/VALUES").unwrap();
+    assert_eq!(vinfo.filters, vec![Filter::Zstd(3)]);
+    // Whole chunks: 3 of the 65,536-row point column, the 1 MiB chunks of VALUES below its
+    // end, and OFFSETS chunks 1 and 2 (chunk 0 already holds offset 0, chunk 3 is partial).
+    let wkb_len = vinfo.dims[0];
+    assert_eq!(moved, 3 + wkb_len / (1 << 20) + 2, "chunks written directly ({wkb_len} WKB bytes)");
+    let p = t.read_points("pt", 0, n as u64).unwrap();
+    assert_eq!((p.x, p.y), (x, y));
+    let w = t.read_wkb("poly", 0, n as u64).unwrap();
+    assert!((0..n).all(|i| w.get(i) == polys[i].as_deref()));
+}
