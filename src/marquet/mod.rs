@@ -579,10 +579,16 @@ impl MarquetTable {
                 let dt = types::point_dtype(dims, f32);
                 let gt = GeometryType::new(GeometryKind::Point, dims);
                 let nd = dims.size();
-                // Per row: the summary and up to four ordinates (no allocation per point).
-                let per_row = par_rows(n, |i| {
+                let es = dt.size();
+                // Per row, on all cores in blocks, straight into the output buffers (no
+                // allocation per point, no intermediate vectors): the summary, the bytes.
+                let mut bytes = vec![0u8; n * es];
+                let mut rows = vec![RowInfo::Null; n];
+                let mut missing = vec![false; n];
+                let row = |i: usize, out: &mut [u8], r: &mut RowInfo, miss: &mut bool| -> Result<()> {
                     if !valid.as_ref().map(|v| v[i]).unwrap_or(true) {
-                        return Ok((RowInfo::Null, [0.0; 4]));
+                        *miss = true;
+                        return Ok(());
                     }
                     let c = [x[i], y[i], z.as_ref().map(|v| v[i]).unwrap_or(f64::NAN), m.as_ref().map(|v| v[i]).unwrap_or(f64::NAN)];
                     let empty = c[0].is_nan() && c[1].is_nan();
@@ -613,21 +619,32 @@ impl MarquetTable {
                     if !empty && c[0] == fillv && c[1] == fillv {
                         return Err(MarquetError::InvalidArgument(format!("{path} row {i}: coordinates equal the fill value")));
                     }
-                    Ok((RowInfo::Geometry(WkbInfo { geometry_type: gt, bbox, is_empty: empty, num_coords: 1 }), o))
-                })?;
-                let mut bytes = Vec::with_capacity(n * dt.size());
-                let mut rows = Vec::with_capacity(n);
-                let mut missing = vec![false; n];
-                for (i, (r, o)) in per_row.into_iter().enumerate() {
-                    if r == RowInfo::Null {
-                        missing[i] = true;
-                        bytes.extend(std::iter::repeat_n(0u8, dt.size()));
-                    } else if f32 {
-                        o[..nd].iter().for_each(|v| bytes.extend_from_slice(&(*v as f32).to_le_bytes()));
-                    } else {
-                        o[..nd].iter().for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
+                    for (k, v) in o[..nd].iter().enumerate() {
+                        if f32 {
+                            out[4 * k..4 * k + 4].copy_from_slice(&(*v as f32).to_le_bytes());
+                        } else {
+                            out[8 * k..8 * k + 8].copy_from_slice(&v.to_le_bytes());
+                        }
                     }
-                    rows.push(r);
+                    *r = RowInfo::Geometry(WkbInfo { geometry_type: gt, bbox, is_empty: empty, num_coords: 1 });
+                    Ok(())
+                };
+                if es > 0 {
+                    // Blocks in row order; the first error of the lowest block is the
+                    // lowest failing row, as a sequential loop would report.
+                    let results: Vec<Result<()>> = bytes
+                        .par_chunks_mut(PAR_BLOCK_ROWS * es)
+                        .zip(rows.par_chunks_mut(PAR_BLOCK_ROWS))
+                        .zip(missing.par_chunks_mut(PAR_BLOCK_ROWS))
+                        .enumerate()
+                        .map(|(blk, ((bb, rr), mm))| {
+                            for j in 0..rr.len() {
+                                row(blk * PAR_BLOCK_ROWS + j, &mut bb[j * es..(j + 1) * es], &mut rr[j], &mut mm[j])?;
+                            }
+                            Ok(())
+                        })
+                        .collect();
+                    results.into_iter().collect::<Result<()>>()?;
                 }
                 Ok((ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) }, rows))
             }
