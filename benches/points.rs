@@ -1,5 +1,6 @@
-//! Write 1,000,000 2-D points into a point column and read them back (issue: Marquet
-//! geometry columns). Run: `cargo bench --bench points -- --quick`.
+//! Write 1,000,000 2-D points into a point column and read them back, with each file's
+//! size printed once. Data: `marquet::synth::clustered_points(1_000_000, 42)`, the same
+//! seeded points as every other figure. Run: `cargo bench --bench points -- --quick`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;
@@ -7,25 +8,7 @@ use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTabl
 use marquet::Dimensions;
 
 const N: usize = 1_000_000;
-
-fn coords() -> (Vec<f64>, Vec<f64>) {
-    // Seeded clustered points (SplitMix64), no external RNG crate.
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) as f64 / u64::MAX as f64
-    };
-    let mut x = Vec::with_capacity(N);
-    let mut y = Vec::with_capacity(N);
-    for _ in 0..N {
-        x.push(-180.0 + 360.0 * next());
-        y.push(-90.0 + 180.0 * next());
-    }
-    (x, y)
-}
+const SEED: u64 = 42;
 
 fn write(path: &str, x: &[f64], y: &[f64]) {
     let f = File::create(path).unwrap();
@@ -40,7 +23,7 @@ fn write(path: &str, x: &[f64], y: &[f64]) {
 }
 
 fn bench(c: &mut Criterion) {
-    let (x, y) = coords();
+    let (x, y) = marquet::synth::clustered_points(N, SEED);
     let dir = std::env::temp_dir().join(format!("marquet-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("points.h5").display().to_string();
@@ -48,6 +31,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("write", |b| b.iter(|| write(&path, &x, &y)));
     write(&path, &x, &y);
+    eprintln!("points_1m file size: {} bytes", std::fs::metadata(&path).unwrap().len());
     g.bench_function("read", |b| {
         b.iter(|| {
             let f = File::open(&path).unwrap();
@@ -55,6 +39,15 @@ fn bench(c: &mut Criterion) {
             let p = t.read_points("geom", 0, N as u64).unwrap();
             assert_eq!(p.x.len(), N);
             p
+        })
+    });
+    g.bench_function("read_wkb", |b| {
+        b.iter(|| {
+            let f = File::open(&path).unwrap();
+            let t = MarquetTable::open(&f, "/points").unwrap();
+            let w = t.read_wkb("geom", 0, N as u64).unwrap();
+            assert_eq!(w.len(), N);
+            w
         })
     });
     g.finish();

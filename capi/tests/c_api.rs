@@ -9,6 +9,9 @@
 //! files (review the diff). Every test holds `common::serial()`: the child processes
 //! would inherit HDF5 file locks of files another test has open.
 
+// tests/common names the Rust crate `marquet`; here it is the dependency `mq` (the
+// package's own lib is the C library, which has no rlib to link).
+extern crate mq as marquet;
 #[path = "../../tests/common/mod.rs"]
 mod common;
 

@@ -24,6 +24,9 @@ use hdf5_sys::{h5a, h5d, h5i, h5o, h5p, h5r, h5s, h5t};
 
 use crate::error::{MarquetError, Result};
 
+pub mod codec;
+pub mod direct;
+
 /// Run `f` under the library lock.
 fn locked<T>(f: impl FnOnce() -> T) -> T {
     hdf5::sync::sync(f)
@@ -809,8 +812,141 @@ pub fn object_path(id: hid_t) -> Result<String> {
 pub enum Filter {
     Shuffle,
     Deflate(u32),
-    /// Any registered filter by id and client data (e.g. zstd 32015).
+    /// The registered Zstandard filter 32015 with `cd_values = [level]` (the convention
+    /// of the reference plugin shipped by hdf5plugin; see [`codec`]).
+    Zstd(u32),
+    /// Any other registered filter by id and client data (also 32015 with no or several
+    /// `cd_values`, as other writers may store it).
     Other(i32, Vec<u32>),
+}
+
+/// The name HDF5 records for our 32015 filter, as the reference plugin spells it.
+static ZSTD_FILTER_NAME: &CStr = c"Zstandard compression: http://www.zstd.net";
+
+/// HDF5 filter callback for the registered Zstandard filter 32015 (used by HDF5's own
+/// pipeline: partial chunks and foreign layouts). The codec is [`codec`]'s, so chunks
+/// written here and by the direct chunk path are the same bytes.
+extern "C" fn zstd_filter(
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> usize {
+    // No unwinding across the C boundary: any panic is a filter failure (0).
+    std::panic::catch_unwind(|| {
+        // SAFETY: HDF5 passes `cd_nelmts` values, a buffer `*buf` of at least `nbytes`
+        // valid bytes allocated with its allocator, and writable `buf`/`buf_size`.
+        unsafe {
+            if buf.is_null() || (*buf).is_null() || buf_size.is_null() {
+                return 0;
+            }
+            let input = std::slice::from_raw_parts(*buf as *const u8, nbytes);
+            let cd: &[c_uint] = if cd_nelmts == 0 || cd_values.is_null() {
+                &[]
+            } else {
+                std::slice::from_raw_parts(cd_values, cd_nelmts)
+            };
+            let out = if flags & hdf5_sys::h5z::H5Z_FLAG_REVERSE != 0 {
+                codec::zstd_decompress(input, codec::MAX_CHUNK_BYTES as usize)
+            } else {
+                codec::zstd_compress(input, codec::zstd_level(cd))
+            };
+            let Ok(out) = out else { return 0 };
+            let nb = hdf5_sys::h5::H5allocate_memory(out.len().max(1), 0);
+            if nb.is_null() {
+                return 0;
+            }
+            ptr::copy_nonoverlapping(out.as_ptr(), nb as *mut u8, out.len());
+            hdf5_sys::h5::H5free_memory(*buf);
+            *buf = nb;
+            *buf_size = out.len().max(1);
+            out.len()
+        }
+    })
+    .unwrap_or(0)
+}
+
+/// Register the Zstandard filter 32015 with the HDF5 library (once per process), so that
+/// datasets using it can be written and read by HDF5's pipeline. Called by every file
+/// open and create of this crate.
+pub fn register_filters() -> Result<()> {
+    static REGISTERED: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            let cls = hdf5_sys::h5z::H5Z_class2_t {
+                version: hdf5_sys::h5z::H5Z_CLASS_T_VERS as i32,
+                id: codec::FILTER_ZSTD,
+                encoder_present: 1,
+                decoder_present: 1,
+                name: ZSTD_FILTER_NAME.as_ptr(),
+                can_apply: None,
+                set_local: None,
+                filter: Some(zstd_filter),
+            };
+            // H5Zregister copies the class; the name is 'static.
+            locked(|| unsafe {
+                check(hdf5_sys::h5z::H5Zregister(&cls as *const _ as *const c_void), "<filter 32015>", "H5Zregister")
+            })
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|m| MarquetError::Hdf5 { path: "<filter 32015>".into(), message: m })
+}
+
+/// Is filter `id` available to HDF5's pipeline (`H5Zfilter_avail`)?
+pub fn filter_available(id: i32) -> bool {
+    locked(|| unsafe { hdf5_sys::h5z::H5Zfilter_avail(id) }) > 0
+}
+
+/// Where a stored chunk is: its filter mask and byte size, or `None` when unallocated.
+pub fn chunk_info(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64)>> {
+    locked(|| unsafe {
+        let mut mask: c_uint = 0;
+        let mut addr: hdf5_sys::h5::haddr_t = 0;
+        let mut size: hsize_t = 0;
+        check(
+            h5d::H5Dget_chunk_info_by_coord(ds, &offset, &mut mask, &mut addr, &mut size),
+            path,
+            "H5Dget_chunk_info_by_coord",
+        )?;
+        Ok(if addr == hdf5_sys::h5::HADDR_UNDEF || size == 0 { None } else { Some((mask, size)) })
+    })
+}
+
+/// Read the stored (still filtered) bytes of the chunk at element `offset`
+/// (`H5Dread_chunk`): `size` must come from [`chunk_info`].
+pub fn chunk_read_raw(ds: hid_t, offset: u64, size: u64, path: &str) -> Result<(u32, Vec<u8>)> {
+    let len = usize::try_from(size).map_err(|_| MarquetError::spec(path, "HDF5 chunk", format!("chunk of {size} bytes")))?;
+    let mut buf = vec![0u8; len];
+    let mut mask: u32 = 0;
+    let mut got: usize = len;
+    locked(|| unsafe {
+        check(
+            h5d::H5Dread_chunk2(ds, H5P_DEFAULT, &offset, &mut mask, buf.as_mut_ptr() as *mut c_void, &mut got),
+            path,
+            "H5Dread_chunk",
+        )
+    })?;
+    if got != len {
+        return Err(MarquetError::spec(path, "HDF5 chunk", format!("chunk at element {offset} holds {got} bytes, its index says {len}")));
+    }
+    Ok((mask, buf))
+}
+
+/// Write already filtered bytes as the chunk at element `offset` (`H5Dwrite_chunk`,
+/// filter mask 0: every filter of the pipeline was applied).
+pub fn chunk_write_raw(ds: hid_t, offset: u64, data: &[u8], path: &str) -> Result<()> {
+    locked(|| unsafe {
+        check(
+            h5d::H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &offset, data.len(), data.as_ptr() as *const c_void),
+            path,
+            "H5Dwrite_chunk",
+        )
+    })
+    .map(|_| ())
 }
 
 /// How to create a dataset.
@@ -826,8 +962,29 @@ pub struct DatasetSpec {
     pub fill: Option<Vec<u8>>,
 }
 
+/// Add `filters` to a dataset creation property list, in pipeline order. Call inside
+/// `locked`.
+unsafe fn set_filters(dcpl: hid_t, filters: &[Filter], name: &str) -> Result<()> {
+    for f in filters {
+        match f {
+            Filter::Shuffle => check(h5p::H5Pset_shuffle(dcpl), name, "H5Pset_shuffle")?,
+            Filter::Deflate(l) => check(h5p::H5Pset_deflate(dcpl, *l), name, "H5Pset_deflate")?,
+            Filter::Zstd(l) => check(
+                h5p::H5Pset_filter(dcpl, codec::FILTER_ZSTD, hdf5_sys::h5z::H5Z_FLAG_OPTIONAL, 1, l),
+                name,
+                "H5Pset_filter",
+            )?,
+            Filter::Other(id, cd) => check(h5p::H5Pset_filter(dcpl, *id, 0, cd.len(), cd.as_ptr()), name, "H5Pset_filter")?,
+        };
+    }
+    Ok(())
+}
+
 /// Create a rank-1 dataset `name` in group `loc`. Chunked datasets are unlimited.
 pub fn dataset_create(loc: hid_t, name: &str, spec: &DatasetSpec) -> Result<Hid> {
+    if spec.filters.iter().any(|f| matches!(f, Filter::Zstd(_) | Filter::Other(codec::FILTER_ZSTD, _))) {
+        register_filters()?;
+    }
     let t = spec.dtype.to_hid()?;
     let max = if spec.chunk.is_some() { H5S_UNLIMITED } else { spec.len };
     let s = Space::Simple(vec![spec.len]).to_hid(Some(&[max]))?;
@@ -837,17 +994,7 @@ pub fn dataset_create(loc: hid_t, name: &str, spec: &DatasetSpec) -> Result<Hid>
         if let Some(c) = spec.chunk {
             let c: hsize_t = c.max(1);
             check(h5p::H5Pset_chunk(dcpl.0, 1, &c), name, "H5Pset_chunk")?;
-            for f in &spec.filters {
-                match f {
-                    Filter::Shuffle => check(h5p::H5Pset_shuffle(dcpl.0), name, "H5Pset_shuffle")?,
-                    Filter::Deflate(l) => check(h5p::H5Pset_deflate(dcpl.0, *l), name, "H5Pset_deflate")?,
-                    Filter::Other(id, cd) => check(
-                        h5p::H5Pset_filter(dcpl.0, *id, 0, cd.len(), cd.as_ptr()),
-                        name,
-                        "H5Pset_filter",
-                    )?,
-                };
-            }
+            set_filters(dcpl.0, &spec.filters, name)?;
         }
         if let Some(fill) = &spec.fill {
             if fill.len() != spec.dtype.size() {
@@ -934,6 +1081,7 @@ pub fn dataset_info(ds: hid_t, path: &str) -> Result<DatasetInfo> {
             filters.push(match id {
                 2 => Filter::Shuffle,
                 1 => Filter::Deflate(cd[0]),
+                codec::FILTER_ZSTD if nelmts == 1 => Filter::Zstd(cd[0]),
                 other => Filter::Other(other, cd[..nelmts.min(8)].to_vec()),
             });
         }
@@ -977,8 +1125,24 @@ pub fn dataset_read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str) 
     Ok(buf)
 }
 
-/// Like [`dataset_read`], into a caller buffer of exactly the right size.
+/// Like [`dataset_read`], into a caller buffer of exactly the right size. Reads of at
+/// least a chunk from datasets whose filters [`codec`] implements decompress their chunks
+/// in parallel (see [`direct`]); anything else goes through HDF5's pipeline.
 pub fn dataset_read_into(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, buf: &mut [u8]) -> Result<()> {
+    if buf.len() as u64 != mem.size() as u64 * count {
+        return Err(MarquetError::InvalidArgument(format!("{path}: buffer size mismatch")));
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    if direct::read(ds, start, count, mem, path, buf)? {
+        return Ok(());
+    }
+    dataset_read_pipeline(ds, start, count, mem, path, buf)
+}
+
+/// [`dataset_read_into`] through HDF5's filter pipeline only.
+pub fn dataset_read_pipeline(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, buf: &mut [u8]) -> Result<()> {
     if buf.len() as u64 != mem.size() as u64 * count {
         return Err(MarquetError::InvalidArgument(format!("{path}: buffer size mismatch")));
     }
@@ -993,8 +1157,23 @@ pub fn dataset_read_into(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &
     Ok(())
 }
 
-/// Write elements (layout of `mem`) at `start` of a rank-1 dataset.
+/// Write elements (layout of `mem`) at `start` of a rank-1 dataset. The whole chunks of a
+/// write to a dataset whose filters [`codec`] implements are compressed in parallel and
+/// stored with direct chunk I/O (the same bytes HDF5's pipeline would store, see
+/// [`direct`]); partial chunks and other datasets go through HDF5's pipeline.
 pub fn dataset_write(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
+    let es = mem.size();
+    if es == 0 || data.len() % es != 0 {
+        return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of elements")));
+    }
+    if data.is_empty() {
+        return Ok(());
+    }
+    direct::write(ds, start, mem, data, path)
+}
+
+/// [`dataset_write`] through HDF5's filter pipeline only.
+pub fn dataset_write_pipeline(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
     let es = mem.size();
     if es == 0 || data.len() % es != 0 {
         return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of elements")));
@@ -1115,6 +1294,7 @@ pub fn is_group(id: hid_t) -> bool {
 /// metadata never points at overwritten bytes; the cost is that rewritten chunks leave
 /// holes (reclaimed by `h5repack`).
 pub fn file_create(path: &str) -> Result<hdf5::File> {
+    register_filters()?;
     let c = cstr(path)?;
     let id = locked(|| unsafe {
         let fcpl = Hid::new(h5p::H5Pcreate(*g::H5P_FILE_CREATE), path, "H5Pcreate")?;
@@ -1173,6 +1353,9 @@ fn _herr(_: herr_t) {}
 /// Create a chunked rank-2 dataset with both dimensions unlimited (so that an index can
 /// be rebuilt in place at any new shape, HEP001 §11.3).
 pub fn dataset_create_2d(loc: hid_t, name: &str, dtype: &Dtype, dims: [u64; 2], chunk: [u64; 2], filters: &[Filter]) -> Result<Hid> {
+    if filters.iter().any(|f| matches!(f, Filter::Zstd(_) | Filter::Other(codec::FILTER_ZSTD, _))) {
+        register_filters()?;
+    }
     let t = dtype.to_hid()?;
     let s = Space::Simple(dims.to_vec()).to_hid(Some(&[H5S_UNLIMITED, H5S_UNLIMITED]))?;
     let n = cstr(name)?;
@@ -1180,15 +1363,7 @@ pub fn dataset_create_2d(loc: hid_t, name: &str, dtype: &Dtype, dims: [u64; 2], 
         let dcpl = Hid::new(h5p::H5Pcreate(*g::H5P_DATASET_CREATE), name, "H5Pcreate")?;
         let c: [hsize_t; 2] = [chunk[0].max(1), chunk[1].max(1)];
         check(h5p::H5Pset_chunk(dcpl.0, 2, c.as_ptr()), name, "H5Pset_chunk")?;
-        for f in filters {
-            match f {
-                Filter::Shuffle => check(h5p::H5Pset_shuffle(dcpl.0), name, "H5Pset_shuffle")?,
-                Filter::Deflate(l) => check(h5p::H5Pset_deflate(dcpl.0, *l), name, "H5Pset_deflate")?,
-                Filter::Other(id, cd) => {
-                    check(h5p::H5Pset_filter(dcpl.0, *id, 0, cd.len(), cd.as_ptr()), name, "H5Pset_filter")?
-                }
-            };
-        }
+        set_filters(dcpl.0, filters, name)?;
         check(h5p::H5Pset_obj_track_times(dcpl.0, 0), name, "H5Pset_obj_track_times")?;
         Hid::new(h5d::H5Dcreate2(loc, n.as_ptr(), t.0, s.0, H5P_DEFAULT, dcpl.0, H5P_DEFAULT), name, "H5Dcreate2")
     })

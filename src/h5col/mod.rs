@@ -43,12 +43,14 @@ impl File {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             });
         }
+        h5::register_filters()?;
         let inner = hdf5::File::open(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
         Ok(File { inner, path: p })
     }
     /// Open read-write.
     pub fn open_rw(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
+        h5::register_filters()?;
         let inner = hdf5::File::open_rw(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
         Ok(File { inner, path: p })
     }
@@ -58,6 +60,7 @@ impl File {
     /// its own reference (the caller still closes `id`), and the group's path (`"/"` for a
     /// file identifier). See `h5::file_from_caller_id`.
     pub fn from_caller_id(id: hdf5_sys::h5i::hid_t) -> Result<(File, String)> {
+        h5::register_filters()?;
         let (inner, group) = h5::file_from_caller_id(id)?;
         let path = inner.filename();
         Ok((File { inner, path }, group))

@@ -1,0 +1,282 @@
+//! The chunk filters Marquet writes (shuffle, deflate, zstd), implemented outside HDF5 so
+//! that chunks can be compressed and decompressed on many cores and moved with direct
+//! chunk I/O (`H5Dwrite_chunk` / `H5Dread_chunk`).
+//!
+//! Every encoder here produces exactly the bytes HDF5's own pipeline produces for the same
+//! chunk, so a file written either way is the same file:
+//!
+//! * shuffle (filter 2) is `H5Z_filter_shuffle`'s byte transposition, with its rule that
+//!   one-byte elements, single elements and trailing partial elements pass through;
+//! * deflate (filter 1) is zlib's `compress2` (zlib header, window 15, memory level 8,
+//!   default strategy), which is what `H5Z_filter_deflate` calls; we call the same zlib
+//!   (`libz-sys`, also linked into the bundled HDF5) through `flate2`'s zlib backend;
+//! * zstd (filter 32015, the registered Zstandard filter) is `ZSTD_compress` at
+//!   `cd_values[0]` clamped to 1..=`ZSTD_maxCLevel()` (level 3, `ZSTD_CLEVEL_DEFAULT`, when
+//!   there are no `cd_values`), as in the reference plugin (aparamon/HDF5Plugin-Zstandard,
+//!   shipped by hdf5plugin). Our HDF5 filter callback (`h5::zstd_filter`) calls the same
+//!   functions as this module.
+//!
+//! Decoders never trust the stored bytes: output is bounded by the size the chunk must
+//! have, and any mismatch is an error rather than a panic.
+#![forbid(unsafe_code)]
+
+use super::Filter;
+
+/// HDF5's deflate filter id (`H5Z_FILTER_DEFLATE`).
+pub const FILTER_DEFLATE: i32 = 1;
+/// HDF5's shuffle filter id (`H5Z_FILTER_SHUFFLE`).
+pub const FILTER_SHUFFLE: i32 = 2;
+/// The registered Zstandard filter id (HDF Group registered filter 32015).
+pub const FILTER_ZSTD: i32 = 32015;
+/// The zstd level used by the 32015 filter when a dataset gives no `cd_values`
+/// (`ZSTD_CLEVEL_DEFAULT`).
+pub const ZSTD_PLUGIN_DEFAULT_LEVEL: u32 = 3;
+/// The zstd level Marquet writes by default: level 3 was the best time/size trade-off on
+/// `synth::polygons` and `synth::clustered_points` (see `benches/`); higher levels cost
+/// several times the write time for a few percent of size.
+pub const DEFAULT_ZSTD_LEVEL: u32 = 3;
+/// Largest decoded size accepted by the HDF5 filter callback, where the chunk size is not
+/// known: HDF5 chunks are limited to 4 GiB.
+pub const MAX_CHUNK_BYTES: u64 = u32::MAX as u64;
+
+/// One step of a chunk's filter pipeline, with its parameters resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Byte shuffle of elements of this many bytes.
+    Shuffle { elem: usize },
+    /// zlib `compress2` at this level (0–9).
+    Deflate { level: u32 },
+    /// `ZSTD_compress` at this level (already clamped).
+    Zstd { level: i32 },
+}
+
+/// Resolve a dataset's filters for elements of `elem` bytes; `None` when any filter is
+/// one this module does not implement (the caller then uses HDF5's pipeline).
+pub fn stages(filters: &[Filter], elem: usize) -> Option<Vec<Stage>> {
+    filters
+        .iter()
+        .map(|f| match f {
+            Filter::Shuffle => Some(Stage::Shuffle { elem }),
+            Filter::Deflate(l) if *l <= 9 => Some(Stage::Deflate { level: *l }),
+            Filter::Deflate(_) => None,
+            Filter::Zstd(l) => Some(Stage::Zstd { level: zstd_level(&[*l]) }),
+            Filter::Other(FILTER_ZSTD, cd) => Some(Stage::Zstd { level: zstd_level(cd) }),
+            Filter::Other(..) => None,
+        })
+        .collect()
+}
+
+/// The 32015 filter's level rule: `cd_values[0]` when present, else 3, clamped to
+/// `1..=ZSTD_maxCLevel()`.
+pub fn zstd_level(cd: &[u32]) -> i32 {
+    let max = zstd::zstd_safe::max_c_level();
+    match cd.first() {
+        None => ZSTD_PLUGIN_DEFAULT_LEVEL as i32,
+        Some(&l) => (l.min(i32::MAX as u32) as i32).clamp(1, max),
+    }
+}
+
+/// HDF5's shuffle (`H5Z_filter_shuffle`, forward).
+pub fn shuffle(src: &[u8], elem: usize) -> Vec<u8> {
+    let n = if elem == 0 { 0 } else { src.len() / elem };
+    if elem <= 1 || n <= 1 {
+        return src.to_vec();
+    }
+    let mut out = vec![0u8; src.len()];
+    for b in 0..elem {
+        let dst = &mut out[b * n..(b + 1) * n];
+        for (j, d) in dst.iter_mut().enumerate() {
+            *d = src[j * elem + b];
+        }
+    }
+    let done = n * elem;
+    out[done..].copy_from_slice(&src[done..]);
+    out
+}
+
+/// HDF5's unshuffle (`H5Z_filter_shuffle`, reverse).
+pub fn unshuffle(src: &[u8], elem: usize) -> Vec<u8> {
+    let n = if elem == 0 { 0 } else { src.len() / elem };
+    if elem <= 1 || n <= 1 {
+        return src.to_vec();
+    }
+    let mut out = vec![0u8; src.len()];
+    for b in 0..elem {
+        let s = &src[b * n..(b + 1) * n];
+        for (j, v) in s.iter().enumerate() {
+            out[j * elem + b] = *v;
+        }
+    }
+    let done = n * elem;
+    out[done..].copy_from_slice(&src[done..]);
+    out
+}
+
+/// zlib's `compressBound`.
+fn zlib_bound(n: usize) -> usize {
+    n + (n >> 12) + (n >> 14) + (n >> 25) + 13
+}
+
+/// zlib `compress2(level)`: the bytes `H5Z_filter_deflate` writes.
+pub fn deflate(src: &[u8], level: u32) -> Result<Vec<u8>, String> {
+    let mut c = flate2::Compress::new(flate2::Compression::new(level.min(9)), true);
+    let mut out = Vec::with_capacity(zlib_bound(src.len()));
+    match c.compress_vec(src, &mut out, flate2::FlushCompress::Finish) {
+        Ok(flate2::Status::StreamEnd) => Ok(out),
+        Ok(s) => Err(format!("deflate did not finish ({s:?})")),
+        Err(e) => Err(format!("deflate failed: {e}")),
+    }
+}
+
+/// Inflate a zlib stream that must decode to at most `limit` bytes.
+pub fn inflate(src: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    let mut d = flate2::Decompress::new(true);
+    // One byte of slack tells "exactly limit" from "more than limit".
+    let mut out = Vec::with_capacity(limit.saturating_add(1));
+    match d.decompress_vec(src, &mut out, flate2::FlushDecompress::Finish) {
+        Ok(flate2::Status::StreamEnd) if out.len() <= limit => Ok(out),
+        Ok(flate2::Status::StreamEnd) => Err(format!("deflate data decodes to more than {limit} bytes")),
+        Ok(_) if out.len() > limit => Err(format!("deflate data decodes to more than {limit} bytes")),
+        Ok(_) => Err("deflate data is truncated".into()),
+        Err(e) => Err(format!("corrupt deflate data: {e}")),
+    }
+}
+
+/// `ZSTD_compress(level)`: the bytes the 32015 filter writes.
+pub fn zstd_compress(src: &[u8], level: i32) -> Result<Vec<u8>, String> {
+    let mut out: Vec<u8> = Vec::with_capacity(zstd::zstd_safe::compress_bound(src.len()));
+    zstd::zstd_safe::compress(&mut out, src, level).map_err(|c| format!("zstd compression failed: {}", zstd::zstd_safe::get_error_name(c)))?;
+    Ok(out)
+}
+
+/// Decode one or more zstd frames (with or without a content size, as any writer of the
+/// 32015 filter may produce them) into at most `limit` bytes.
+pub fn zstd_decompress(src: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    // Frames that declare their size (what ZSTD_compress writes) decode in one call into
+    // an exactly sized buffer; others stream, bounded by `limit`.
+    if let Ok(Some(n)) = zstd::zstd_safe::get_frame_content_size(src) {
+        if n > limit as u64 {
+            return Err(format!("zstd frame declares {n} bytes, more than the {limit} expected"));
+        }
+        if let Ok(v) = zstd::bulk::decompress(src, limit) {
+            return Ok(v);
+        }
+    }
+    let mut d = zstd::stream::read::Decoder::with_buffer(src).map_err(|e| format!("zstd: {e}"))?;
+    let mut out = Vec::new();
+    (&mut d).take(limit as u64 + 1).read_to_end(&mut out).map_err(|e| format!("corrupt zstd data: {e}"))?;
+    if out.len() > limit {
+        return Err(format!("zstd data decodes to more than {limit} bytes"));
+    }
+    Ok(out)
+}
+
+/// Apply `stages` in order (what HDF5 does when writing a chunk).
+pub fn encode(stages: &[Stage], raw: &[u8]) -> Result<Vec<u8>, String> {
+    let mut cur: Option<Vec<u8>> = None;
+    for s in stages {
+        let input = cur.as_deref().unwrap_or(raw);
+        cur = Some(match *s {
+            Stage::Shuffle { elem } => shuffle(input, elem),
+            Stage::Deflate { level } => deflate(input, level)?,
+            Stage::Zstd { level } => zstd_compress(input, level)?,
+        });
+    }
+    Ok(cur.unwrap_or_else(|| raw.to_vec()))
+}
+
+/// Undo `stages` in reverse order, skipping those whose bit is set in `mask` (HDF5's
+/// per-chunk filter mask); the result must be exactly `expected` bytes.
+pub fn decode(stages: &[Stage], mask: u32, stored: &[u8], expected: usize) -> Result<Vec<u8>, String> {
+    let mut cur: Option<Vec<u8>> = None;
+    for (i, s) in stages.iter().enumerate().rev() {
+        if i < 32 && mask & (1 << i) != 0 {
+            continue;
+        }
+        let input = cur.as_deref().unwrap_or(stored);
+        cur = Some(match *s {
+            Stage::Shuffle { elem } => unshuffle(input, elem),
+            Stage::Deflate { .. } => inflate(input, expected)?,
+            Stage::Zstd { .. } => zstd_decompress(input, expected)?,
+        });
+    }
+    let out = cur.unwrap_or_else(|| stored.to_vec());
+    if out.len() != expected {
+        return Err(format!("chunk decodes to {} bytes, expected {expected}", out.len()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shuffle_transposes_and_keeps_the_tail() {
+        let src: Vec<u8> = (0u8..11).collect();
+        // 3 elements of 3 bytes + 2 leftover bytes.
+        assert_eq!(shuffle(&src, 3), vec![0, 3, 6, 1, 4, 7, 2, 5, 8, 9, 10]);
+        assert_eq!(unshuffle(&shuffle(&src, 3), 3), src);
+        assert_eq!(shuffle(&src, 1), src);
+        assert_eq!(shuffle(&src[..3], 3), src[..3].to_vec(), "one element passes through");
+    }
+
+    #[test]
+    fn zstd_level_follows_the_plugin() {
+        assert_eq!(zstd_level(&[]), 3);
+        assert_eq!(zstd_level(&[0]), 1);
+        assert_eq!(zstd_level(&[7]), 7);
+        assert_eq!(zstd_level(&[1000]), zstd::zstd_safe::max_c_level());
+    }
+
+    #[test]
+    fn pipelines_round_trip_and_bound_output() {
+        let raw: Vec<u8> = (0..40_000u32).flat_map(|i| ((i / 7) as f64).to_le_bytes()).collect();
+        for st in [
+            vec![Stage::Shuffle { elem: 8 }, Stage::Deflate { level: 4 }],
+            vec![Stage::Shuffle { elem: 8 }, Stage::Zstd { level: 3 }],
+            vec![Stage::Zstd { level: 19 }],
+            vec![],
+        ] {
+            let enc = encode(&st, &raw).unwrap();
+            assert_eq!(decode(&st, 0, &enc, raw.len()).unwrap(), raw, "{st:?}");
+            if !st.is_empty() {
+                assert!(enc.len() < raw.len() / 4, "{st:?}: {} bytes", enc.len());
+                let e = decode(&st, 0, &enc, raw.len() - 1).unwrap_err();
+                assert!(e.contains("more than") || e.contains("decodes to"), "{e}");
+            }
+        }
+        // A skipped compression stage (mask bit 1) leaves shuffled bytes.
+        let st = [Stage::Shuffle { elem: 8 }, Stage::Deflate { level: 4 }];
+        assert_eq!(decode(&st, 0b10, &shuffle(&raw, 8), raw.len()).unwrap(), raw);
+    }
+
+    #[test]
+    fn zstd_accepts_streamed_and_concatenated_frames() {
+        let a = b"first frame ".repeat(100);
+        let b = b"second".repeat(50);
+        // A streamed frame has no content size.
+        let mut e = zstd::stream::write::Encoder::new(Vec::new(), 5).unwrap();
+        std::io::Write::write_all(&mut e, &a).unwrap();
+        let mut s = e.finish().unwrap();
+        assert_eq!(zstd::zstd_safe::get_frame_content_size(&s).unwrap(), None);
+        s.extend_from_slice(&zstd_compress(&b, 3).unwrap());
+        let want: Vec<u8> = a.iter().chain(b.iter()).copied().collect();
+        assert_eq!(zstd_decompress(&s, want.len()).unwrap(), want);
+        assert!(zstd_decompress(&s, want.len() - 1).is_err());
+        assert!(zstd_decompress(&[0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3], 100).is_err());
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let st = [Stage::Shuffle { elem: 16 }, Stage::Zstd { level: 3 }];
+        let st2 = [Stage::Deflate { level: 4 }];
+        let mut r = crate::synth::SplitMix64::new(7);
+        for len in [0usize, 1, 4, 5, 17, 300] {
+            let g: Vec<u8> = (0..len).map(|_| r.next_u64() as u8).collect();
+            assert!(decode(&st, 0, &g, 1024).is_err());
+            assert!(decode(&st2, 0, &g, 1024).is_err());
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Parallel chunk compression and decompression around HDF5's single lock.
+//!
+//! The HDF5 library serializes every call, so its filter pipeline compresses and
+//! decompresses on one core. For the datasets Marquet writes (rank 1, fixed-size
+//! elements stored in the same layout as in memory, filters from [`codec`]) this module
+//! does the filter work itself on all cores with rayon and moves finished chunks with
+//! direct chunk I/O; the HDF5 calls stay short and serial.
+//!
+//! Writes: only whole chunks go direct. A chunk the write covers only in part (the first
+//! and last of most appends) goes through HDF5's pipeline, which merges it with the stored
+//! chunk or the fill value exactly as before. For a whole chunk HDF5's pipeline applies the
+//! filters to the written bytes alone, so the bytes stored here are the bytes HDF5 would
+//! store (tested in `tests/direct_chunks.rs`).
+//!
+//! Reads: reads of at least one chunk's worth of elements whose chunks are all allocated
+//! read the stored chunks, decode them in parallel and copy the requested rows. Smaller
+//! reads keep HDF5's pipeline and its chunk cache (many small query reads hit one chunk).
+#![forbid(unsafe_code)]
+
+use rayon::prelude::*;
+
+use super::codec::{self, Stage};
+use super::{Dtype, Filter};
+use crate::error::{MarquetError, Result};
+use hdf5_sys::h5i::hid_t;
+
+/// How many chunks are compressed or decompressed per round (bounded memory).
+const CHUNKS_PER_ROUND: usize = 64;
+
+thread_local! {
+    /// Chunks moved by direct chunk I/O from this thread: (written, read).
+    static MOVED: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Chunks this thread has written and read with direct chunk I/O so far (for I/O-pattern
+/// tests: the HDF5 calls of one write or read all run on the calling thread).
+pub fn chunks_moved() -> (u64, u64) {
+    MOVED.with(|m| m.get())
+}
+
+fn tally(w: u64, r: u64) {
+    MOVED.with(|m| {
+        let (a, b) = m.get();
+        m.set((a + w, b + r));
+    });
+}
+
+struct Plan {
+    stages: Vec<Stage>,
+    /// Chunk length in elements.
+    chunk: u64,
+    /// Bytes per element.
+    elem: usize,
+}
+
+/// Can this dataset's chunks be encoded here, for data in layout `mem`?
+fn plan(ds: hid_t, mem: &Dtype, path: &str) -> Result<Option<Plan>> {
+    let info = super::dataset_info(ds, path)?;
+    let (1, Some(chunk)) = (info.dims.len(), info.chunk.as_ref().and_then(|c| (c.len() == 1).then(|| c[0]))) else {
+        return Ok(None);
+    };
+    if chunk == 0 || info.dtype != *mem || !fixed_layout(mem) {
+        return Ok(None);
+    }
+    let elem = mem.size();
+    // The filters of HDF5's pipeline that matter for bytes are those in the list; an
+    // unknown one (or a deflate level zlib refuses) keeps the pipeline.
+    let Some(stages) = codec::stages(&info.filters, elem) else { return Ok(None) };
+    if stages.is_empty() && info.filters.iter().any(|f| !matches!(f, Filter::Shuffle)) {
+        return Ok(None);
+    }
+    Ok(Some(Plan { stages, chunk, elem }))
+}
+
+/// Element types whose memory bytes are the file bytes (no pointers, no conversion).
+fn fixed_layout(d: &Dtype) -> bool {
+    match d {
+        Dtype::Int { big_endian, .. } | Dtype::Float { big_endian, .. } => !big_endian,
+        Dtype::FixedString { .. } | Dtype::Opaque { .. } => d.size() > 0,
+        Dtype::Enum { base, .. } => fixed_layout(base),
+        Dtype::Compound { fields, .. } => fields.iter().all(|f| fixed_layout(&f.dtype)),
+        Dtype::VarString { .. } | Dtype::StdRef | Dtype::ObjRef | Dtype::Other { .. } => false,
+    }
+}
+
+fn chunk_err(path: &str, row: u64, msg: String) -> MarquetError {
+    MarquetError::spec(path, "HDF5 chunk", format!("chunk at element {row}: {msg}"))
+}
+
+/// Write `data` (whole elements of `mem`) at element `start`.
+pub(super) fn write(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
+    let es = mem.size() as u64;
+    let count = data.len() as u64 / es;
+    let end = start + count;
+    let plan = if count >= 2 { plan(ds, mem, path)? } else { None };
+    let Some(p) = plan else {
+        return super::dataset_write_pipeline(ds, start, mem, data, path);
+    };
+    let c = p.chunk;
+    let first_full = start.div_ceil(c) * c;
+    let full_end = (end / c) * c;
+    if first_full >= full_end {
+        return super::dataset_write_pipeline(ds, start, mem, data, path);
+    }
+    let byte = |row: u64| ((row - start) * es) as usize;
+    // Partial head and tail through the pipeline (merged with what is stored).
+    if start < first_full {
+        super::dataset_write_pipeline(ds, start, mem, &data[..byte(first_full)], path)?;
+    }
+    let offsets: Vec<u64> = (first_full..full_end).step_by(c as usize).collect();
+    let chunk_bytes = (c * es) as usize;
+    for round in offsets.chunks(CHUNKS_PER_ROUND) {
+        let encoded: Vec<Result<Vec<u8>>> = round
+            .par_iter()
+            .map(|&o| {
+                let raw = &data[byte(o)..byte(o) + chunk_bytes];
+                codec::encode(&p.stages, raw).map_err(|m| chunk_err(path, o, m))
+            })
+            .collect();
+        for (&o, e) in round.iter().zip(encoded) {
+            super::chunk_write_raw(ds, o, &e?, path)?;
+            tally(1, 0);
+        }
+    }
+    if full_end < end {
+        super::dataset_write_pipeline(ds, full_end, mem, &data[byte(full_end)..], path)?;
+    }
+    Ok(())
+}
+
+/// Read `count` elements at `start` into `buf`; `Ok(false)` when the read is not one for
+/// the direct path (the caller then uses the pipeline).
+pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, buf: &mut [u8]) -> Result<bool> {
+    if count < 2 {
+        return Ok(false);
+    }
+    let Some(p) = plan(ds, mem, path)? else { return Ok(false) };
+    if count < p.chunk {
+        return Ok(false);
+    }
+    let c = p.chunk;
+    let es = p.elem as u64;
+    let end = start + count;
+    let chunk_bytes = usize::try_from(c * es).map_err(|_| chunk_err(path, 0, "chunk too large".into()))?;
+    // Stored chunks are never larger than the worst encoding of a chunk.
+    let max_stored = (chunk_bytes as u64) + (chunk_bytes as u64 >> 7) + 4096;
+    let first = (start / c) * c;
+    let offsets: Vec<u64> = (first..end).step_by(c as usize).collect();
+    let mut infos = Vec::with_capacity(offsets.len());
+    for &o in &offsets {
+        match super::chunk_info(ds, o, path)? {
+            // An unallocated chunk reads as the fill value: HDF5's pipeline knows the rules.
+            None => return Ok(false),
+            Some((mask, size)) if size <= max_stored => infos.push((mask, size)),
+            Some((_, size)) => {
+                return Err(chunk_err(path, o, format!("stores {size} bytes, more than any encoding of {chunk_bytes} bytes")))
+            }
+        }
+    }
+    // Output slices, one per chunk, in order.
+    let mut slices: Vec<&mut [u8]> = Vec::with_capacity(offsets.len());
+    let mut rest = buf;
+    for &o in &offsets {
+        let lo = o.max(start);
+        let hi = (o + c).min(end);
+        let (head, tail) = rest.split_at_mut(((hi - lo) * es) as usize);
+        slices.push(head);
+        rest = tail;
+    }
+    let mut idx = 0;
+    while idx < offsets.len() {
+        let n = CHUNKS_PER_ROUND.min(offsets.len() - idx);
+        let mut raw = Vec::with_capacity(n);
+        for k in idx..idx + n {
+            let (mask, bytes) = super::chunk_read_raw(ds, offsets[k], infos[k].1, path)?;
+            raw.push((mask, bytes));
+            tally(0, 1);
+        }
+        slices[idx..idx + n].par_iter_mut().zip(raw.par_iter()).zip(offsets[idx..idx + n].par_iter()).try_for_each(
+            |((out, (mask, stored)), &o)| -> Result<()> {
+                let dec = codec::decode(&p.stages, *mask, stored, chunk_bytes).map_err(|m| chunk_err(path, o, m))?;
+                let lo = (o.max(start) - o) * es;
+                out.copy_from_slice(&dec[lo as usize..lo as usize + out.len()]);
+                Ok(())
+            },
+        )?;
+        idx += n;
+    }
+    Ok(true)
+}

@@ -1,0 +1,243 @@
+//! Direct chunk I/O (src/h5/direct.rs) against HDF5's own filter pipeline, and the
+//! registered Zstandard filter 32015 (src/h5/codec.rs).
+//!
+//! Every case writes the same elements into two datasets of one file, one through
+//! `h5::dataset_write` (whole chunks compressed in parallel, stored with H5Dwrite_chunk)
+//! and one through `h5::dataset_write_pipeline` (HDF5 alone), then compares the stored
+//! chunks byte for byte with H5Dread_chunk, and reads both back both ways.
+
+mod common;
+
+use marquet::h5::{self, codec, direct, DatasetSpec, Dtype, Filter};
+use marquet::h5col::File;
+
+const CHUNK: u64 = 1000;
+
+/// Values that compress like real data: clustered coordinates as doubles.
+fn doubles(n: usize, seed: u64) -> Vec<u8> {
+    let (x, y) = marquet::synth::clustered_points(n, seed);
+    x.iter().zip(&y).flat_map(|(a, b)| a.to_le_bytes().into_iter().chain(b.to_le_bytes())).collect()
+}
+
+fn stored_chunks(ds: hdf5_sys::h5i::hid_t, len: u64) -> Vec<Option<(u32, Vec<u8>)>> {
+    (0..len.div_ceil(CHUNK))
+        .map(|k| {
+            h5::chunk_info(ds, k * CHUNK, "t")
+                .unwrap()
+                .map(|(_, size)| h5::chunk_read_raw(ds, k * CHUNK, size, "t").unwrap())
+        })
+        .collect()
+}
+
+/// Write `data` at row `start` both ways into a dataset of `len` rows; return the
+/// chunks moved directly by the fast write.
+fn compare(f: &File, name: &str, dtype: Dtype, filters: Vec<Filter>, fill: Option<Vec<u8>>, len: u64, start: u64, data: &[u8]) -> u64 {
+    let spec = DatasetSpec { dtype: dtype.clone(), len, chunk: Some(CHUNK), filters, fill };
+    let fast = h5::dataset_create(f.id(), &format!("{name}_direct"), &spec).unwrap();
+    let slow = h5::dataset_create(f.id(), &format!("{name}_pipeline"), &spec).unwrap();
+    let before = direct::chunks_moved();
+    h5::dataset_write(fast.id(), start, &dtype, data, name).unwrap();
+    let written = direct::chunks_moved().0 - before.0;
+    h5::dataset_write_pipeline(slow.id(), start, &dtype, data, name).unwrap();
+    h5::flush(f.id()).unwrap();
+    let a = stored_chunks(fast.id(), len);
+    let b = stored_chunks(slow.id(), len);
+    assert_eq!(a.len(), b.len());
+    for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(x == y, "{name}: chunk {k} differs: direct {:?} bytes, pipeline {:?} bytes", x.as_ref().map(|c| c.1.len()), y.as_ref().map(|c| c.1.len()));
+    }
+    // Both read back to the data, through the parallel path and through HDF5.
+    let count = data.len() as u64 / dtype.size() as u64;
+    for ds in [&fast, &slow] {
+        let before = direct::chunks_moved().1;
+        let got = h5::dataset_read(ds.id(), start, count, &dtype, name).unwrap();
+        assert!(got == data, "{name}: direct read differs");
+        assert_eq!(direct::chunks_moved().1 - before, (start + count).div_ceil(CHUNK) - start / CHUNK, "{name}: chunks read directly");
+        let mut buf = vec![0u8; data.len()];
+        h5::dataset_read_pipeline(ds.id(), start, count, &dtype, name, &mut buf).unwrap();
+        assert!(buf == data, "{name}: pipeline read differs");
+    }
+    written
+}
+
+#[test]
+fn direct_chunks_equal_the_pipeline_bytes() {
+    let dir = common::TempDir::new("direct");
+    let f = File::create(dir.join("d.h5")).unwrap();
+    let pt = Dtype::f64_compound(&["x", "y"]);
+    let fill = marquet::h5col::recommended_fill(&pt).unwrap();
+    let pts = doubles(10_500, 3);
+    // Rows 250..10750 of 11000: partial head chunk, 9 whole chunks, partial tail chunk.
+    for (name, filters) in [
+        ("shuffle_deflate4", vec![Filter::Shuffle, Filter::Deflate(4)]),
+        ("shuffle_deflate9", vec![Filter::Shuffle, Filter::Deflate(9)]),
+        ("deflate1", vec![Filter::Deflate(1)]),
+        ("shuffle_zstd3", vec![Filter::Shuffle, Filter::Zstd(3)]),
+        ("zstd19", vec![Filter::Zstd(19)]),
+        ("zstd_no_cd", vec![Filter::Other(codec::FILTER_ZSTD, vec![])]),
+        ("none", vec![]),
+        ("shuffle_only", vec![Filter::Shuffle]),
+    ] {
+        let moved = compare(&f, name, pt.clone(), filters, fill.clone(), 11_000, 250, &pts);
+        assert_eq!(moved, 9, "{name}: whole chunks written directly");
+    }
+    // WKB bytes (uint8, shuffle is a no-op), written at a chunk boundary to the end.
+    let wkb: Vec<u8> = marquet::synth::polygons(40, 1).concat();
+    let n = wkb.len() as u64;
+    for (name, filters) in [("u8_zstd", vec![Filter::Zstd(3)]), ("u8_deflate", vec![Filter::Deflate(4)])] {
+        let moved = compare(&f, name, Dtype::U8, filters, None, n, 0, &wkb);
+        assert_eq!(moved, n / CHUNK, "{name}");
+    }
+    // u64 offsets with shuffle + deflate, as list OFFSETS store them.
+    let offs: Vec<u8> = (0..5000u64).flat_map(|i| (i * 413 + i % 7).to_le_bytes()).collect();
+    assert_eq!(compare(&f, "u64_offsets", Dtype::U64, vec![Filter::Shuffle, Filter::Deflate(4)], None, 5000, 0, &offs), 5);
+}
+
+#[test]
+fn appends_across_chunk_boundaries_read_back() {
+    // Appends of odd sizes: every chunk is first written partly through the pipeline and
+    // then completed, or written whole directly; the result must be the same bytes as one
+    // pipeline write of everything.
+    let dir = common::TempDir::new("direct-append");
+    let f = File::create(dir.join("a.h5")).unwrap();
+    let pt = Dtype::f64_compound(&["x", "y"]);
+    let fill = marquet::h5col::recommended_fill(&pt).unwrap();
+    let all = doubles(7_300, 9);
+    let spec = DatasetSpec { dtype: pt.clone(), len: 0, chunk: Some(CHUNK), filters: vec![Filter::Shuffle, Filter::Zstd(3)], fill };
+    let fast = h5::dataset_create(f.id(), "fast", &spec).unwrap();
+    let slow = h5::dataset_create(f.id(), "slow", &spec).unwrap();
+    let mut at = 0u64;
+    for k in [10u64, 2_990, 1, 2_000, 2_299] {
+        h5::dataset_set_len(fast.id(), at + k, "fast").unwrap();
+        h5::dataset_write(fast.id(), at, &pt, &all[(at * 16) as usize..((at + k) * 16) as usize], "fast").unwrap();
+        at += k;
+    }
+    h5::dataset_set_len(slow.id(), at, "slow").unwrap();
+    h5::dataset_write_pipeline(slow.id(), 0, &pt, &all, "slow").unwrap();
+    h5::flush(f.id()).unwrap();
+    assert_eq!(stored_chunks(fast.id(), at), stored_chunks(slow.id(), at));
+    assert_eq!(h5::dataset_read(fast.id(), 0, at, &pt, "fast").unwrap(), all);
+}
+
+#[test]
+fn zstd_filter_is_registered_as_32015_with_the_level_in_cd_values() {
+    let dir = common::TempDir::new("zstd");
+    let path = dir.join("z.h5");
+    {
+        let f = File::create(&path).unwrap();
+        assert!(h5::filter_available(32015));
+        let spec = DatasetSpec { dtype: Dtype::U8, len: 3000, chunk: Some(1024), filters: vec![Filter::Zstd(7)], fill: None };
+        let ds = h5::dataset_create(f.id(), "bytes", &spec).unwrap();
+        let data: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
+        // HDF5's pipeline calls our callback for every chunk here.
+        h5::dataset_write_pipeline(ds.id(), 0, &Dtype::U8, &data, "bytes").unwrap();
+    }
+    let f = File::open(&path).unwrap();
+    let ds = h5::dataset_open(f.id(), "bytes").unwrap();
+    let info = h5::dataset_info(ds.id(), "/bytes").unwrap();
+    assert_eq!(info.filters, vec![Filter::Zstd(7)]);
+    // The stored chunk is one zstd frame with its content size, level 7.
+    let (mask, size) = h5::chunk_info(ds.id(), 0, "bytes").unwrap().unwrap();
+    assert_eq!(mask, 0);
+    let (_, raw) = h5::chunk_read_raw(ds.id(), 0, size, "bytes").unwrap();
+    assert_eq!(&raw[..4], &[0x28, 0xb5, 0x2f, 0xfd], "zstd frame magic");
+    let want: Vec<u8> = (0..1024u32).map(|i| (i * 7 % 251) as u8).collect();
+    assert_eq!(raw, codec::zstd_compress(&want, 7).unwrap());
+    assert_eq!(codec::zstd_decompress(&raw, 1024).unwrap(), want);
+    let mut buf = vec![0u8; 3000];
+    h5::dataset_read_pipeline(ds.id(), 0, 3000, &Dtype::U8, "bytes", &mut buf).unwrap();
+    assert_eq!(buf, (0..3000u32).map(|i| (i * 7 % 251) as u8).collect::<Vec<_>>());
+}
+
+/// `testdata/h5py_zstd.h5`: written by h5py 3.16 + hdf5plugin 7.1 (HDF5 2.0) with
+/// `testdata/make_h5py_zstd.py`; read here through HDF5 (our registered filter) and
+/// through the direct path.
+#[test]
+fn reads_a_file_written_by_h5py_and_hdf5plugin() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/h5py_zstd.h5");
+    let f = File::open(&path).unwrap();
+    let ds = h5::dataset_open(f.id(), "f64_shuffle_zstd").unwrap();
+    let info = h5::dataset_info(ds.id(), "/f64_shuffle_zstd").unwrap();
+    assert_eq!(info.filters, vec![Filter::Shuffle, Filter::Zstd(5)]);
+    let want: Vec<u8> = (0..5000)
+        .flat_map(|i| {
+            let v = ((i as f64 * 0.001).sin() * 100.0 * 1000.0).round() / 1000.0;
+            v.to_le_bytes()
+        })
+        .collect();
+    let before = direct::chunks_moved().1;
+    let got = h5::dataset_read(ds.id(), 0, 5000, &Dtype::F64, "f64").unwrap();
+    assert_eq!(direct::chunks_moved().1 - before, 5);
+    // numpy's round and ours may differ in the last bit for a few values: compare as f64.
+    for (k, (a, b)) in got.chunks(8).zip(want.chunks(8)).enumerate() {
+        let (a, b) = (f64::from_le_bytes(a.try_into().unwrap()), f64::from_le_bytes(b.try_into().unwrap()));
+        assert!((a - b).abs() < 1e-9, "element {k}: {a} vs {b}");
+    }
+    let mut buf = vec![0u8; 5000 * 8];
+    h5::dataset_read_pipeline(ds.id(), 0, 5000, &Dtype::F64, "f64", &mut buf).unwrap();
+    assert_eq!(buf, got);
+    let ds = h5::dataset_open(f.id(), "u8_zstd").unwrap();
+    assert_eq!(h5::dataset_info(ds.id(), "/u8_zstd").unwrap().filters, vec![Filter::Zstd(3)]);
+    let want: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
+    assert_eq!(h5::dataset_read(ds.id(), 0, 3000, &Dtype::U8, "u8").unwrap(), want);
+}
+
+#[test]
+fn corrupt_chunks_are_errors_naming_the_dataset() {
+    let dir = common::TempDir::new("zstd-bad");
+    let f = File::create(dir.join("b.h5")).unwrap();
+    let spec = DatasetSpec { dtype: Dtype::U8, len: 2000, chunk: Some(1000), filters: vec![Filter::Zstd(3)], fill: None };
+    let ds = h5::dataset_create(f.id(), "bad", &spec).unwrap();
+    // A chunk that decodes to 10 bytes instead of 1000, and one that is not zstd at all.
+    h5::chunk_write_raw(ds.id(), 0, &codec::zstd_compress(&[1u8; 10], 3).unwrap(), "/bad").unwrap();
+    h5::chunk_write_raw(ds.id(), 1000, b"not a zstd frame", "/bad").unwrap();
+    let e = h5::dataset_read(ds.id(), 0, 2000, &Dtype::U8, "/bad").unwrap_err().to_string();
+    assert!(e.contains("/bad") && e.contains("chunk at element"), "{e}");
+    // HDF5's pipeline reports the filter failure as an HDF5 error, no panic.
+    let mut buf = vec![0u8; 1000];
+    assert!(h5::dataset_read_pipeline(ds.id(), 1000, 1000, &Dtype::U8, "/bad", &mut buf).is_err());
+}
+
+#[test]
+fn marquet_defaults_use_zstd_and_move_whole_chunks_directly() {
+    use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+    use marquet::Dimensions;
+    let dir = common::TempDir::new("direct-marquet");
+    let f = File::create(dir.join("m.h5")).unwrap();
+    let mut t = MarquetTable::create(&f, "/t").unwrap();
+    t.add_geometry_column("pt", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false }))
+        .unwrap();
+    t.add_geometry_column("poly", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
+    let n = 200_000usize;
+    let (mut x, y) = marquet::synth::clustered_points(n, 11);
+    let polys: Vec<Option<Vec<u8>>> = marquet::synth::polygons(n, 11).into_iter().map(Some).collect();
+    // Two bad rows in different parallel blocks: the lowest one is reported.
+    let (keep_a, keep_b) = (x[150_000], x[70_000]);
+    x[150_000] = f64::NAN;
+    x[70_000] = f64::NAN;
+    let batch = |x: &[f64]| {
+        GeoBatch::new()
+            .with_geometry("pt", GeometryValues::Points { dims: Dimensions::Xy, x: x.to_vec(), y: y.clone(), z: None, m: None, valid: None })
+            .with_geometry("poly", GeometryValues::Wkb(polys.clone()))
+    };
+    let e = t.append(&batch(&x)).unwrap_err().to_string();
+    assert!(e.contains("row 70000:"), "{e}");
+    x[150_000] = keep_a;
+    x[70_000] = keep_b;
+    let before = direct::chunks_moved().0;
+    t.append(&batch(&x)).unwrap();
+    let moved = direct::chunks_moved().0 - before;
+    let pt = h5::dataset_open(t.table().id(), "pt").unwrap();
+    assert_eq!(h5::dataset_info(pt.id(), "/t/pt").unwrap().filters, vec![Filter::Shuffle, Filter::Zstd(3)]);
+    let vals = h5::dataset_open(t.table().id(), "poly/VALUES").unwrap();
+    let vinfo = h5::dataset_info(vals.id(), "/t/poly/VALUES").unwrap();
+    assert_eq!(vinfo.filters, vec![Filter::Zstd(3)]);
+    // Whole chunks: 3 of the 65,536-row point column, the 1 MiB chunks of VALUES below its
+    // end, and OFFSETS chunks 1 and 2 (chunk 0 already holds offset 0, chunk 3 is partial).
+    let wkb_len = vinfo.dims[0];
+    assert_eq!(moved, 3 + wkb_len / (1 << 20) + 2, "chunks written directly ({wkb_len} WKB bytes)");
+    let p = t.read_points("pt", 0, n as u64).unwrap();
+    assert_eq!((p.x, p.y), (x, y));
+    let w = t.read_wkb("poly", 0, n as u64).unwrap();
+    assert!((0..n).all(|i| w.get(i) == polys[i].as_deref()));
+}
