@@ -99,12 +99,15 @@ def point_xy(wkb):
 def exact_mask(wkb, window, dataset):
     """Rows whose geometry intersects the closed window box (Marquet's `Intersects`)."""
     x0, y0, x1, y1 = window
+    wkb = plain(wkb)
     if dataset == "points":
         xy = point_xy(wkb)
         if xy is not None:
             x, y = xy
             return (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
-    geoms = shapely.from_wkb(np.asarray(wkb.to_numpy(zero_copy_only=False), dtype=object))
+    # on_invalid="ignore": GDAL 3.12's FlatGeobuf Arrow reader can hand back rows that are not
+    # WKB for a window that matches nothing; they match nothing.
+    geoms = shapely.from_wkb(np.asarray(wkb.to_numpy(zero_copy_only=False), dtype=object), on_invalid="ignore")
     return shapely.intersects(geoms, shapely.box(x0, y0, x1, y1))
 
 
@@ -219,17 +222,24 @@ def gdal_write(path, ids, wkb, dataset, driver):
     )
 
 
+def plain(a):
+    """The storage of a geoarrow.wkb extension array (GDAL tags its geometry column)."""
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    return a.storage if isinstance(a.type, pa.ExtensionType) else a
+
+
 def gdal_read(path, bbox=None):
     meta, t = pyogrio.read_arrow(path, bbox=bbox)
     g = meta.get("geometry_name") or "wkb_geometry"
-    return t.column("id"), t.column(g)
+    return t.column("id"), plain(t.column(g))
 
 
 def gdal_query(path, window, dataset):
     ids, geom = gdal_read(path, bbox=tuple(window))
     if len(ids) == 0:
         return np.empty(0, dtype=np.int64), geom
-    geom = geom.combine_chunks()
+    geom = plain(geom)
     m = pa.array(exact_mask(geom, window, dataset))
     return pc.filter(ids.combine_chunks(), m).to_numpy(), pc.filter(geom, m)
 
