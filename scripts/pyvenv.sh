@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Create the test-only Python venv used by tests/geoparquet_peers.rs to check exported
-# GeoParquet files with pyarrow + geopandas. Idempotent; prints the venv path.
+# GeoParquet files with pyarrow + geopandas, and by the cross-format comparison
+# (scripts/bench-compare.sh: pyarrow, pyogrio, whose wheels bundle GDAL, and shapely).
+# Idempotent; prints the venv path.
 #   VENV defaults to ~/.cache/marquet/pyvenv
 set -euo pipefail
 VENV="${VENV:-$HOME/.cache/marquet/pyvenv}"
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely' 2>/dev/null; then
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio' 2>/dev/null; then
   echo "$VENV"
   exit 0
 fi
@@ -17,6 +19,6 @@ fi
 mkdir -p "$(dirname "$VENV")"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely
-"$VENV/bin/python" -c 'import pyarrow, geopandas, shapely; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__)' >&2
+"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio
+"$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__, "pyogrio", pyogrio.__version__, "GDAL", pyogrio.__gdal_version_string__)' >&2
 echo "$VENV"

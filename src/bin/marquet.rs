@@ -67,6 +67,11 @@ enum Command {
     /// The main job on bundled Natural Earth data: import, index, query, validate, export,
     /// and an SVG map of the query window.
     Demo(DemoArgs),
+    /// The Marquet side of the cross-format comparison (issue #10): generate the seeded
+    /// data, write it in raw form for benches/compare/compare.py, measure Marquet.
+    ///
+    /// The whole comparison: `bash scripts/bench-compare.sh [--quick]`
+    Bench(BenchArgs),
 }
 
 #[derive(Args)]
@@ -607,6 +612,7 @@ fn main() -> ExitCode {
         Command::Index(a) => index(a),
         Command::Append(a) => append::run(a),
         Command::Demo(a) => demo(a),
+        Command::Bench(a) => bench(a),
     }
 }
 
@@ -649,4 +655,39 @@ fn validate(a: ValidateArgs) -> ExitCode {
         Status::Conformant => EXIT_CONFORMANT,
         Status::NonConformant => EXIT_NON_CONFORMANT,
     })
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// 100,000 points, 20,000 polygons, 50 windows (instead of 1,000,000 / 200,000 / 200).
+    #[arg(long)]
+    quick: bool,
+    /// Directory for the raw data, the Marquet files and marquet.json.
+    #[arg(long, default_value = "target/bench-compare")]
+    out: PathBuf,
+    #[arg(long)]
+    points: Option<usize>,
+    #[arg(long)]
+    polygons: Option<usize>,
+    #[arg(long)]
+    windows: Option<usize>,
+    /// Repetitions of the write and the full read.
+    #[arg(long)]
+    reps: Option<usize>,
+}
+
+fn bench(a: BenchArgs) -> ExitCode {
+    use marquet::bench::{run, BenchConfig};
+    let mut c = if a.quick { BenchConfig::quick(&a.out) } else { BenchConfig::full(&a.out) };
+    c.points = a.points.unwrap_or(c.points);
+    c.polygons = a.polygons.unwrap_or(c.polygons);
+    c.windows = a.windows.unwrap_or(c.windows);
+    c.reps = a.reps.unwrap_or(c.reps);
+    match run(&c) {
+        Ok(r) => {
+            print!("{}", r.summary());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
 }
