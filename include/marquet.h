@@ -318,6 +318,59 @@ typedef int32_t marquet_predicate;
 #endif // __cplusplus
 
 /**
+ * The spatial index kinds HEP002 registers.
+ */
+enum marquet_index_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * One bounding box per block of consecutive rows (KIND "BLOCK_BBOX", §10.3).
+     */
+    MARQUET_INDEX_BLOCK_BBOX = 1,
+    /**
+     * A packed Hilbert R-tree over the rows' boxes (KIND "PACKED_RTREE", §10.4).
+     */
+    MARQUET_INDEX_PACKED_RTREE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum marquet_index_kind marquet_index_kind;
+#else
+typedef int32_t marquet_index_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What appends and truncations do to a valid packed R-tree, which cannot be updated
+ * incrementally (HEP002 §10.4). Block indexes are always maintained.
+ */
+enum marquet_rtree_policy
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Rebuild it in place, validity tokens first (the default).
+     */
+    MARQUET_RTREE_REBUILD = 1,
+    /**
+     * Leave it stale (its tokens no longer match, so readers ignore it);
+     * `marquet_table_rebuild_indexes` restores it later. Cheap appends of many small
+     * batches to a large table.
+     */
+    MARQUET_RTREE_LEAVE_STALE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum marquet_rtree_policy marquet_rtree_policy;
+#else
+typedef int32_t marquet_rtree_policy;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Rows to append to a table (opaque): values for each column, set by name. Created by
  * `marquet_batch_new`, appended with `marquet_table_append` (which does not consume
  * it), freed by `marquet_batch_free`.
@@ -619,6 +672,72 @@ int32_t marquet_geometry_info_covering(const struct marquet_geometry_info *info,
                                        char *buf,
                                        size_t buf_len,
                                        size_t *needed);
+
+/**
+ * Build (or rebuild in place) an index of `kind` on geometry column `column`.
+ * `parameter` is the block length for `MARQUET_INDEX_BLOCK_BBOX` (rows per block, >= 1)
+ * or the node size for `MARQUET_INDEX_PACKED_RTREE` (2..65535); 0 chooses the default
+ * (a block length from the data, node size 16). The index records the table's
+ * GENERATION and NROWS, so later changes made without libmarquet disable it.
+ */
+int32_t marquet_table_build_index(const struct marquet_table *table,
+                                  const char *column,
+                                  size_t column_len,
+                                  int32_t kind,
+                                  int64_t parameter);
+
+/**
+ * Rebuild every spatial index of `column` in place, valid or stale, keeping its block
+ * length or node size. `*rebuilt` (if not NULL) receives how many were rebuilt.
+ */
+int32_t marquet_table_rebuild_indexes(const struct marquet_table *table,
+                                      const char *column,
+                                      size_t column_len,
+                                      int64_t *rebuilt);
+
+/**
+ * Delete the indexes of `kind` on `column` (datasets and their SEARCH_INDEX_LIST
+ * references). `*dropped` (if not NULL) receives how many were deleted (0 is not an
+ * error).
+ */
+int32_t marquet_table_drop_index(const struct marquet_table *table,
+                                 const char *column,
+                                 size_t column_len,
+                                 int32_t kind,
+                                 int64_t *dropped);
+
+/**
+ * Number of spatial indexes on `column` (valid or stale).
+ */
+int32_t marquet_table_index_count(const struct marquet_table *table,
+                                  const char *column,
+                                  size_t column_len,
+                                  int64_t *count);
+
+/**
+ * Index `index` (0-based, SEARCH_INDEX_LIST order) of `column`: `*kind` receives its
+ * `MARQUET_INDEX_*` value and `*valid` 1 when its validity tokens match the table
+ * (HEP001 §12.2), 0 when it is stale and queries ignore it.
+ */
+int32_t marquet_table_index_info(const struct marquet_table *table,
+                                 const char *column,
+                                 size_t column_len,
+                                 int64_t index,
+                                 int32_t *kind,
+                                 int32_t *valid);
+
+/**
+ * Set what this table handle's appends and truncations do to valid packed R-trees
+ * (`MARQUET_RTREE_*`; the default is `MARQUET_RTREE_REBUILD`).
+ */
+int32_t marquet_table_set_rtree_policy(const struct marquet_table *table, int32_t policy);
+
+/**
+ * Remove the rows from `nrows` on (HEP001 §12.5): NROWS first, then the data; BBOX
+ * and GEOMETRY_TYPES stay valid supersets (HEP002 §11.1), block indexes are cut, valid
+ * R-trees follow the table's R-tree policy. `nrows` larger than the table is refused.
+ */
+int32_t marquet_table_truncate(const struct marquet_table *table, int64_t nrows);
 
 /**
  * Copy this thread's last error message (the detail behind the most recent non-zero

@@ -181,7 +181,7 @@ struct Summary {
 /// Unequal column extents are the same phenomenon seen from H5Col: each dataset's extent is
 /// its own object header, the extents are flushed (all equal) before any data is written,
 /// and only a kill inside that H5Fflush can leave some headers written and others not.
-const STRUCTURAL: [&str; 4] = ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent"];
+const STRUCTURAL: [&str; 5] = ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent", "differs from extent"];
 
 /// Data and NROWS must always be exactly a committed state. A search index that passes
 /// the validity check but is wrong or unreadable is the known library bug described at

@@ -279,7 +279,7 @@ struct Summary {
 
 /// HDF5 error texts that mean a kill inside H5Fflush damaged the file structure (see
 /// tests/crash_append.rs): counted and bounded, not taken as H5Col data loss.
-const STRUCTURAL: [&str; 4] = ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent"];
+const STRUCTURAL: [&str; 5] = ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent", "differs from extent"];
 
 #[test]
 fn sigkill_during_appends_updates_truncations_and_replacements() {

@@ -18,6 +18,7 @@ pub mod batch;
 pub mod ffi;
 pub mod file;
 pub mod geometry_info;
+pub mod index;
 pub mod last_error;
 pub mod options;
 pub mod panic;

@@ -688,6 +688,134 @@ static void test_query(const char *dir) {
     marquet_file_free(f);
 }
 
+/* Spatial indexes: build, list, use, go stale under the LEAVE_STALE policy, rebuild,
+ * truncate, drop; refused arguments. 1,000 points on a 100 x 10 grid, one grid row per
+ * block of 100 rows. */
+static void test_indexes(const char *dir) {
+    marquet_file *f = NULL;
+    marquet_table *t = NULL;
+    marquet_batch *b = NULL;
+    OK(marquet_file_create(S(scratch(dir, "indexes.h5")), &f));
+    OK(marquet_table_create(f, S("/grid"), &t));
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_form(o, MARQUET_FORM_POINT, MARQUET_DIMENSIONS_XY, 0, 0));
+    OK(marquet_geometry_column_options_set_crs(o, MARQUET_CRS_UNKNOWN));
+    OK(marquet_table_add_geometry_column(t, S("p"), o));
+    marquet_geometry_column_options_free(o);
+    static double x[1000], y[1000];
+    for (int i = 0; i < 1000; i++) {
+        x[i] = i % 100;
+        y[i] = i / 100;
+    }
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XY, x, y, NULL, NULL, NULL, 1000));
+    OK(marquet_table_append(t, b, NULL));
+    marquet_batch_free(b);
+
+    int64_t count = -1;
+    OK(marquet_table_index_count(t, S("p"), &count));
+    EXPECT(count == 0);
+    OK(marquet_table_build_index(t, S("p"), MARQUET_INDEX_BLOCK_BBOX, 100));
+    OK(marquet_table_build_index(t, S("p"), MARQUET_INDEX_PACKED_RTREE, 0));
+    OK(marquet_table_index_count(t, S("p"), &count));
+    EXPECT(count == 2);
+    int32_t kind = -1, valid = -1;
+    OK(marquet_table_index_info(t, S("p"), 0, &kind, &valid));
+    EXPECT(kind == MARQUET_INDEX_BLOCK_BBOX && valid == 1);
+    OK(marquet_table_index_info(t, S("p"), 1, &kind, &valid));
+    EXPECT(kind == MARQUET_INDEX_PACKED_RTREE && valid == 1);
+
+    /* x 10..12, y 2..3: 6 points in blocks 2 and 3; the other 8 blocks are skipped. */
+    int64_t stats[8], rows[8];
+    marquet_query_result *r = NULL;
+    OK(marquet_table_query_box(t, S("p"), 10, 2, 12, 3, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    OK(marquet_query_result_rows(r, rows, 8));
+    OK(marquet_query_result_stats(r, stats, 8, NULL));
+    EXPECT(count == 6 && rows[0] == 210 && rows[2] == 212 && rows[3] == 310 && rows[5] == 312);
+    EXPECT(stats[0] == 1000 && stats[1] == 10 && stats[2] == 8 && stats[6] == 6);
+    marquet_query_result_free(r);
+
+    /* LEAVE_STALE: an append extends the block index and leaves the R-tree stale. */
+    OK(marquet_table_set_rtree_policy(t, MARQUET_RTREE_LEAVE_STALE));
+    double ax[10] = {11, 11, 11, 11, 11, 11, 11, 11, 11, 11}, ay[10] = {2.5, 2.5, 2.5, 2.5, 2.5, 50, 50, 50, 50, 50};
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XY, ax, ay, NULL, NULL, NULL, 10));
+    int64_t nrows = -1;
+    OK(marquet_table_append(t, b, &nrows));
+    marquet_batch_free(b);
+    EXPECT(nrows == 1010);
+    OK(marquet_table_index_info(t, S("p"), 0, &kind, &valid));
+    EXPECT(kind == MARQUET_INDEX_BLOCK_BBOX && valid == 1);
+    OK(marquet_table_index_info(t, S("p"), 1, &kind, &valid));
+    EXPECT(kind == MARQUET_INDEX_PACKED_RTREE && valid == 0);
+    r = NULL;
+    OK(marquet_table_query_box(t, S("p"), 10, 2, 12, 3, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    EXPECT(count == 11);
+    marquet_query_result_free(r);
+    marquet_report *rep = NULL;
+    int32_t conformant = -1;
+    OK(marquet_file_flush(f));
+    OK(marquet_validate_file(S(scratch(dir, "indexes.h5")), NULL, 0, 0, &rep));
+    OK(marquet_report_conformant(rep, &conformant));
+    EXPECT(conformant == 1);
+    marquet_report_free(rep);
+
+    int64_t rebuilt = -1;
+    OK(marquet_table_rebuild_indexes(t, S("p"), &rebuilt));
+    EXPECT(rebuilt == 2);
+    OK(marquet_table_index_info(t, S("p"), 1, &kind, &valid));
+    EXPECT(valid == 1);
+
+    /* Truncation: rows 500.. go, the block index is cut, the R-tree goes stale again. */
+    OK(marquet_table_truncate(t, 500));
+    OK(marquet_table_nrows(t, &nrows));
+    EXPECT(nrows == 500);
+    OK(marquet_table_index_info(t, S("p"), 0, &kind, &valid));
+    EXPECT(valid == 1);
+    OK(marquet_table_index_info(t, S("p"), 1, &kind, &valid));
+    EXPECT(valid == 0);
+    r = NULL;
+    OK(marquet_table_query_box(t, S("p"), 10, 2, 12, 3, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    OK(marquet_query_result_stats(r, stats, 8, NULL));
+    EXPECT(count == 6 && stats[0] == 500 && stats[1] == 5 && stats[2] == 3);
+    marquet_query_result_free(r);
+    EXPECT_STATUS(marquet_table_truncate(t, 501), MARQUET_STATUS_OUT_OF_RANGE);
+    EXPECT(error_contains("nrows 501 is larger than the table's 500 rows"));
+    EXPECT_STATUS(marquet_table_truncate(t, -1), MARQUET_STATUS_INVALID_ARGUMENT);
+
+    int64_t dropped = -1;
+    OK(marquet_table_drop_index(t, S("p"), MARQUET_INDEX_PACKED_RTREE, &dropped));
+    EXPECT(dropped == 1);
+    OK(marquet_table_drop_index(t, S("p"), MARQUET_INDEX_PACKED_RTREE, &dropped));
+    EXPECT(dropped == 0);
+    OK(marquet_table_index_count(t, S("p"), &count));
+    EXPECT(count == 1);
+
+    /* Refused arguments. */
+    EXPECT_STATUS(marquet_table_build_index(t, S("p"), 7, 0), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("kind 7 is not a MARQUET_INDEX_* value"));
+    EXPECT_STATUS(marquet_table_build_index(t, S("p"), MARQUET_INDEX_PACKED_RTREE, 1), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("node size 1 is outside 2..65535"));
+    EXPECT_STATUS(marquet_table_build_index(t, S("p"), MARQUET_INDEX_BLOCK_BBOX, -5), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(marquet_table_build_index(t, S("nosuch"), MARQUET_INDEX_BLOCK_BBOX, 0) != MARQUET_STATUS_OK);
+    EXPECT(error_contains("nosuch"));
+    EXPECT_STATUS(marquet_table_build_index(NULL, S("p"), MARQUET_INDEX_BLOCK_BBOX, 0), MARQUET_STATUS_NULL_POINTER);
+    kind = valid = -1;
+    EXPECT_STATUS(marquet_table_index_info(t, S("p"), 1, &kind, &valid), MARQUET_STATUS_OUT_OF_RANGE);
+    EXPECT(kind == -1 && valid == -1);
+    EXPECT_STATUS(marquet_table_index_info(t, S("p"), 0, NULL, &valid), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_table_index_count(t, S("p"), NULL), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_table_set_rtree_policy(t, 0), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_table_drop_index(t, S("p"), 0, NULL), MARQUET_STATUS_INVALID_ARGUMENT);
+
+    marquet_table_free(t);
+    marquet_file_free(f);
+}
+
 static void test_last_error_buffer(void) {
     marquet_file *f = NULL;
     EXPECT_STATUS(marquet_file_open(NULL, 1, &f), MARQUET_STATUS_NULL_POINTER);
@@ -710,6 +838,7 @@ int main(int argc, char **argv) {
     test_points(dir);
     test_validate(dir);
     test_query(dir);
+    test_indexes(dir);
     test_last_error_buffer();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
