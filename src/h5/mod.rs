@@ -922,13 +922,21 @@ pub fn chunk_read_raw(ds: hid_t, offset: u64, size: u64, path: &str) -> Result<(
     let len = usize::try_from(size).map_err(|_| MarquetError::spec(path, "HDF5 chunk", format!("chunk of {size} bytes")))?;
     let mut buf = vec![0u8; len];
     let mut mask: u32 = 0;
+    #[allow(unused_mut)]
     let mut got: usize = len;
+    // HDF5 2.0's H5Dread_chunk2 checks the buffer size; 1.12 / 1.14 (a shared HDF5, see
+    // build.rs) have only the unchecked call, whose buffer `chunk_info`'s size fits.
+    #[cfg(hdf5_2)]
     locked(|| unsafe {
         check(
             h5d::H5Dread_chunk2(ds, H5P_DEFAULT, &offset, &mut mask, buf.as_mut_ptr() as *mut c_void, &mut got),
             path,
             "H5Dread_chunk",
         )
+    })?;
+    #[cfg(not(hdf5_2))]
+    locked(|| unsafe {
+        check(h5d::H5Dread_chunk1(ds, H5P_DEFAULT, &offset, &mut mask, buf.as_mut_ptr() as *mut c_void), path, "H5Dread_chunk")
     })?;
     if got != len {
         return Err(MarquetError::spec(path, "HDF5 chunk", format!("chunk at element {offset} holds {got} bytes, its index says {len}")));
