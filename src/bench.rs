@@ -71,7 +71,35 @@ pub struct BenchConfig {
     pub reps: usize,
     /// Directory for the raw data, the Marquet files and `marquet.json`.
     pub out_dir: PathBuf,
+    /// How the Marquet files are laid out (chunking, indexes).
+    pub layout: Layout,
 }
+
+/// Which packed R-tree the benchmark builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RTreeChoice {
+    /// Only for geometries that are not points: over Hilbert-ordered points a fine block
+    /// index prunes as well and is a fraction of the size (see docs/PERFORMANCE.md).
+    Auto,
+    On,
+    Off,
+}
+
+/// The Marquet layout measured: everything else is the library's defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    /// Chunk length in rows of the `id` column, point columns and WKB OFFSETS.
+    pub chunk_rows: u64,
+    /// Chunk length in bytes of WKB VALUES.
+    pub values_chunk_bytes: u64,
+    /// BLOCK_BBOX block length (`None`: the library's choice from the data).
+    pub block_length: Option<u64>,
+    pub rtree: RTreeChoice,
+}
+
+/// Chosen by measurement on the issue #10 data (docs/PERFORMANCE.md, "Query layout").
+pub const DEFAULT_LAYOUT: Layout =
+    Layout { chunk_rows: 8_192, values_chunk_bytes: 256 * 1024, block_length: Some(1_024), rtree: RTreeChoice::Auto };
 
 impl BenchConfig {
     /// The full issue #10 sizes.
@@ -84,6 +112,7 @@ impl BenchConfig {
             seed: DEFAULT_SEED,
             reps: DEFAULT_REPS,
             out_dir: out_dir.into(),
+            layout: DEFAULT_LAYOUT,
         }
     }
     /// The `--quick` sizes.
@@ -234,19 +263,39 @@ pub fn windows_text(ws: &[BBox]) -> String {
 /// Write a Marquet file of `values` with ids `0..n` the way a user would with the
 /// defaults: geometry column form chosen from the data, Hilbert-ordered bulk write, then
 /// both spatial indexes with default parameters.
-pub fn write_marquet(path: &Path, values: &GeometryValues) -> Result<()> {
+pub fn write_marquet(path: &Path, values: &GeometryValues, layout: &Layout) -> Result<()> {
     if path.exists() {
         std::fs::remove_file(path).map_err(|e| io_err(path, e))?;
     }
     let ids: Vec<u64> = (0..values.len() as u64).collect();
     let f = File::create(path)?;
     let mut t = MarquetTable::create(&f, TABLE)?;
-    t.add_column(ID, &crate::h5col::ColumnSpec::new(crate::h5::Dtype::U64))?;
-    t.add_geometry_column(GEOMETRY, &GeometryColumnSpec::default().with_form(choose_form(values)?))?;
+    // Shuffle + zstd like the geometry (GeoParquet's files are zstd throughout).
+    t.add_column(
+        ID,
+        &crate::h5col::ColumnSpec::new(crate::h5::Dtype::U64)
+            .with_chunk_rows(layout.chunk_rows)
+            .with_filters(vec![crate::h5::Filter::Shuffle, crate::h5::Filter::Zstd(3)]),
+    )?;
+    let form = choose_form(values)?;
+    t.add_geometry_column(
+        GEOMETRY,
+        &GeometryColumnSpec::default()
+            .with_form(form)
+            .with_chunk_rows(layout.chunk_rows)
+            .with_values_chunk_bytes(layout.values_chunk_bytes),
+    )?;
     let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values.clone());
     t.write_table(&batch, &WriteOptions::default())?;
-    t.build_block_bbox(GEOMETRY, None)?;
-    t.build_rtree(GEOMETRY, None)?;
+    t.build_block_bbox(GEOMETRY, layout.block_length)?;
+    let rtree = match layout.rtree {
+        RTreeChoice::On => true,
+        RTreeChoice::Off => false,
+        RTreeChoice::Auto => !matches!(form, crate::marquet::StorageForm::Point { .. }),
+    };
+    if rtree {
+        t.build_rtree(GEOMETRY, None)?;
+    }
     Ok(())
 }
 
@@ -265,30 +314,17 @@ pub fn read_marquet(path: &Path) -> Result<(Vec<u64>, crate::marquet::WkbBuffer)
 }
 
 /// One query as a user would run it: open the file, query the window (`Intersects`, every
-/// index on), read the ids and WKB of the matching rows in runs of adjacent rows. Returns
+/// index on), take the ids and WKB of the matching rows (`Column::take`,
+/// `MarquetTable::take_wkb`: one read per span of nearby rows). Returns
 /// the ids (ascending) and the bytes of WKB returned.
 pub fn query_marquet(path: &Path, w: &BBox) -> Result<(Vec<u64>, u64)> {
     let f = File::open(path)?;
     let t = MarquetTable::open(&f, TABLE)?;
     let r = t.query(GEOMETRY, &Query::bbox(*w))?;
-    let idc = t.table().column(ID)?;
-    let mut ids = Vec::with_capacity(r.rows.len());
-    let mut wkb_bytes = 0u64;
-    let mut i = 0;
-    while i < r.rows.len() {
-        let s = r.rows[i];
-        let mut e = s + 1;
-        i += 1;
-        while i < r.rows.len() && r.rows[i] == e {
-            e += 1;
-            i += 1;
-        }
-        ids.extend(ids_of(&idc.read(s, e - s)?));
-        let b = t.read_wkb(GEOMETRY, s, e)?;
-        wkb_bytes += b.bytes.len() as u64;
-    }
+    let mut ids = ids_of(&t.table().column(ID)?.take(&r.rows)?);
+    let wkb = t.take_wkb(GEOMETRY, &r.rows)?;
     ids.sort_unstable();
-    Ok((ids, wkb_bytes))
+    Ok((ids, wkb.bytes.len() as u64))
 }
 
 fn measure(cfg: &BenchConfig, name: &str, values: &GeometryValues, windows: &[BBox]) -> Result<DatasetReport> {
@@ -296,7 +332,7 @@ fn measure(cfg: &BenchConfig, name: &str, values: &GeometryValues, windows: &[BB
     let mut write_s = Vec::new();
     for _ in 0..cfg.reps.max(1) {
         let t0 = Instant::now();
-        write_marquet(&path, values)?;
+        write_marquet(&path, values, &cfg.layout)?;
         write_s.push(t0.elapsed().as_secs_f64());
     }
     let size_bytes = std::fs::metadata(&path).map_err(|e| io_err(&path, e))?.len();

@@ -674,6 +674,19 @@ struct BenchArgs {
     /// Repetitions of the write and the full read.
     #[arg(long)]
     reps: Option<usize>,
+    /// Chunk length in rows of the id column, point columns and WKB offsets (layout
+    /// experiments; the default is the measured choice of marquet::bench::DEFAULT_LAYOUT).
+    #[arg(long)]
+    chunk_rows: Option<u64>,
+    /// Chunk length in bytes of WKB values.
+    #[arg(long)]
+    values_chunk_bytes: Option<u64>,
+    /// BLOCK_BBOX block length; 0 = the library's choice from the data.
+    #[arg(long)]
+    block_length: Option<u64>,
+    /// Build the packed R-tree: auto (not for points), on, off.
+    #[arg(long, value_parser = ["auto", "on", "off"])]
+    rtree: Option<String>,
 }
 
 fn bench(a: BenchArgs) -> ExitCode {
@@ -683,6 +696,23 @@ fn bench(a: BenchArgs) -> ExitCode {
     c.polygons = a.polygons.unwrap_or(c.polygons);
     c.windows = a.windows.unwrap_or(c.windows);
     c.reps = a.reps.unwrap_or(c.reps);
+    if let Some(n) = a.chunk_rows {
+        c.layout.chunk_rows = n.max(1);
+    }
+    if let Some(n) = a.values_chunk_bytes {
+        c.layout.values_chunk_bytes = n.max(1);
+    }
+    if let Some(b) = a.block_length {
+        c.layout.block_length = (b > 0).then_some(b);
+    }
+    if let Some(r) = a.rtree.as_deref() {
+        use marquet::bench::RTreeChoice;
+        c.layout.rtree = match r {
+            "on" => RTreeChoice::On,
+            "off" => RTreeChoice::Off,
+            _ => RTreeChoice::Auto,
+        };
+    }
     match run(&c) {
         Ok(r) => {
             print!("{}", r.summary());

@@ -871,6 +871,22 @@ impl Column {
         Ok(Array { dtype: mem, bytes })
     }
 
+    /// Read the rows `rows` (ascending, each below the extent), in that order: one read per
+    /// span of nearby rows ([`take_spans`]), so rows in one chunk cost one decompression.
+    pub fn take(&self, rows: &[u64]) -> Result<Array> {
+        let mem = self.info.dtype.to_le();
+        let es = mem.size();
+        let mut bytes = Vec::with_capacity(rows.len() * es);
+        for span in take_spans(rows, &self.path)? {
+            let a = self.read(span.start, span.end - span.start)?;
+            for &r in &rows[span.first..span.last] {
+                let i = ((r - span.start) as usize) * es;
+                bytes.extend_from_slice(&a.bytes[i..i + es]);
+            }
+        }
+        Ok(Array { dtype: mem, bytes })
+    }
+
     fn ensure_len(&self, n: u64) -> Result<()> {
         let cur = h5::dataset_info(self.ds.id(), &self.path)?.dims[0];
         if cur < n {
@@ -990,5 +1006,60 @@ impl Table {
             return Err(MarquetError::InvalidArgument(format!("rows {start}..{end} out of range for {n} rows")));
         }
         self.list_column(name)?.read(start, end)
+    }
+}
+
+/// Rows closer than this are read in one span by the `take` readers: reading a few
+/// unwanted rows is cheaper than another HDF5 read call.
+pub const TAKE_GAP: u64 = 64;
+
+/// A span of a `take`: rows `[start, end)` are read, and `rows[first..last]` fall in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TakeSpan {
+    pub start: u64,
+    pub end: u64,
+    pub first: usize,
+    pub last: usize,
+}
+
+/// Group ascending `rows` into spans whose gaps are at most [`TAKE_GAP`]. Rows that are
+/// not strictly ascending are an error naming `path`.
+pub fn take_spans(rows: &[u64], path: &str) -> Result<Vec<TakeSpan>> {
+    let mut out: Vec<TakeSpan> = Vec::new();
+    for (i, &r) in rows.iter().enumerate() {
+        if i > 0 && r <= rows[i - 1] {
+            return Err(MarquetError::InvalidArgument(format!("{path}: rows to take must be strictly ascending ({} then {r})", rows[i - 1])));
+        }
+        let end = r.checked_add(1).ok_or_else(|| MarquetError::InvalidArgument(format!("{path}: row {r} out of range")))?;
+        match out.last_mut() {
+            Some(s) if r - (s.end - 1) <= TAKE_GAP => {
+                s.end = end;
+                s.last = i + 1;
+            }
+            _ => out.push(TakeSpan { start: r, end, first: i, last: i + 1 }),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod take_tests {
+    use super::*;
+
+    #[test]
+    fn spans_merge_nearby_rows_and_refuse_disorder() {
+        let rows = [3, 4, 10, 10 + TAKE_GAP, 20 + 2 * TAKE_GAP, 21 + 2 * TAKE_GAP];
+        let s = take_spans(&rows, "/t/c").unwrap();
+        assert_eq!(
+            s,
+            vec![
+                TakeSpan { start: 3, end: 11 + TAKE_GAP, first: 0, last: 4 },
+                TakeSpan { start: 20 + 2 * TAKE_GAP, end: 22 + 2 * TAKE_GAP, first: 4, last: 6 },
+            ]
+        );
+        assert!(take_spans(&[], "/t/c").unwrap().is_empty());
+        let e = take_spans(&[5, 5], "/t/c").unwrap_err().to_string();
+        assert!(e.contains("/t/c: rows to take must be strictly ascending (5 then 5)"), "{e}");
+        assert!(take_spans(&[u64::MAX], "/t/c").is_err());
     }
 }

@@ -71,6 +71,10 @@ pub struct GeometryColumnSpec {
     pub description: Option<String>,
     /// Chunk length in rows for rank-1 forms and OFFSETS.
     pub chunk_rows: u64,
+    /// Chunk length in bytes of a variable-length WKB column's VALUES (default 1 MiB).
+    /// Smaller chunks make reads of a few rows cheaper (each read decompresses whole
+    /// chunks); larger ones compress a little better.
+    pub values_chunk_bytes: u64,
     /// Filters for WKB bytes / point data.
     pub filters: Option<Vec<Filter>>,
 }
@@ -88,6 +92,7 @@ impl Default for GeometryColumnSpec {
             covering_z: false,
             description: None,
             chunk_rows: h5col::DEFAULT_CHUNK_ROWS,
+            values_chunk_bytes: h5col::list::DEFAULT_BYTES_CHUNK,
             filters: None,
         }
     }
@@ -122,6 +127,10 @@ impl GeometryColumnSpec {
     }
     pub fn with_epoch(mut self, e: f64) -> Self {
         self.epoch = Some(e);
+        self
+    }
+    pub fn with_values_chunk_bytes(mut self, n: u64) -> Self {
+        self.values_chunk_bytes = n.max(1);
         self
     }
     pub fn with_chunk_rows(mut self, n: u64) -> Self {
@@ -392,6 +401,9 @@ impl MarquetTable {
                 let lspec = ListSpec::bytes(filters.unwrap_or_else(default_wkb_filters));
                 let mut lspec = lspec;
                 lspec.offsets_chunk = spec.chunk_rows;
+                if let h5col::list::LeafSpec::Dataset { chunk, .. } = &mut lspec.leaf {
+                    *chunk = spec.values_chunk_bytes.max(1);
+                }
                 let lc = t.add_list_column(name, &lspec)?;
                 h5::object_open(lc.id(), ".")?
             }
@@ -924,20 +936,7 @@ impl MarquetTable {
                 out.bytes.reserve(p.valid.len() * size);
                 out.offsets.reserve(p.valid.len());
                 for i in 0..p.valid.len() {
-                    if p.valid[i] {
-                        out.bytes.push(1);
-                        out.bytes.extend_from_slice(&code);
-                        out.bytes.extend_from_slice(&p.x[i].to_le_bytes());
-                        out.bytes.extend_from_slice(&p.y[i].to_le_bytes());
-                        if let Some(z) = &p.z {
-                            out.bytes.extend_from_slice(&z[i].to_le_bytes());
-                        }
-                        if let Some(m) = &p.m {
-                            out.bytes.extend_from_slice(&m[i].to_le_bytes());
-                        }
-                    }
-                    out.valid.push(p.valid[i]);
-                    out.offsets.push(out.bytes.len() as u64);
+                    push_point_wkb(&mut out, &p, i, &code);
                 }
             }
         }
@@ -956,40 +955,87 @@ impl MarquetTable {
         }
         let c = self.table.column(name)?;
         let a = c.read(start, end - start)?;
-        let miss = a.missing(c.fill());
-        let k = a.len();
-        let mut p = PointArrays {
-            x: Vec::with_capacity(k),
-            y: Vec::with_capacity(k),
-            z: dims.has_z().then(|| Vec::with_capacity(k)),
-            m: dims.has_m().then(|| Vec::with_capacity(k)),
-            valid: Vec::with_capacity(k),
-        };
-        let Dtype::Compound { fields, .. } = &a.dtype else { unreachable!("checked by point_layout") };
-        for i in 0..k {
-            let e = a.element(i);
-            let get = |fi: usize| -> f64 {
-                let f = &fields[fi];
-                let raw = &e[f.offset..f.offset + f.dtype.size()];
-                if f.dtype.size() == 4 {
-                    f32::from_le_bytes(raw.try_into().unwrap_or([0; 4])) as f64
-                } else {
-                    f64::from_le_bytes(raw.try_into().unwrap_or([0; 8]))
-                }
-            };
-            p.valid.push(!miss[i]);
-            p.x.push(get(0));
-            p.y.push(get(1));
-            let mut fi = 2;
-            if let Some(z) = p.z.as_mut() {
-                z.push(get(fi));
-                fi += 1;
-            }
-            if let Some(m) = p.m.as_mut() {
-                m.push(get(fi));
+        Ok(points_from(&a, &a.missing(c.fill()), dims))
+    }
+
+    /// The WKB values of `rows` (strictly ascending, each below NROWS), in that order, for
+    /// any storage form (points as little-endian ISO WKB). One read per span of nearby rows
+    /// ([`h5col::take_spans`]) and the column opened once: what a query's caller needs to
+    /// fetch its answer.
+    pub fn take_wkb(&self, name: &str, rows: &[u64]) -> Result<WkbBuffer> {
+        self.require_interpretable()?;
+        let n = self.nrows()?;
+        if let Some(&last) = rows.last() {
+            if last >= n {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "row {last} out of range for {n} rows"
+                )));
             }
         }
-        Ok(p)
+        let info = self.geometry_column(name)?;
+        let spans = h5col::take_spans(rows, &info.path)?;
+        let mut out = WkbBuffer::default();
+        out.offsets.push(0);
+        match info.form {
+            StorageForm::VarWkb => {
+                let lc = self.table.list_column(name)?;
+                for sp in spans {
+                    let l = lc.read(sp.start, sp.end)?;
+                    if !matches!(l.values, h5col::ListValues::Leaf(_)) {
+                        return Err(MarquetError::spec(
+                            &info.path,
+                            "HEP002 §7.2",
+                            "VALUES must be a uint8 dataset",
+                        ));
+                    }
+                    for &r in &rows[sp.first..sp.last] {
+                        let i = (r - sp.start) as usize;
+                        if l.is_null(i) {
+                            out.push(None);
+                            continue;
+                        }
+                        match l.bytes_of(i) {
+                            Some(b) if !b.is_empty() => out.push(Some(b)),
+                            _ => {
+                                return Err(MarquetError::InvalidWkb {
+                                    path: info.path.clone(),
+                                    row: Some(r),
+                                    message: "empty slice for a non-null row (HEP002 §7.2)".into(),
+                                })
+                            }
+                        }
+                    }
+                }
+            }
+            StorageForm::FixedWkb { size } => {
+                let c = self.table.column(name)?;
+                for sp in spans {
+                    let a = c.read(sp.start, sp.end - sp.start)?;
+                    let miss = a.missing(c.fill());
+                    for &r in &rows[sp.first..sp.last] {
+                        let i = (r - sp.start) as usize;
+                        out.push(if miss[i] {
+                            None
+                        } else {
+                            Some(&a.bytes[i * size..(i + 1) * size])
+                        });
+                    }
+                }
+            }
+            StorageForm::Point { dims, .. } => {
+                let c = self.table.column(name)?;
+                let code =
+                    (GeometryType::new(GeometryKind::Point, dims).iso_code() as u32).to_le_bytes();
+                for sp in spans {
+                    let a = c.read(sp.start, sp.end - sp.start)?;
+                    let p = points_from(&a, &a.missing(c.fill()), dims);
+                    for &r in &rows[sp.first..sp.last] {
+                        push_point_wkb(&mut out, &p, (r - sp.start) as usize, &code);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Read rows as decoded geometries (`None` = null).
@@ -1158,3 +1204,58 @@ pub fn choose_form(v: &GeometryValues) -> Result<StorageForm> {
 pub mod maintain;
 pub mod modify;
 pub mod append_from;
+
+/// Coordinate arrays of the point-column elements in `a` (`miss`: missing rows).
+fn points_from(a: &Array, miss: &[bool], dims: Dimensions) -> PointArrays {
+    let k = a.len();
+    let mut p = PointArrays {
+        x: Vec::with_capacity(k),
+        y: Vec::with_capacity(k),
+        z: dims.has_z().then(|| Vec::with_capacity(k)),
+        m: dims.has_m().then(|| Vec::with_capacity(k)),
+        valid: Vec::with_capacity(k),
+    };
+    let Dtype::Compound { fields, .. } = &a.dtype else { unreachable!("checked by point_layout") };
+    for i in 0..k {
+        let e = a.element(i);
+        let get = |fi: usize| -> f64 {
+            let f = &fields[fi];
+            let raw = &e[f.offset..f.offset + f.dtype.size()];
+            if f.dtype.size() == 4 {
+                f32::from_le_bytes(raw.try_into().unwrap_or([0; 4])) as f64
+            } else {
+                f64::from_le_bytes(raw.try_into().unwrap_or([0; 8]))
+            }
+        };
+        p.valid.push(!miss[i]);
+        p.x.push(get(0));
+        p.y.push(get(1));
+        let mut fi = 2;
+        if let Some(z) = p.z.as_mut() {
+            z.push(get(fi));
+            fi += 1;
+        }
+        if let Some(m) = p.m.as_mut() {
+            m.push(get(fi));
+        }
+    }
+    p
+}
+
+/// Append row `i` of `p` as little-endian ISO point WKB (`code`: its type code), or a null.
+fn push_point_wkb(out: &mut WkbBuffer, p: &PointArrays, i: usize, code: &[u8; 4]) {
+    if p.valid[i] {
+        out.bytes.push(1);
+        out.bytes.extend_from_slice(code);
+        out.bytes.extend_from_slice(&p.x[i].to_le_bytes());
+        out.bytes.extend_from_slice(&p.y[i].to_le_bytes());
+        if let Some(z) = &p.z {
+            out.bytes.extend_from_slice(&z[i].to_le_bytes());
+        }
+        if let Some(m) = &p.m {
+            out.bytes.extend_from_slice(&m[i].to_le_bytes());
+        }
+    }
+    out.valid.push(p.valid[i]);
+    out.offsets.push(out.bytes.len() as u64);
+}

@@ -17,7 +17,7 @@
 //! index that passes the validity check.
 
 use crate::error::{MarquetError, Result};
-use crate::h5::{self, DatasetSpec, Dtype, Field, Hid, Space};
+use crate::h5::{self, DatasetSpec, Dtype, Field, Filter, Hid, Space};
 use crate::h5col::index::{self as h5index, IndexInfo};
 use crate::h5col::ColumnKind;
 use crate::index::block_bbox::{self, BlockEntry, RowSummary};
@@ -31,10 +31,8 @@ use super::{MarquetTable, RowInfo};
 pub const SCAN_ROWS: u64 = 65_536;
 /// Chunk length (entries) of a block bounding-box index dataset.
 pub const BLOCK_INDEX_CHUNK: u64 = 1024;
-/// Least chunk length (entries) of an R-tree dataset.
-pub const RTREE_CHUNK_MIN: u64 = 1024;
-/// Largest chunk length (entries, 40 bytes each) of an R-tree dataset.
-pub const RTREE_CHUNK_MAX: u64 = 16_384;
+/// Chunk length (entries, 40 bytes each) of an R-tree dataset.
+pub const RTREE_CHUNK: u64 = 1024;
 /// `SOURCE_NROWS` of an index dataset while its content is being rewritten: never equal to
 /// any NROWS, so the index is stale until the real tokens are written (docs/RULINGS-LOCAL.md L13).
 pub const DISABLED_SOURCE_NROWS: u64 = u64::MAX;
@@ -259,6 +257,12 @@ impl MarquetTable {
     /// The Marquet indexes linked from a geometry column, with their validity.
     pub fn spatial_indexes(&self, col: &str) -> Result<Vec<SpatialIndex>> {
         self.geometry_column(col)?;
+        self.spatial_indexes_unchecked(col)
+    }
+
+    /// [`MarquetTable::spatial_indexes`] for a caller that has already checked that `col` is
+    /// a geometry column (a query reads its attributes once).
+    pub(crate) fn spatial_indexes_unchecked(&self, col: &str) -> Result<Vec<SpatialIndex>> {
         let g = self.table().generation()?;
         let n = self.nrows()?;
         Ok(h5index::indexes_of(self.table(), col)?
@@ -401,7 +405,13 @@ impl MarquetTable {
                 return Ok((ds, info.path.clone()));
             }
         }
-        let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters: Vec::new(), fill: None };
+        // R-tree entries are boxes of neighbouring items: shuffle + zstd shrinks them by
+        // about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB); block indexes are small.
+        let filters = match kind {
+            SpatialIndexKind::PackedRTree => vec![Filter::Shuffle, Filter::Zstd(3)],
+            SpatialIndexKind::BlockBBox => Vec::new(),
+        };
+        let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters, fill: None };
         let ds = h5index::create_index_dataset(t, col, &name, &spec, kind.kind())?;
         Ok((ds, t.member_path(&format!("{}/{}", names::SEARCH_INDEXES, name))))
     }
@@ -493,9 +503,10 @@ impl MarquetTable {
             })
             .collect();
         let entries = packed_rtree::build(&items, node_size)?;
-        let layout = Layout::try_new(items.len() as u64, node_size)?;
-        let internal = layout.total - items.len() as u64;
-        let chunk = internal.clamp(RTREE_CHUNK_MIN, RTREE_CHUNK_MAX);
+        Layout::try_new(items.len() as u64, node_size)?;
+        // Compressed entries (shuffle + zstd): small chunks, so a node read decompresses
+        // 40 KB rather than the whole upper tree (measured in docs/PERFORMANCE.md).
+        let chunk = RTREE_CHUNK;
         let dt = rtree_dtype();
         let (ds, path) = self.index_dataset(col, existing, SpatialIndexKind::PackedRTree, &dt, chunk)?;
         self.begin_write(&path, tokens, tokens_first)?;
@@ -689,10 +700,9 @@ impl EntrySource for RTreeIndex {
 }
 
 impl MarquetTable {
-    fn first_of_kind(&self, col: &str, kind: SpatialIndexKind) -> Result<Option<SpatialIndex>> {
-        let all = self.spatial_indexes(col)?;
+    fn first_of_kind(all: &[SpatialIndex], kind: SpatialIndexKind) -> Option<&SpatialIndex> {
         // Prefer a valid one when a column (unusually) links several of a kind.
-        Ok(all.iter().find(|i| i.kind == kind && i.valid).or_else(|| all.iter().find(|i| i.kind == kind)).cloned())
+        all.iter().find(|i| i.kind == kind && i.valid).or_else(|| all.iter().find(|i| i.kind == kind))
     }
 
     /// The block index of `col` if it passes the validity check and the structural checks:
@@ -700,7 +710,12 @@ impl MarquetTable {
     /// `ceil(NROWS / B)` entries, every entry's `n` equal to its block's row count, counts
     /// consistent, and no block with geometries holding the empty box.
     pub fn open_block_index(&self, col: &str) -> Result<IndexState<BlockIndex>> {
-        let Some(idx) = self.first_of_kind(col, SpatialIndexKind::BlockBBox)? else { return Ok(IndexState::Absent) };
+        self.open_block_index_in(&self.spatial_indexes(col)?)
+    }
+
+    /// [`MarquetTable::open_block_index`] from a column's index list.
+    pub(crate) fn open_block_index_in(&self, all: &[SpatialIndex]) -> Result<IndexState<BlockIndex>> {
+        let Some(idx) = Self::first_of_kind(all, SpatialIndexKind::BlockBBox) else { return Ok(IndexState::Absent) };
         let path = idx.info.path.clone();
         if !idx.valid {
             return Ok(IndexState::Stale { path });
@@ -760,7 +775,12 @@ impl MarquetTable {
     /// §17 checks of the layout and of every entry read happen in
     /// [`packed_rtree::search`].
     pub fn open_rtree(&self, col: &str) -> Result<IndexState<RTreeIndex>> {
-        let Some(idx) = self.first_of_kind(col, SpatialIndexKind::PackedRTree)? else { return Ok(IndexState::Absent) };
+        self.open_rtree_in(&self.spatial_indexes(col)?)
+    }
+
+    /// [`MarquetTable::open_rtree`] from a column's index list.
+    pub(crate) fn open_rtree_in(&self, all: &[SpatialIndex]) -> Result<IndexState<RTreeIndex>> {
+        let Some(idx) = Self::first_of_kind(all, SpatialIndexKind::PackedRTree) else { return Ok(IndexState::Absent) };
         let path = idx.info.path.clone();
         if !idx.valid {
             return Ok(IndexState::Stale { path });

@@ -236,6 +236,23 @@ fn pieces(runs: &[Range<u64>]) -> impl Iterator<Item = Range<u64>> + '_ {
     })
 }
 
+/// Group pieces whose gaps are at most [`crate::h5col::TAKE_GAP`] rows into one read of at
+/// most [`READ_ROWS`] rows: each HDF5 read decompresses whole chunks, so a few unwanted
+/// rows in between cost less than another read. Returns (rows to read, the pieces in it).
+fn read_groups(runs: &[Range<u64>]) -> Vec<(Range<u64>, Vec<Range<u64>>)> {
+    let mut out: Vec<(Range<u64>, Vec<Range<u64>>)> = Vec::new();
+    for p in pieces(runs) {
+        match out.last_mut() {
+            Some((g, members)) if p.start - g.end <= crate::h5col::TAKE_GAP && p.end - g.start <= READ_ROWS => {
+                g.end = p.end;
+                members.push(p);
+            }
+            _ => out.push((p.clone(), vec![p])),
+        }
+    }
+    out
+}
+
 impl MarquetTable {
     /// Run a spatial query on geometry column `col` (see [`crate::query`]). Rows in the
     /// result are ascending.
@@ -259,10 +276,25 @@ impl MarquetTable {
             return Ok(QueryResult { rows: Vec::new(), stats: st });
         }
 
+        // The column's indexes, listed once for both layers (a listing that fails leaves
+        // the query to the layers below, reported as an ignored index).
+        let listed = if q.use_indexes && (q.use_block_index || q.use_rtree) {
+            self.spatial_indexes_unchecked(col).map_err(|e| e.to_string())
+        } else {
+            Ok(Vec::new())
+        };
+        fn invalid<T>(path: &str, reason: String) -> IndexState<T> {
+            IndexState::Invalid { path: path.to_string(), reason }
+        }
+
         // Layer 1: block boxes.
         let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
         if q.use_indexes && q.use_block_index {
-            match self.open_block_index(col).unwrap_or_else(|e| IndexState::Invalid { path: info.path.clone(), reason: e.to_string() }) {
+            let state = match &listed {
+                Ok(all) => self.open_block_index_in(all).unwrap_or_else(|e| invalid(&info.path, e.to_string())),
+                Err(e) => invalid(&info.path, e.clone()),
+            };
+            match state {
                 IndexState::Usable(bi) => {
                     st.used_block_index = true;
                     st.bytes_read += bi.bytes_read;
@@ -279,7 +311,11 @@ impl MarquetTable {
 
         // Layer 2: the R-tree.
         if q.use_indexes && q.use_rtree && !runs.is_empty() {
-            match self.open_rtree(col).unwrap_or_else(|e| IndexState::Invalid { path: info.path.clone(), reason: e.to_string() }) {
+            let state = match &listed {
+                Ok(all) => self.open_rtree_in(all).unwrap_or_else(|e| invalid(&info.path, e.to_string())),
+                Err(e) => invalid(&info.path, e.clone()),
+            };
+            match state {
                 IndexState::Usable(mut rt) => {
                     let (num_items, node_size) = (rt.num_items, rt.node_size);
                     let found = packed_rtree::search(&mut rt, num_items, node_size, n, &wbox);
@@ -324,8 +360,10 @@ impl MarquetTable {
         let mut rows = Vec::new();
         let model = bounds::edge_model(&info.edges);
         let src = GeomSource::open(self, &info)?;
-        for piece in pieces(&runs) {
-            let (s, e) = (piece.start, piece.end);
+        for (group, members) in read_groups(&runs) {
+            let (s, e) = (group.start, group.end);
+            // Offsets (relative to `s`) of the rows to test: the members, not the gaps.
+            let wanted = members.iter().flat_map(|m| (m.start - s) as usize..(m.end - s) as usize);
             match &src {
                 GeomSource::Point { col, x, y, f32 } => {
                     let a = col.read(s, e - s)?;
@@ -341,8 +379,8 @@ impl MarquetTable {
                                 .unwrap_or(f64::NAN)
                         }
                     };
-                    for (i, &missing) in miss.iter().enumerate() {
-                        if missing {
+                    for i in wanted {
+                        if miss[i] {
                             continue;
                         }
                         st.exact_tested += 1;
@@ -366,8 +404,8 @@ impl MarquetTable {
                 }
                 GeomSource::Fixed { .. } | GeomSource::Var { .. } => {
                     let values = src.read_wkb(s, e, &mut st)?;
-                    for (i, w) in values.iter().enumerate() {
-                        let Some(w) = w else { continue };
+                    for i in wanted {
+                        let Some(w) = &values[i] else { continue };
                         st.exact_tested += 1;
                         let row = s + i as u64;
                         let scanned = wkb::scan(w).map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?;
@@ -546,6 +584,11 @@ impl MarquetTable {
     /// HEP001 index (`q.use_indexes` false: by scans); the spatial query runs with its
     /// own layers only when some row is left, and the two row sets are intersected.
     pub fn query_where(&self, col: &str, q: &Query, filters: &[(String, crate::h5col::filter::ColumnFilter)]) -> Result<CombinedResult> {
+        if filters.is_empty() {
+            // Nothing to intersect with: no list of every row to build.
+            let r = self.query(col, q)?;
+            return Ok(CombinedResult { rows: r.rows, spatial: Some(r.stats), attributes: Vec::new() });
+        }
         let (attr_rows, attributes) = crate::h5col::filter::filter_all(self.table(), filters, q.use_indexes)?;
         if attr_rows.is_empty() {
             return Ok(CombinedResult { rows: attr_rows, spatial: None, attributes });
