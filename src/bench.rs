@@ -94,12 +94,15 @@ pub struct Layout {
     pub values_chunk_bytes: u64,
     /// BLOCK_BBOX block length (`None`: the library's choice from the data).
     pub block_length: Option<u64>,
+    /// Build the block index: always, or only when no R-tree is built (a valid R-tree
+    /// already yields exact candidate rows, so the block index would only cost its read).
+    pub block_index_with_rtree: bool,
     pub rtree: RTreeChoice,
 }
 
 /// Chosen by measurement on the issue #10 data (docs/PERFORMANCE.md, "Query layout").
 pub const DEFAULT_LAYOUT: Layout =
-    Layout { chunk_rows: 8_192, values_chunk_bytes: 256 * 1024, block_length: Some(1_024), rtree: RTreeChoice::Auto };
+    Layout { chunk_rows: 8_192, values_chunk_bytes: 256 * 1024, block_length: Some(1_024), block_index_with_rtree: false, rtree: RTreeChoice::Auto };
 
 impl BenchConfig {
     /// The full issue #10 sizes.
@@ -198,6 +201,13 @@ impl BenchReport {
                 "points": c.points, "polygons": c.polygons, "windows": c.windows,
                 "window_side": c.window_side, "seed": c.seed, "reps": c.reps,
                 "marquet_version": env!("CARGO_PKG_VERSION"),
+                "marquet_layout": {
+                    "chunk_rows": c.layout.chunk_rows,
+                    "values_chunk_bytes": c.layout.values_chunk_bytes,
+                    "block_length": c.layout.block_length,
+                    "block_index_with_rtree": c.layout.block_index_with_rtree,
+                    "rtree": format!("{:?}", c.layout.rtree).to_lowercase(),
+                },
             },
             "windows": self.windows.iter().map(|w| [w.xmin, w.ymin, w.xmax, w.ymax]).collect::<Vec<_>>(),
             "datasets": ds,
@@ -285,17 +295,21 @@ pub fn write_marquet(path: &Path, values: &GeometryValues, layout: &Layout) -> R
             .with_chunk_rows(layout.chunk_rows)
             .with_values_chunk_bytes(layout.values_chunk_bytes),
     )?;
-    let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values.clone());
-    t.write_table(&batch, &WriteOptions::default())?;
-    t.build_block_bbox(GEOMETRY, layout.block_length)?;
+    // Indexes declared on the empty table are maintained by the write from the boxes it
+    // computes anyway, instead of being built afterwards from a second read of the column.
     let rtree = match layout.rtree {
         RTreeChoice::On => true,
         RTreeChoice::Off => false,
         RTreeChoice::Auto => !matches!(form, crate::marquet::StorageForm::Point { .. }),
     };
+    if !rtree || layout.block_index_with_rtree {
+        t.build_block_bbox(GEOMETRY, layout.block_length)?;
+    }
     if rtree {
         t.build_rtree(GEOMETRY, None)?;
     }
+    let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values.clone());
+    t.write_table(&batch, &WriteOptions::default())?;
     Ok(())
 }
 
@@ -314,17 +328,17 @@ pub fn read_marquet(path: &Path) -> Result<(Vec<u64>, crate::marquet::WkbBuffer)
 }
 
 /// One query as a user would run it: open the file, query the window (`Intersects`, every
-/// index on), take the ids and WKB of the matching rows (`Column::take`,
-/// `MarquetTable::take_wkb`: one read per span of nearby rows). Returns
+/// index on, the matching rows' WKB returned with the answer: `Query::with_wkb`), then
+/// take their ids (`Column::take`: one read per span of nearby rows). Returns
 /// the ids (ascending) and the bytes of WKB returned.
 pub fn query_marquet(path: &Path, w: &BBox) -> Result<(Vec<u64>, u64)> {
     let f = File::open(path)?;
     let t = MarquetTable::open(&f, TABLE)?;
-    let r = t.query(GEOMETRY, &Query::bbox(*w))?;
+    let r = t.query(GEOMETRY, &Query::bbox(*w).with_wkb(true))?;
     let mut ids = ids_of(&t.table().column(ID)?.take(&r.rows)?);
-    let wkb = t.take_wkb(GEOMETRY, &r.rows)?;
+    let wkb_bytes = r.wkb.map_or(0, |b| b.bytes.len() as u64);
     ids.sort_unstable();
-    Ok((ids, wkb.bytes.len() as u64))
+    Ok((ids, wkb_bytes))
 }
 
 fn measure(cfg: &BenchConfig, name: &str, values: &GeometryValues, windows: &[BBox]) -> Result<DatasetReport> {

@@ -228,10 +228,10 @@ fn marquet_defaults_use_zstd_and_move_whole_chunks_directly() {
     t.append(&batch(&x)).unwrap();
     let moved = direct::chunks_moved().0 - before;
     let pt = h5::dataset_open(t.table().id(), "pt").unwrap();
-    assert_eq!(h5::dataset_info(pt.id(), "/t/pt").unwrap().filters, vec![Filter::Shuffle, Filter::Zstd(3)]);
+    assert_eq!(h5::dataset_info(pt.id(), "/t/pt").unwrap().filters, vec![Filter::Shuffle, Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL)]);
     let vals = h5::dataset_open(t.table().id(), "poly/VALUES").unwrap();
     let vinfo = h5::dataset_info(vals.id(), "/t/poly/VALUES").unwrap();
-    assert_eq!(vinfo.filters, vec![Filter::Zstd(3)]);
+    assert_eq!(vinfo.filters, vec![Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL)]);
     // Whole chunks: 3 of the 65,536-row point column, the 1 MiB chunks of VALUES below its
     // end, and OFFSETS chunks 1 and 2 (chunk 0 already holds offset 0, chunk 3 is partial).
     let wkb_len = vinfo.dims[0];

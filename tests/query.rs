@@ -228,9 +228,11 @@ fn check_all(t: &MarquetTable, r: &mut Rng, windows: usize, exp: Expect, label: 
             let want = brute(&tr, &w, p);
             matched += want.len() as u64;
             for (name, cfg) in configs() {
-                let q = cfg(Query::new(w.clone(), p));
-                let QueryResult { rows, stats } = t.query("geom", &q).unwrap();
+                let q = cfg(Query::new(w.clone(), p)).with_wkb(true);
+                let QueryResult { rows, stats, wkb } = t.query("geom", &q).unwrap();
                 assert_eq!(rows, want, "{label}: config {name}, {p:?}, window {w:?}");
+                // The WKB returned with the answer is what reading those rows returns.
+                assert_eq!(wkb.unwrap(), t.take_wkb("geom", &rows).unwrap(), "{label}: config {name}, {p:?}");
                 assert!(stats.ignored_indexes.is_empty(), "{label}: {:?}", stats.ignored_indexes);
                 assert_eq!(stats.rows_matched, want.len() as u64);
                 let on = q.use_indexes;
@@ -402,3 +404,40 @@ fn window_from_wkb_and_wrapping_windows() {
     assert!(Window::from_wkb(&[1, 2, 3]).is_err());
 }
 
+
+/// Box windows decide points and boxes inside them without the exact test: a point on the
+/// window's edge intersects it but is not within it; a polygon touching the edge from
+/// inside is within it (OGC), which the exact test decides.
+#[test]
+fn box_window_boundaries_follow_ogc() {
+    let p = tmp("boundaries.h5");
+    let (_f, t) = create(&p, Form::Point);
+    let pts = [(0.0, 0.0), (1.0, 0.5), (0.5, 0.5), (2.0, 2.0), (0.5, 1.0)];
+    t.append(&batch(pts.iter().map(|&(x, y)| Some(point(x, y))).collect(), 0)).unwrap();
+    let w = BBox::xy(0.0, 0.0, 1.0, 1.0);
+    for idx in [true, false] {
+        let q = |p| Query::bbox(w).with_predicate(p).with_indexes(idx);
+        assert_eq!(t.query("geom", &q(Predicate::Intersects)).unwrap().rows, vec![0, 1, 2, 4]);
+        assert_eq!(t.query("geom", &q(Predicate::Within)).unwrap().rows, vec![2]);
+    }
+    let p = tmp("boundaries_var.h5");
+    let (_f, t) = create(&p, Form::Var);
+    let square = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        let ring = vec![Coord::xy(x0, y0), Coord::xy(x1, y0), Coord::xy(x1, y1), Coord::xy(x0, y1), Coord::xy(x0, y0)];
+        enc(&Geometry::Polygon(Polygon { dims: Dimensions::Xy, rings: vec![ring] }))
+    };
+    let rows = vec![
+        Some(square(0.0, 0.0, 0.5, 0.5)),   // touches the window's corner from inside
+        Some(square(0.25, 0.25, 0.75, 0.75)), // strictly inside
+        Some(square(0.5, 0.5, 1.5, 1.5)),   // crosses the edge
+        Some(square(1.0, 0.0, 2.0, 1.0)),   // shares the edge x = 1 from outside
+    ];
+    t.append(&batch(rows, 0)).unwrap();
+    for idx in [true, false] {
+        let q = |p| Query::bbox(w).with_predicate(p).with_indexes(idx).with_wkb(true);
+        let r = t.query("geom", &q(Predicate::Intersects)).unwrap();
+        assert_eq!(r.rows, vec![0, 1, 2, 3]);
+        assert_eq!(r.wkb.unwrap().get(1).unwrap(), &square(0.25, 0.25, 0.75, 0.75)[..]);
+        assert_eq!(t.query("geom", &q(Predicate::Within)).unwrap().rows, vec![0, 1]);
+    }
+}

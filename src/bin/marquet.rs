@@ -687,6 +687,9 @@ struct BenchArgs {
     /// Build the packed R-tree: auto (not for points), on, off.
     #[arg(long, value_parser = ["auto", "on", "off"])]
     rtree: Option<String>,
+    /// Also build the block index when an R-tree is built.
+    #[arg(long)]
+    block_index_with_rtree: bool,
 }
 
 fn bench(a: BenchArgs) -> ExitCode {
@@ -705,6 +708,7 @@ fn bench(a: BenchArgs) -> ExitCode {
     if let Some(b) = a.block_length {
         c.layout.block_length = (b > 0).then_some(b);
     }
+    c.layout.block_index_with_rtree |= a.block_index_with_rtree;
     if let Some(r) = a.rtree.as_deref() {
         use marquet::bench::RTreeChoice;
         c.layout.rtree = match r {

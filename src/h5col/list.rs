@@ -156,6 +156,8 @@ pub struct ListSpec {
     /// Create a `MASK` member from the start (it is created on demand otherwise).
     pub with_mask: bool,
     pub offsets_chunk: u64,
+    /// Filters of the top-level `OFFSETS` (default deflate 4).
+    pub offsets_filters: Vec<Filter>,
     pub description: Option<String>,
     pub units: Option<String>,
 }
@@ -168,6 +170,7 @@ impl ListSpec {
             leaf: LeafSpec::Dataset { dtype, fill: None, chunk, filters: vec![Filter::Deflate(4)] },
             with_mask: false,
             offsets_chunk: DEFAULT_OFFSETS_CHUNK,
+            offsets_filters: vec![Filter::Deflate(4)],
             description: None,
             units: None,
         }
@@ -178,6 +181,7 @@ impl ListSpec {
             leaf: LeafSpec::Dataset { dtype: Dtype::U8, fill: Some(None), chunk: DEFAULT_BYTES_CHUNK, filters },
             with_mask: false,
             offsets_chunk: DEFAULT_OFFSETS_CHUNK,
+            offsets_filters: vec![Filter::Deflate(4)],
             description: None,
             units: None,
         }
@@ -188,6 +192,7 @@ impl ListSpec {
             leaf: LeafSpec::Strings,
             with_mask: false,
             offsets_chunk: DEFAULT_OFFSETS_CHUNK,
+            offsets_filters: vec![Filter::Deflate(4)],
             description: None,
             units: None,
         }
@@ -198,6 +203,7 @@ impl ListSpec {
             leaf: LeafSpec::Nested(Box::new(inner)),
             with_mask: false,
             offsets_chunk: DEFAULT_OFFSETS_CHUNK,
+            offsets_filters: vec![Filter::Deflate(4)],
             description: None,
             units: None,
         }
@@ -212,8 +218,8 @@ impl ListSpec {
     }
 }
 
-fn offsets_spec(chunk: u64, len: u64) -> DatasetSpec {
-    DatasetSpec { dtype: Dtype::U64, len, chunk: Some(chunk), filters: vec![Filter::Deflate(4)], fill: None }
+fn offsets_spec(chunk: u64, len: u64, filters: &[Filter]) -> DatasetSpec {
+    DatasetSpec { dtype: Dtype::U64, len, chunk: Some(chunk), filters: filters.to_vec(), fill: None }
 }
 
 fn mask_spec(chunk: u64, len: u64) -> DatasetSpec {
@@ -226,7 +232,7 @@ fn create_level(g: &Hid, spec: &ListSpec, entries: u64, class: &str) -> Result<(
     if class == names::LIST_COLUMN {
         h5::attr_write_ascii(g.id(), names::KIND, names::KIND_OFFSETS)?;
     }
-    let off = h5::dataset_create(g.id(), names::OFFSETS, &offsets_spec(spec.offsets_chunk, entries + 1))?;
+    let off = h5::dataset_create(g.id(), names::OFFSETS, &offsets_spec(spec.offsets_chunk, entries + 1, &spec.offsets_filters))?;
     h5::dataset_write(off.id(), 0, &Dtype::U64, &vec![0u8; 8 * (entries as usize + 1)], names::OFFSETS)?;
     if spec.with_mask || entries > 0 {
         let m = h5::dataset_create(g.id(), names::MASK, &mask_spec(spec.offsets_chunk, entries))?;
@@ -247,7 +253,7 @@ fn create_level(g: &Hid, spec: &ListSpec, entries: u64, class: &str) -> Result<(
         LeafSpec::Strings => {
             let sg = h5::group_create(g.id(), names::VALUES)?;
             h5::attr_write_ascii(sg.id(), names::CLASS, names::STRING_VALUES)?;
-            let o = h5::dataset_create(sg.id(), names::OFFSETS, &offsets_spec(spec.offsets_chunk, 1))?;
+            let o = h5::dataset_create(sg.id(), names::OFFSETS, &offsets_spec(spec.offsets_chunk, 1, &[Filter::Deflate(4)]))?;
             h5::dataset_write(o.id(), 0, &Dtype::U64, &[0u8; 8], names::OFFSETS)?;
             h5::dataset_create(
                 sg.id(),

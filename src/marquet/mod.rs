@@ -20,18 +20,24 @@ use crate::spec::{names, BBox, Dimensions, GeometryKind, GeometryType};
 use crate::wkb::{self, ByteOrder, WkbInfo};
 use rayon::prelude::*;
 
+/// The zstd level of geometry data by default. Level 1 against level 3 on the issue #10
+/// data (`marquet bench`, 2 cores): 200,000 polygons written in 0.53 s instead of 0.68 s
+/// for 0.3 % more bytes (78.45 vs 78.22 MB); WKB of random doubles barely compresses
+/// further at any level (docs/PERFORMANCE.md).
+pub const GEOMETRY_ZSTD_LEVEL: u32 = 1;
+
 /// Default filters of WKB bytes (variable-length VALUES): the registered zstd filter 32015
-/// at [`h5::codec::DEFAULT_ZSTD_LEVEL`]. Measured on `synth::polygons` (benches/polygons.rs):
+/// at [`GEOMETRY_ZSTD_LEVEL`]. Measured on `synth::polygons` (benches/polygons.rs):
 /// smaller than deflate 4 and several times faster to write and read. The HEP002 §15
 /// examples set their filters explicitly, so their golden DDL does not change.
 pub fn default_wkb_filters() -> Vec<Filter> {
-    vec![Filter::Zstd(h5::codec::DEFAULT_ZSTD_LEVEL)]
+    vec![Filter::Zstd(GEOMETRY_ZSTD_LEVEL)]
 }
 
 /// Default filters of point columns, fixed-length WKB and covering columns: shuffle (which
 /// groups the bytes of doubles by significance) then zstd 32015.
 pub fn default_point_filters() -> Vec<Filter> {
-    vec![Filter::Shuffle, Filter::Zstd(h5::codec::DEFAULT_ZSTD_LEVEL)]
+    vec![Filter::Shuffle, Filter::Zstd(GEOMETRY_ZSTD_LEVEL)]
 }
 
 /// Rows per block of the parallel per-row work in [`MarquetTable::prepare`].
@@ -224,7 +230,7 @@ pub enum RowInfo {
 }
 
 /// Read the WKB values of rows in a compact buffer: `bytes[offsets[i]..offsets[i+1]]`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WkbBuffer {
     pub bytes: Vec<u8>,
     pub offsets: Vec<u64>,
@@ -232,6 +238,10 @@ pub struct WkbBuffer {
 }
 
 impl WkbBuffer {
+    /// An empty buffer (no rows; `offsets` holds the leading 0).
+    pub fn new() -> WkbBuffer {
+        WkbBuffer { bytes: Vec::new(), offsets: vec![0], valid: Vec::new() }
+    }
     pub fn len(&self) -> usize {
         self.valid.len()
     }
@@ -245,7 +255,7 @@ impl WkbBuffer {
         }
         Some(&self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize])
     }
-    fn push(&mut self, v: Option<&[u8]>) {
+    pub(crate) fn push(&mut self, v: Option<&[u8]>) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
@@ -398,9 +408,15 @@ impl MarquetTable {
         let filters = spec.filters.clone();
         let gid = match form {
             StorageForm::VarWkb => {
+                let explicit = filters.is_some();
                 let lspec = ListSpec::bytes(filters.unwrap_or_else(default_wkb_filters));
                 let mut lspec = lspec;
                 lspec.offsets_chunk = spec.chunk_rows;
+                if !explicit {
+                    // Offsets are monotonic u64: shuffle + zstd decodes several times faster
+                    // than deflate, which a query pays for each group of rows it reads.
+                    lspec.offsets_filters = default_point_filters();
+                }
                 if let h5col::list::LeafSpec::Dataset { chunk, .. } = &mut lspec.leaf {
                     *chunk = spec.values_chunk_bytes.max(1);
                 }
@@ -1206,7 +1222,7 @@ pub mod modify;
 pub mod append_from;
 
 /// Coordinate arrays of the point-column elements in `a` (`miss`: missing rows).
-fn points_from(a: &Array, miss: &[bool], dims: Dimensions) -> PointArrays {
+pub(crate) fn points_from(a: &Array, miss: &[bool], dims: Dimensions) -> PointArrays {
     let k = a.len();
     let mut p = PointArrays {
         x: Vec::with_capacity(k),
@@ -1243,7 +1259,7 @@ fn points_from(a: &Array, miss: &[bool], dims: Dimensions) -> PointArrays {
 }
 
 /// Append row `i` of `p` as little-endian ISO point WKB (`code`: its type code), or a null.
-fn push_point_wkb(out: &mut WkbBuffer, p: &PointArrays, i: usize, code: &[u8; 4]) {
+pub(crate) fn push_point_wkb(out: &mut WkbBuffer, p: &PointArrays, i: usize, code: &[u8; 4]) {
     if p.valid[i] {
         out.bytes.push(1);
         out.bytes.extend_from_slice(code);

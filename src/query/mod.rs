@@ -143,12 +143,15 @@ pub struct Query {
     pub use_rtree: bool,
     /// Use the covering column (when `use_indexes`).
     pub use_covering: bool,
+    /// Also return the WKB of the matching rows ([`QueryResult::wkb`]), taken from the
+    /// reads the exact layer makes anyway.
+    pub with_wkb: bool,
 }
 
 impl Query {
     /// A query with every layer on.
     pub fn new(window: Window, predicate: Predicate) -> Query {
-        Query { window, predicate, use_indexes: true, use_block_index: true, use_rtree: true, use_covering: true }
+        Query { window, predicate, use_indexes: true, use_block_index: true, use_rtree: true, use_covering: true, with_wkb: false }
     }
     /// Rows whose geometry intersects the box.
     pub fn bbox(b: BBox) -> Query {
@@ -172,6 +175,11 @@ impl Query {
     }
     pub fn with_covering(mut self, on: bool) -> Self {
         self.use_covering = on;
+        self
+    }
+    /// Return the matching rows' WKB too (points as little-endian ISO WKB).
+    pub fn with_wkb(mut self, on: bool) -> Self {
+        self.with_wkb = on;
         self
     }
 }
@@ -215,6 +223,9 @@ pub struct QueryStats {
 pub struct QueryResult {
     pub rows: Vec<u64>,
     pub stats: QueryStats,
+    /// The WKB of `rows`, in the same order, when the query asked for it
+    /// ([`Query::with_wkb`]).
+    pub wkb: Option<crate::marquet::WkbBuffer>,
 }
 
 /// Append row range `r` to `runs`, merging with the last run when adjacent.
@@ -273,7 +284,7 @@ impl MarquetTable {
         let predicate = if planar { q.predicate } else { Predicate::BBoxOnly };
         st.approximate = !planar && q.predicate != Predicate::BBoxOnly;
         if n == 0 || wbox.is_empty() || [wbox.xmin, wbox.ymin, wbox.xmax, wbox.ymax].iter().any(|v| v.is_nan()) {
-            return Ok(QueryResult { rows: Vec::new(), stats: st });
+            return Ok(QueryResult { rows: Vec::new(), stats: st, wkb: q.with_wkb.then(crate::marquet::WkbBuffer::new) });
         }
 
         // The column's indexes, listed once for both layers (a listing that fails leaves
@@ -360,15 +371,34 @@ impl MarquetTable {
         let mut rows = Vec::new();
         let model = bounds::edge_model(&info.edges);
         let src = GeomSource::open(self, &info)?;
+        let mut wkb = q.with_wkb.then(crate::marquet::WkbBuffer::new);
+        // A box window (not wrapping the antimeridian) decides rows whose box lies inside
+        // it without the exact test: such a geometry intersects the window, and is within
+        // it when its box is inside the window's interior.
+        let box_window = match &q.window {
+            Window::BBox(b) if b.xmin <= b.xmax => Some(*b),
+            _ => None,
+        };
+        let inside = |g: &BBox, strict: bool| {
+            box_window.as_ref().is_some_and(|w| {
+                if strict {
+                    g.xmin > w.xmin && g.xmax < w.xmax && g.ymin > w.ymin && g.ymax < w.ymax
+                } else {
+                    g.xmin >= w.xmin && g.xmax <= w.xmax && g.ymin >= w.ymin && g.ymax <= w.ymax
+                }
+            })
+        };
         for (group, members) in read_groups(&runs) {
             let (s, e) = (group.start, group.end);
             // Offsets (relative to `s`) of the rows to test: the members, not the gaps.
             let wanted = members.iter().flat_map(|m| (m.start - s) as usize..(m.end - s) as usize);
             match &src {
-                GeomSource::Point { col, x, y, f32 } => {
+                GeomSource::Point { col, x, y, f32, dims } => {
                     let a = col.read(s, e - s)?;
                     st.bytes_read += a.bytes.len() as u64;
                     let miss = a.missing(col.fill());
+                    let mut points = None;
+                    let code = (crate::spec::GeometryType::new(crate::spec::GeometryKind::Point, *dims).iso_code() as u32).to_le_bytes();
                     let get = |el: &[u8], off: usize| -> f64 {
                         if *f32 {
                             el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)
@@ -392,6 +422,8 @@ impl MarquetTable {
                         let pbox = BBox::xy(px, py, px, py);
                         let hit = match predicate {
                             Predicate::BBoxOnly => intersects(&pbox, &wbox),
+                            Predicate::Intersects if box_window.is_some() => inside(&pbox, false),
+                            Predicate::Within if box_window.is_some() => inside(&pbox, true),
                             _ => {
                                 let g = geo::Geometry::Point(geo::Point::new(px, py));
                                 exact(&predicate, &g, &window_geo, &pbox, &wbox, &mut st)
@@ -399,6 +431,10 @@ impl MarquetTable {
                         };
                         if hit {
                             rows.push(s + i as u64);
+                            if let Some(out) = wkb.as_mut() {
+                                let p = points.get_or_insert_with(|| crate::marquet::points_from(&a, &miss, *dims));
+                                crate::marquet::push_point_wkb(out, p, i, &code);
+                            }
                         }
                     }
                 }
@@ -423,6 +459,8 @@ impl MarquetTable {
                         }
                         let hit = match predicate {
                             Predicate::BBoxOnly => true,
+                            Predicate::Intersects if inside(&gbox, false) => true,
+                            Predicate::Within if inside(&gbox, true) => true,
                             _ => {
                                 let g: geo::Geometry<f64> = wkb::decode(w)
                                     .map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?
@@ -432,13 +470,16 @@ impl MarquetTable {
                         };
                         if hit {
                             rows.push(row);
+                            if let Some(out) = wkb.as_mut() {
+                                out.push(Some(w));
+                            }
                         }
                     }
                 }
             }
         }
         st.rows_matched = rows.len() as u64;
-        Ok(QueryResult { rows, stats: st })
+        Ok(QueryResult { rows, stats: st, wkb })
     }
 
     /// Layer 3: keep the rows of `runs` whose covering box meets `wbox`. `None` when the
@@ -504,8 +545,8 @@ fn exact(p: &Predicate, g: &geo::Geometry<f64>, w: &geo::Geometry<f64>, gbox: &B
 enum GeomSource {
     Var { lc: ListColumn, mask: bool, path: String },
     Fixed { col: Column, size: usize },
-    /// Byte offsets of the x and y fields, and whether they are 32-bit.
-    Point { col: Column, x: usize, y: usize, f32: bool },
+    /// Byte offsets of the x and y fields, whether they are 32-bit, and the dimensions.
+    Point { col: Column, x: usize, y: usize, f32: bool, dims: crate::spec::Dimensions },
 }
 
 impl GeomSource {
@@ -516,7 +557,7 @@ impl GeomSource {
                 GeomSource::Var { mask: lc.has_mask(), lc, path: info.path.clone() }
             }
             StorageForm::FixedWkb { size } => GeomSource::Fixed { col: t.table().column(&info.name)?, size },
-            StorageForm::Point { f32, .. } => {
+            StorageForm::Point { f32, dims } => {
                 let col = t.table().column(&info.name)?;
                 let field = |n: &str| match col.dtype() {
                     crate::h5::Dtype::Compound { fields, .. } => fields.iter().find(|f| f.name == n).map(|f| f.offset),
@@ -525,7 +566,7 @@ impl GeomSource {
                 let (Some(x), Some(y)) = (field("x"), field("y")) else {
                     return Err(MarquetError::spec(&info.path, "HEP002 §7.4", "a point column without x and y fields"));
                 };
-                GeomSource::Point { col, x, y, f32 }
+                GeomSource::Point { col, x, y, f32, dims }
             }
         })
     }
