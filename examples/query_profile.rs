@@ -3,6 +3,8 @@
 //!     cargo build --release --example query_profile
 //!     perf record -g target/release/examples/query_profile target/bench-compare/points.h5 target/bench-compare/windows.txt
 //!
+//! `query_profile FILE.h5 read [ROUNDS]` times the full read instead.
+//!
 //! Each window opens the file afresh, queries it and takes the ids and WKB of the answer
 //! (`marquet::bench::query_marquet`, what `marquet bench` times). Prints the median.
 use std::time::Instant;
@@ -14,6 +16,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     };
     let rounds: usize = args.get(3).map(|r| r.parse()).transpose()?.unwrap_or(1);
+    if windows == "read" {
+        // The full read instead: ids and every geometry as WKB, `rounds` times.
+        let mut times = Vec::new();
+        for _ in 0..rounds {
+            let t0 = Instant::now();
+            let (ids, wkb) = marquet::bench::read_marquet(std::path::Path::new(file))?;
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            assert_eq!(ids.len(), wkb.len());
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        println!("{rounds} full reads, median {:.1} ms", times[times.len() / 2]);
+        return Ok(());
+    }
     let windows: Vec<marquet::BBox> = std::fs::read_to_string(windows)?
         .lines()
         .filter(|l| !l.trim().is_empty())

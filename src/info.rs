@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::error::Result;
+use crate::error::{MarquetError, Result};
 use crate::h5;
 use crate::h5col::{self, ColumnKind, File};
 use crate::marquet::{self as mq, MarquetTable, StorageForm};
@@ -169,10 +169,30 @@ fn csv_field(s: &str) -> String {
 /// columns as WKT, missing values as empty fields (CSV) or `NULL` (WKT format); or a
 /// GeoJSON FeatureCollection ([`DumpFormat::GeoJson`]).
 pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat) -> Result<String> {
-    let t = f.table(table)?;
-    let n = t.nrows()?;
+    let n = f.table(table)?.nrows()?;
     let end = end.min(n);
     let start = start.min(end);
+    let span = h5col::TakeSpan { start, end, first: 0, last: (end - start) as usize };
+    let rows: Vec<u64> = (start..end).collect();
+    dump_spans(f, table, &rows, &[span], format)
+}
+
+/// Render the rows `rows` (strictly ascending, each below NROWS; e.g. a query's answer) like
+/// [`dump_rows`]: one read per span of nearby rows.
+pub fn dump_row_list(f: &File, table: &str, rows: &[u64], format: DumpFormat) -> Result<String> {
+    let n = f.table(table)?.nrows()?;
+    if let Some(&last) = rows.last() {
+        if last >= n {
+            return Err(MarquetError::InvalidArgument(format!("row {last} out of range for {n} rows")));
+        }
+    }
+    let spans = h5col::take_spans(rows, table)?;
+    dump_spans(f, table, rows, &spans, format)
+}
+
+/// The rows `rows[span.first..span.last]` of each span, read as the span's row range.
+fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSpan], format: DumpFormat) -> Result<String> {
+    let t = f.table(table)?;
     let geo: Vec<String> = if mq::is_marquet_table(&t)? {
         MarquetTable::from_table(f.table(table)?)?.geometry_column_names().unwrap_or_default()
     } else {
@@ -187,8 +207,15 @@ pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat
     #[allow(unused_mut)]
     let mut geometries: Vec<Value> = Vec::new();
     for c in &cols {
-        let mut v = Vec::with_capacity((end - start) as usize);
+        let mut v = Vec::with_capacity(wanted_rows.len());
         let mut num = false;
+        for sp in spans {
+        let (start, end) = (sp.start, sp.end);
+        // Cells of the whole span go to `all`; the wanted rows are kept below.
+        let mut v_all: Vec<Option<String>> = Vec::with_capacity((end - start) as usize);
+        let g_from = geometries.len();
+        {
+        let v = &mut v_all;
         if let (true, Some(m)) = (geo.contains(c), &m) {
             let w = m.read_wkb(c, start, end)?;
             for i in 0..w.len() {
@@ -234,10 +261,19 @@ pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat
                 None => v.resize((end - start) as usize, Some(String::new())),
             }
         }
+        }
+        // Keep the wanted rows of the span (and of the geometries collected for it).
+        let keep: Vec<usize> = wanted_rows[sp.first..sp.last].iter().map(|&r| (r - start) as usize).collect();
+        let span_geoms: Vec<Value> = geometries.split_off(g_from);
+        if !span_geoms.is_empty() {
+            geometries.extend(keep.iter().map(|&i| span_geoms.get(i).cloned().unwrap_or(Value::Null)));
+        }
+        v.extend(keep.iter().map(|&i| v_all.get(i).cloned().flatten()));
+        }
         cells.push(v);
         numeric.push(num);
     }
-    let rows = (end - start) as usize;
+    let rows = wanted_rows.len();
     #[cfg(feature = "geoparquet")]
     if format == DumpFormat::GeoJson {
         let mut feats = Vec::with_capacity(rows);

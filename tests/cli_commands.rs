@@ -128,6 +128,21 @@ fn query_json_and_bad_windows() {
         .map(|v| (v["count"].as_u64().unwrap(), v.get("rows").is_some()))
         .collect();
     assert_eq!(counts, vec![(33, false), (0, false)]);
+    // --format: the matching rows themselves, as `dump` prints them.
+    let (code, csv, _) = marquet(&["query", &h5, "--bbox", WINDOW, "--format", "csv"]);
+    assert_eq!(code, 0);
+    assert_eq!(csv.lines().count(), 1 + 33, "{csv}");
+    let (_, dumped, _) = marquet(&["dump", &h5, "--rows", "0..3", "--format", "csv"]);
+    assert_eq!(csv.lines().take(4).collect::<Vec<_>>(), dumped.lines().collect::<Vec<_>>());
+    let (code, gj, _) = marquet(&["query", &h5, "--bbox", WINDOW, "--format", "geojson"]);
+    assert_eq!(code, 0);
+    let fc: serde_json::Value = serde_json::from_str(&gj).unwrap();
+    assert_eq!(fc["features"].as_array().unwrap().len(), 33);
+    assert_eq!(fc["features"][0]["geometry"]["type"], "Point");
+    let (code, wkt, _) = marquet(&["query", &h5, "--bbox", "100,0,101,1", "--format", "wkt"]);
+    assert_eq!((code, wkt.lines().count()), (0, 1), "header only: {wkt}");
+    let (code, _, err) = marquet(&["query", &h5, "--bbox", WINDOW, "--format", "csv", "--count"]);
+    assert_eq!(code, 2, "--format and --count conflict: {err}");
     // Bad input: three numbers; a window file that does not exist.
     let (code, out, err) = marquet(&["query", &h5, "--bbox", "1,2,3"]);
     assert_eq!((code, out.as_str(), err.as_str()), (2, "", "error: a window is XMIN,YMIN,XMAX,YMAX, got \"1,2,3\"\n"));

@@ -102,8 +102,10 @@ struct ConvertArgs {
   marquet query ne.h5 --table /countries --bbox -10,35,20,60 --predicate within --count --stats
   marquet query ne.h5 --table /cities --bbox-file windows.txt --count   # one count per line
   marquet query ne.h5 --table /cities --bbox 129,30,146,46 --json
+  marquet query ne.h5 --table /cities --bbox -10,35,20,60 --format geojson > cities.geojson
 
-Prints matching row numbers, one per line. --stats (stderr) shows the rows total, blocks
+Prints matching row numbers, one per line, or with --format the matching rows themselves
+(as `marquet dump` prints them). --stats (stderr) shows the rows total, blocks
 skipped by BLOCK_BBOX, r-tree candidates, rows rejected by the covering column, exact
 predicate tests and bytes read. Exit 0 answered (also with no match), 2 error.")]
 struct QueryArgs {
@@ -139,6 +141,10 @@ struct QueryArgs {
     /// One JSON object per window: bbox, count, rows (unless --count), stats.
     #[arg(long)]
     json: bool,
+    /// rows: row numbers; wkt / csv / geojson: the matching rows, as `marquet dump` prints
+    /// them (one table or FeatureCollection per window).
+    #[arg(long, value_parser = ["rows", "wkt", "csv", "geojson"], default_value = "rows", conflicts_with_all = ["count", "json"])]
+    format: String,
 }
 
 #[derive(Args)]
@@ -328,6 +334,22 @@ fn query(a: QueryArgs) -> ExitCode {
             Ok((rows, stats, _)) => {
                 if a.count {
                     println!("{}", rows.len());
+                } else if a.format != "rows" {
+                    let fmt = match a.format.as_str() {
+                        "csv" => marquet::info::DumpFormat::Csv,
+                        "geojson" => marquet::info::DumpFormat::GeoJson,
+                        _ => marquet::info::DumpFormat::Wkt,
+                    };
+                    let text = marquet::h5col::File::open(&a.path)
+                        .map_err(|e| e.to_string())
+                        .and_then(|f| {
+                            let tp = pick_table(&f, a.table.clone())?;
+                            marquet::info::dump_row_list(&f, &tp, &rows, fmt).map_err(|e| e.to_string())
+                        });
+                    match text {
+                        Ok(t) => print!("{t}"),
+                        Err(e) => return fail(e),
+                    }
                 } else {
                     for r in rows {
                         println!("{r}");

@@ -208,9 +208,88 @@ pub fn decode(stages: &[Stage], mask: u32, stored: &[u8], expected: usize) -> Re
     Ok(out)
 }
 
+/// [`decode`] straight into `out` (the whole chunk, `out.len()` bytes), without a buffer
+/// per chunk for the usual pipelines: zstd alone decompresses into `out`; shuffle + zstd
+/// decompresses into a per-thread scratch buffer and unshuffles into `out`. Other
+/// pipelines go through [`decode`].
+pub fn decode_into(stages: &[Stage], mask: u32, stored: &[u8], out: &mut [u8]) -> Result<(), String> {
+    let active: Vec<&Stage> = stages.iter().enumerate().filter(|(i, _)| *i >= 32 || mask & (1 << i) == 0).map(|(_, s)| s).collect();
+    let zstd_into = |dst: &mut [u8], src: &[u8]| -> Result<(), String> {
+        thread_local! {
+            static DCTX: std::cell::RefCell<zstd::zstd_safe::DCtx<'static>> = std::cell::RefCell::new(zstd::zstd_safe::DCtx::create());
+        }
+        let n = DCTX
+            .with(|d| d.borrow_mut().decompress(dst, src))
+            .map_err(|c| format!("corrupt zstd data: {}", zstd::zstd_safe::get_error_name(c)))?;
+        if n != dst.len() {
+            return Err(format!("chunk decodes to {n} bytes, expected {}", dst.len()));
+        }
+        Ok(())
+    };
+    match active.as_slice() {
+        [Stage::Zstd { .. }] => zstd_into(out, stored),
+        [Stage::Shuffle { elem }, Stage::Zstd { .. }] => {
+            thread_local! {
+                static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+            }
+            SCRATCH.with(|s| {
+                let mut s = s.borrow_mut();
+                s.resize(out.len(), 0);
+                zstd_into(&mut s, stored)?;
+                unshuffle_into(&s, *elem, out);
+                Ok(())
+            })
+        }
+        _ => {
+            let v = decode(stages, mask, stored, out.len())?;
+            out.copy_from_slice(&v);
+            Ok(())
+        }
+    }
+}
+
+/// [`unshuffle`] into `out` (`out.len() == src.len()`).
+fn unshuffle_into(src: &[u8], elem: usize, out: &mut [u8]) {
+    let n = if elem == 0 { 0 } else { src.len() / elem };
+    if elem <= 1 || n <= 1 {
+        out.copy_from_slice(src);
+        return;
+    }
+    for b in 0..elem {
+        let s = &src[b * n..(b + 1) * n];
+        for (j, v) in s.iter().enumerate() {
+            out[j * elem + b] = *v;
+        }
+    }
+    let done = n * elem;
+    out[done..].copy_from_slice(&src[done..]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decode_into_matches_decode_for_every_pipeline() {
+        let raw: Vec<u8> = (0..4096u32).flat_map(|i| (i.wrapping_mul(2654435761) >> 7).to_le_bytes()).collect();
+        for stages in [
+            vec![Stage::Zstd { level: 1 }],
+            vec![Stage::Shuffle { elem: 4 }, Stage::Zstd { level: 3 }],
+            vec![Stage::Shuffle { elem: 4 }, Stage::Deflate { level: 4 }],
+            vec![Stage::Deflate { level: 4 }],
+        ] {
+            let stored = encode(&stages, &raw).unwrap();
+            let mut out = vec![0u8; raw.len()];
+            decode_into(&stages, 0, &stored, &mut out).unwrap();
+            assert_eq!(out, raw, "{stages:?}");
+            // A wrong size or corrupt bytes are errors, not panics.
+            let mut short = vec![0u8; raw.len() - 1];
+            assert!(decode_into(&stages, 0, &stored, &mut short).is_err(), "{stages:?}");
+            let mut bad = stored.clone();
+            bad.truncate(bad.len() / 2);
+            assert!(decode_into(&stages, 0, &bad, &mut out).is_err(), "{stages:?}");
+        }
+    }
 
     #[test]
     fn shuffle_transposes_and_keeps_the_tail() {

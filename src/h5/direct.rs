@@ -178,6 +178,10 @@ pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, b
         }
         slices[idx..idx + n].par_iter_mut().zip(raw.par_iter()).zip(offsets[idx..idx + n].par_iter()).try_for_each(
             |((out, (mask, stored)), &o)| -> Result<()> {
+                if out.len() == chunk_bytes {
+                    // The whole chunk is wanted: decode straight into the caller's buffer.
+                    return codec::decode_into(&p.stages, *mask, stored, out).map_err(|m| chunk_err(path, o, m));
+                }
                 let dec = codec::decode(&p.stages, *mask, stored, chunk_bytes).map_err(|m| chunk_err(path, o, m))?;
                 let lo = (o.max(start) - o) * es;
                 out.copy_from_slice(&dec[lo as usize..lo as usize + out.len()]);
