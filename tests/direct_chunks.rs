@@ -232,10 +232,13 @@ fn marquet_defaults_use_zstd_and_move_whole_chunks_directly() {
     let vals = h5::dataset_open(t.table().id(), "poly/VALUES").unwrap();
     let vinfo = h5::dataset_info(vals.id(), "/t/poly/VALUES").unwrap();
     assert_eq!(vinfo.filters, vec![Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL)]);
-    // Whole chunks: 3 of the 65,536-row point column, the 1 MiB chunks of VALUES below its
-    // end, and OFFSETS chunks 1 and 2 (chunk 0 already holds offset 0, chunk 3 is partial).
+    // Whole chunks: those of the point column, the VALUES chunks below its end, and the
+    // OFFSETS chunks from 1 on that [1, n + 1) covers fully (chunk 0 already holds offset 0).
+    use marquet::marquet::{GEOMETRY_CHUNK_ROWS as C, GEOMETRY_VALUES_CHUNK_BYTES as VC};
     let wkb_len = vinfo.dims[0];
-    assert_eq!(moved, 3 + wkb_len / (1 << 20) + 2, "chunks written directly ({wkb_len} WKB bytes)");
+    let n64 = n as u64;
+    assert_eq!((n64 / C, (n64 + 1) / C - 1), (24, 23), "200,000 rows in 8,192-row chunks");
+    assert_eq!(moved, n64 / C + wkb_len / VC + ((n64 + 1) / C - 1), "chunks written directly ({wkb_len} WKB bytes)");
     let p = t.read_points("pt", 0, n as u64).unwrap();
     assert_eq!((p.x, p.y), (x, y));
     let w = t.read_wkb("poly", 0, n as u64).unwrap();

@@ -39,7 +39,8 @@ pub struct ImportOptions {
     pub point_form: PointForm,
     /// Rows per record batch (and per append).
     pub batch_rows: usize,
-    /// Chunk length (rows) of the new column datasets.
+    /// Chunk length (rows) of the new column datasets (default: the geometry default,
+    /// [`crate::marquet::GEOMETRY_CHUNK_ROWS`], so that window queries read small chunks).
     pub chunk_rows: u64,
     /// Longest string stored as fixed-length UTF-8.
     pub max_fixed_string: usize,
@@ -55,7 +56,7 @@ impl Default for ImportOptions {
             table: "/table".into(),
             point_form: PointForm::Native,
             batch_rows: DEFAULT_BATCH_ROWS,
-            chunk_rows: crate::h5col::DEFAULT_CHUNK_ROWS,
+            chunk_rows: crate::marquet::GEOMETRY_CHUNK_ROWS,
             max_fixed_string: DEFAULT_MAX_FIXED_STRING,
             strict: false,
             progress: crate::Progress::default(),

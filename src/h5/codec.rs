@@ -250,7 +250,7 @@ pub fn decode_into(stages: &[Stage], mask: u32, stored: &[u8], out: &mut [u8]) -
 
 /// [`unshuffle`] into `out` (`out.len() == src.len()`).
 fn unshuffle_into(src: &[u8], elem: usize, out: &mut [u8]) {
-    let n = if elem == 0 { 0 } else { src.len() / elem };
+    let n = src.len().checked_div(elem).unwrap_or(0);
     if elem <= 1 || n <= 1 {
         out.copy_from_slice(src);
         return;

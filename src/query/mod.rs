@@ -398,7 +398,7 @@ impl MarquetTable {
                     st.bytes_read += a.bytes.len() as u64;
                     let miss = a.missing(col.fill());
                     let mut points = None;
-                    let code = (crate::spec::GeometryType::new(crate::spec::GeometryKind::Point, *dims).iso_code() as u32).to_le_bytes();
+                    let code = crate::spec::GeometryType::new(crate::spec::GeometryKind::Point, *dims).iso_code().to_le_bytes();
                     let get = |el: &[u8], off: usize| -> f64 {
                         if *f32 {
                             el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)
