@@ -96,19 +96,8 @@ pub fn shuffle(src: &[u8], elem: usize) -> Vec<u8> {
 
 /// HDF5's unshuffle (`H5Z_filter_shuffle`, reverse).
 pub fn unshuffle(src: &[u8], elem: usize) -> Vec<u8> {
-    let n = if elem == 0 { 0 } else { src.len() / elem };
-    if elem <= 1 || n <= 1 {
-        return src.to_vec();
-    }
     let mut out = vec![0u8; src.len()];
-    for b in 0..elem {
-        let s = &src[b * n..(b + 1) * n];
-        for (j, v) in s.iter().enumerate() {
-            out[j * elem + b] = *v;
-        }
-    }
-    let done = n * elem;
-    out[done..].copy_from_slice(&src[done..]);
+    unshuffle_into(src, elem, &mut out);
     out
 }
 
