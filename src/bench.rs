@@ -5,15 +5,16 @@
 //! `benches/compare/compare.py` reads for GeoParquet, FlatGeobuf and GeoPackage, and
 //! measures Marquet on the same data through the public API only:
 //!
-//! * **write**: create file and table, an `id` column and a geometry column with the
-//!   default options (form chosen by [`choose_form`], default chunking and filters),
-//!   [`MarquetTable::write_table`] with [`WriteOptions::default`] (Hilbert order), then the
-//!   block bounding-box index and the packed R-tree with their default parameters; the
-//!   file is closed inside the timed span;
+//! * **write**: create file and table, an `id` column (shuffle + zstd) and a geometry
+//!   column (form chosen by [`choose_form`], default filters, the chunking of [`Layout`]),
+//!   declare the spatial indexes of [`Layout`] on the empty table (points: a 1,024-row
+//!   BLOCK_BBOX; other geometries: a PACKED_RTREE), then [`MarquetTable::write_table`] with
+//!   [`WriteOptions::default`] (Hilbert order), which maintains them from memory; the file
+//!   is closed inside the timed span;
 //! * **size** of the file on disk;
 //! * **full read** to WKB: open, read the `id` column and every geometry as WKB;
 //! * **queries**: for each window, open the file afresh, [`MarquetTable::query`] with an
-//!   `Intersects` box, then read the `id` and the WKB of the matching rows.
+//!   `Intersects` box and [`Query::with_wkb`], then take the `id` of the matching rows.
 //!
 //! The raw form, in the output directory, per data set `NAME` (`points`, `polygons`):
 //! `NAME.wkb` (little-endian ISO WKB values back to back; row `i` has `id` = `i`) and
