@@ -165,6 +165,79 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// Does `format` render the primary geometry as a GeoJSON geometry?
+fn format_wants_geometry(format: DumpFormat) -> bool {
+    #[cfg(feature = "geoparquet")]
+    if format == DumpFormat::GeoJson {
+        return true;
+    }
+    let _ = format;
+    false
+}
+
+/// Column `c`'s cells for rows `[start, end)` (None when missing), its GeoJSON geometries
+/// when `want_geometry` (a geometry column of `m`), and whether it is a number column.
+fn span_cells(
+    t: &h5col::Table,
+    m: Option<&MarquetTable>,
+    c: &str,
+    start: u64,
+    end: u64,
+    want_geometry: bool,
+) -> Result<(Vec<Option<String>>, Vec<Value>, bool)> {
+    let mut v = Vec::with_capacity((end - start) as usize);
+    #[allow(unused_mut)]
+    let mut geometries = Vec::new();
+    let mut num = false;
+    if let Some(m) = m {
+        let w = m.read_wkb(c, start, end)?;
+        for i in 0..w.len() {
+            #[cfg(feature = "geoparquet")]
+            if want_geometry {
+                geometries.push(match w.get(i).map(crate::wkb::decode) {
+                    Some(Ok(g)) => serde_json::to_value(geojson::Geometry::new(crate::geoparquet::geojson_io::to_geojson(&g)))
+                        .unwrap_or(Value::Null),
+                    _ => Value::Null,
+                });
+            }
+            v.push(w.get(i).map(|b| crate::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>"))));
+        }
+    } else {
+        match t.kind_of(c)? {
+            Some(ColumnKind::Dataset) => {
+                let col = t.column(c)?;
+                num = matches!(col.dtype(), h5::Dtype::Int { .. } | h5::Dtype::Float { .. });
+                let a = col.read(start, end - start)?;
+                let miss = a.missing(col.fill());
+                for (i, &missing) in miss.iter().enumerate() {
+                    v.push((!missing).then(|| a.display(i)));
+                }
+            }
+            Some(ColumnKind::List) => {
+                let l = t.list_column(c)?.read(start, end)?;
+                for i in 0..l.len() {
+                    v.push((!l.is_null(i)).then(|| {
+                        let r = l.range(i);
+                        match &l.values {
+                            h5col::ListValues::Leaf(a) => format!("[{}]", r.map(|j| a.display(j)).collect::<Vec<_>>().join(" ")),
+                            h5col::ListValues::Strings { offsets, chars, .. } => format!(
+                                "[{}]",
+                                r.map(|j| String::from_utf8_lossy(&chars[offsets[j] as usize..offsets[j + 1] as usize]).into_owned())
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            ),
+                            h5col::ListValues::List(_) => "[…]".into(),
+                        }
+                    }));
+                }
+            }
+            None => v.resize((end - start) as usize, Some(String::new())),
+        }
+    }
+    let _ = want_geometry;
+    Ok((v, geometries, num))
+}
+
 /// Render rows `[start, end)` of a table: a header line, then one line per row; geometry
 /// columns as WKT, missing values as empty fields (CSV) or `NULL` (WKT format); or a
 /// GeoJSON FeatureCollection ([`DumpFormat::GeoJson`]).
@@ -209,66 +282,23 @@ fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSp
     for c in &cols {
         let mut v = Vec::with_capacity(wanted_rows.len());
         let mut num = false;
+        let want_geometry = format_wants_geometry(format) && primary.as_deref() == Some(c.as_str());
         for sp in spans {
-        let (start, end) = (sp.start, sp.end);
-        // Cells of the whole span go to `all`; the wanted rows are kept below.
-        let mut v_all: Vec<Option<String>> = Vec::with_capacity((end - start) as usize);
-        let g_from = geometries.len();
-        {
-        let v = &mut v_all;
-        if let (true, Some(m)) = (geo.contains(c), &m) {
-            let w = m.read_wkb(c, start, end)?;
-            for i in 0..w.len() {
-                #[cfg(feature = "geoparquet")]
-                if format == DumpFormat::GeoJson && primary.as_deref() == Some(c.as_str()) {
-                    geometries.push(match w.get(i).map(crate::wkb::decode) {
-                        Some(Ok(g)) => serde_json::to_value(geojson::Geometry::new(crate::geoparquet::geojson_io::to_geojson(&g)))
-                            .unwrap_or(Value::Null),
-                        _ => Value::Null,
-                    });
-                }
-                v.push(w.get(i).map(|b| crate::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>"))));
-            }
-        } else {
-            match t.kind_of(c)? {
-                Some(ColumnKind::Dataset) => {
-                    let col = t.column(c)?;
-                    num = matches!(col.dtype(), h5::Dtype::Int { .. } | h5::Dtype::Float { .. });
-                    let a = col.read(start, end - start)?;
-                    let miss = a.missing(col.fill());
-                    for (i, &missing) in miss.iter().enumerate() {
-                        v.push((!missing).then(|| a.display(i)));
+            let (all, g_all, n) = span_cells(&t, m.as_ref().filter(|_| geo.contains(c)), c, sp.start, sp.end, want_geometry)?;
+            num = n;
+            if sp.last - sp.first == all.len() {
+                // Every row of the span is wanted (a row range): keep the cells as they are.
+                v.extend(all);
+                geometries.extend(g_all);
+            } else {
+                for &r in &wanted_rows[sp.first..sp.last] {
+                    let i = (r - sp.start) as usize;
+                    v.push(all.get(i).cloned().flatten());
+                    if want_geometry {
+                        geometries.push(g_all.get(i).cloned().unwrap_or(Value::Null));
                     }
                 }
-                Some(ColumnKind::List) => {
-                    let l = t.list_column(c)?.read(start, end)?;
-                    for i in 0..l.len() {
-                        v.push((!l.is_null(i)).then(|| {
-                            let r = l.range(i);
-                            match &l.values {
-                                h5col::ListValues::Leaf(a) => format!("[{}]", r.map(|j| a.display(j)).collect::<Vec<_>>().join(" ")),
-                                h5col::ListValues::Strings { offsets, chars, .. } => format!(
-                                    "[{}]",
-                                    r.map(|j| String::from_utf8_lossy(&chars[offsets[j] as usize..offsets[j + 1] as usize]).into_owned())
-                                        .collect::<Vec<_>>()
-                                        .join(" ")
-                                ),
-                                h5col::ListValues::List(_) => "[…]".into(),
-                            }
-                        }));
-                    }
-                }
-                None => v.resize((end - start) as usize, Some(String::new())),
             }
-        }
-        }
-        // Keep the wanted rows of the span (and of the geometries collected for it).
-        let keep: Vec<usize> = wanted_rows[sp.first..sp.last].iter().map(|&r| (r - start) as usize).collect();
-        let span_geoms: Vec<Value> = geometries.split_off(g_from);
-        if !span_geoms.is_empty() {
-            geometries.extend(keep.iter().map(|&i| span_geoms.get(i).cloned().unwrap_or(Value::Null)));
-        }
-        v.extend(keep.iter().map(|&i| v_all.get(i).cloned().flatten()));
         }
         cells.push(v);
         numeric.push(num);

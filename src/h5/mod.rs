@@ -1317,6 +1317,14 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
     unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(path, e))
 }
 
+/// Open an existing file read-only or read-write, with the filters this crate registers
+/// (zstd 32015) available to its reads, like every file entry point of this module.
+pub fn file_open(path: &std::path::Path, rw: bool) -> Result<hdf5::File> {
+    register_filters()?;
+    let r = if rw { hdf5::File::open_rw(path) } else { hdf5::File::open(path) };
+    r.map_err(|e| MarquetError::hdf5(&path.display().to_string(), e))
+}
+
 /// Take a reference to the file of an identifier that the caller opened with its own calls
 /// to the *same* HDF5 library (a program linking a shared libhdf5 that libmarquet also
 /// links; HEP002 §1.1 "arrays and features in one open file").
@@ -1327,6 +1335,7 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
 /// [`MarquetError::InvalidArgument`], without dereferencing anything: `H5Iis_valid` and
 /// `H5Iget_type` only look the number up in HDF5's id tables.
 pub fn file_from_caller_id(id: hid_t) -> Result<(hdf5::File, String)> {
+    register_filters()?;
     let what = format!("<hid_t {id}>");
     let (fid, is_group) = locked(|| unsafe {
         if h5i::H5Iis_valid(id) <= 0 {

@@ -43,15 +43,13 @@ impl File {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             });
         }
-        h5::register_filters()?;
-        let inner = hdf5::File::open(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
+        let inner = h5::file_open(path.as_ref(), false)?;
         Ok(File { inner, path: p })
     }
     /// Open read-write.
     pub fn open_rw(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
-        h5::register_filters()?;
-        let inner = hdf5::File::open_rw(path.as_ref()).map_err(|e| MarquetError::hdf5(&p, e))?;
+        let inner = h5::file_open(path.as_ref(), true)?;
         Ok(File { inner, path: p })
     }
     /// The file of a file or group identifier that the caller opened with the same HDF5
@@ -60,7 +58,6 @@ impl File {
     /// its own reference (the caller still closes `id`), and the group's path (`"/"` for a
     /// file identifier). See `h5::file_from_caller_id`.
     pub fn from_caller_id(id: hdf5_sys::h5i::hid_t) -> Result<(File, String)> {
-        h5::register_filters()?;
         let (inner, group) = h5::file_from_caller_id(id)?;
         let path = inner.filename();
         Ok((File { inner, path }, group))

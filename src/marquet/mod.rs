@@ -937,33 +937,12 @@ impl MarquetTable {
                 out.bytes = a.bytes;
                 for i in 0..out.len() {
                     if out.valid[i] && out.offsets[i] == out.offsets[i + 1] {
-                        return Err(MarquetError::InvalidWkb {
-                            path: info.path.clone(),
-                            row: Some(start + i as u64),
-                            message: "empty slice for a non-null row (HEP002 §7.2)".into(),
-                        });
+                        return Err(empty_wkb(&info.path, start + i as u64));
                     }
                 }
             }
-            StorageForm::FixedWkb { size } => {
-                let c = self.table.column(name)?;
-                let a = c.read(start, end - start)?;
-                let miss = a.missing(c.fill());
-                for i in 0..a.len() {
-                    out.push(if miss[i] { None } else { Some(&a.bytes[i * size..(i + 1) * size]) });
-                }
-            }
-            StorageForm::Point { dims, .. } => {
-                let p = self.read_points(name, start, end)?;
-                // Little-endian ISO point WKB written in place (what wkb::encode produces):
-                // byte order, type code, then the ordinates.
-                let code = (GeometryType::new(GeometryKind::Point, dims).iso_code() as u32).to_le_bytes();
-                let size = 5 + 8 * dims.size();
-                out.bytes.reserve(p.valid.len() * size);
-                out.offsets.reserve(p.valid.len());
-                for i in 0..p.valid.len() {
-                    push_point_wkb(&mut out, &p, i, &code);
-                }
+            StorageForm::FixedWkb { .. } | StorageForm::Point { .. } => {
+                WkbSource::open(&self.table, &info)?.push_span(&info.path, start, end, 0..(end - start) as usize, &mut out)?;
             }
         }
         Ok(out)
@@ -1000,66 +979,11 @@ impl MarquetTable {
         }
         let info = self.geometry_column(name)?;
         let spans = h5col::take_spans(rows, &info.path)?;
-        let mut out = WkbBuffer::default();
-        out.offsets.push(0);
-        match info.form {
-            StorageForm::VarWkb => {
-                let lc = self.table.list_column(name)?;
-                for sp in spans {
-                    let l = lc.read(sp.start, sp.end)?;
-                    if !matches!(l.values, h5col::ListValues::Leaf(_)) {
-                        return Err(MarquetError::spec(
-                            &info.path,
-                            "HEP002 §7.2",
-                            "VALUES must be a uint8 dataset",
-                        ));
-                    }
-                    for &r in &rows[sp.first..sp.last] {
-                        let i = (r - sp.start) as usize;
-                        if l.is_null(i) {
-                            out.push(None);
-                            continue;
-                        }
-                        match l.bytes_of(i) {
-                            Some(b) if !b.is_empty() => out.push(Some(b)),
-                            _ => {
-                                return Err(MarquetError::InvalidWkb {
-                                    path: info.path.clone(),
-                                    row: Some(r),
-                                    message: "empty slice for a non-null row (HEP002 §7.2)".into(),
-                                })
-                            }
-                        }
-                    }
-                }
-            }
-            StorageForm::FixedWkb { size } => {
-                let c = self.table.column(name)?;
-                for sp in spans {
-                    let a = c.read(sp.start, sp.end - sp.start)?;
-                    let miss = a.missing(c.fill());
-                    for &r in &rows[sp.first..sp.last] {
-                        let i = (r - sp.start) as usize;
-                        out.push(if miss[i] {
-                            None
-                        } else {
-                            Some(&a.bytes[i * size..(i + 1) * size])
-                        });
-                    }
-                }
-            }
-            StorageForm::Point { dims, .. } => {
-                let c = self.table.column(name)?;
-                let code =
-                    GeometryType::new(GeometryKind::Point, dims).iso_code().to_le_bytes();
-                for sp in spans {
-                    let a = c.read(sp.start, sp.end - sp.start)?;
-                    let p = points_from(&a, &a.missing(c.fill()), dims);
-                    for &r in &rows[sp.first..sp.last] {
-                        push_point_wkb(&mut out, &p, (r - sp.start) as usize, &code);
-                    }
-                }
-            }
+        let src = WkbSource::open(&self.table, &info)?;
+        let mut out = WkbBuffer::new();
+        for sp in spans {
+            let picks = rows[sp.first..sp.last].iter().map(|&r| (r - sp.start) as usize);
+            src.push_span(&info.path, sp.start, sp.end, picks, &mut out)?;
         }
         Ok(out)
     }
@@ -1230,6 +1154,71 @@ pub fn choose_form(v: &GeometryValues) -> Result<StorageForm> {
 pub mod maintain;
 pub mod modify;
 pub mod append_from;
+
+/// A geometry column opened once for WKB reads ([`MarquetTable::read_wkb`],
+/// [`MarquetTable::take_wkb`]).
+enum WkbSource {
+    Var(h5col::list::ListColumn),
+    Fixed(h5col::Column, usize),
+    /// Points, encoded as little-endian ISO WKB with this type code.
+    Point(h5col::Column, Dimensions, [u8; 4]),
+}
+
+impl WkbSource {
+    fn open(t: &Table, info: &GeometryColumnInfo) -> Result<WkbSource> {
+        Ok(match info.form {
+            StorageForm::VarWkb => WkbSource::Var(t.list_column(&info.name)?),
+            StorageForm::FixedWkb { size } => WkbSource::Fixed(t.column(&info.name)?, size),
+            StorageForm::Point { dims, .. } => {
+                let code = GeometryType::new(GeometryKind::Point, dims).iso_code().to_le_bytes();
+                WkbSource::Point(t.column(&info.name)?, dims, code)
+            }
+        })
+    }
+
+    /// Read rows `[start, end)` and append the WKB of rows `start + i` for each `i` of
+    /// `picks` (ascending) to `out`. `path` names the column in errors.
+    fn push_span(&self, path: &str, start: u64, end: u64, picks: impl Iterator<Item = usize>, out: &mut WkbBuffer) -> Result<()> {
+        match self {
+            WkbSource::Var(lc) => {
+                let l = lc.read(start, end)?;
+                if !matches!(l.values, h5col::ListValues::Leaf(_)) {
+                    return Err(MarquetError::spec(path, "HEP002 §7.2", "VALUES must be a uint8 dataset"));
+                }
+                for i in picks {
+                    if l.is_null(i) {
+                        out.push(None);
+                        continue;
+                    }
+                    match l.bytes_of(i) {
+                        Some(b) if !b.is_empty() => out.push(Some(b)),
+                        _ => return Err(empty_wkb(path, start + i as u64)),
+                    }
+                }
+            }
+            WkbSource::Fixed(c, size) => {
+                let a = c.read(start, end - start)?;
+                let miss = a.missing(c.fill());
+                for i in picks {
+                    out.push(if miss[i] { None } else { Some(&a.bytes[i * size..(i + 1) * size]) });
+                }
+            }
+            WkbSource::Point(c, dims, code) => {
+                let a = c.read(start, end - start)?;
+                let p = points_from(&a, &a.missing(c.fill()), *dims);
+                for i in picks {
+                    push_point_wkb(out, &p, i, code);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The error for a non-null row of a WKB list column whose slice is empty (HEP002 §7.2).
+fn empty_wkb(path: &str, row: u64) -> MarquetError {
+    MarquetError::InvalidWkb { path: path.to_string(), row: Some(row), message: "empty slice for a non-null row (HEP002 §7.2)".into() }
+}
 
 /// Coordinate arrays of the point-column elements in `a` (`miss`: missing rows).
 pub(crate) fn points_from(a: &Array, miss: &[bool], dims: Dimensions) -> PointArrays {
