@@ -260,3 +260,35 @@ fn info_and_demo_refuse_bad_input() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(err.starts_with("error: ") && err.contains("notes.h5"), "{err}");
 }
+
+#[test]
+fn bench_writes_the_layout_it_is_given() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("cli-bench");
+    let out_dir = dir.join("b").display().to_string();
+    let small = ["bench", "--points", "300", "--polygons", "40", "--windows", "5", "--reps", "1", "--out", &out_dir];
+    let (code, out, err) = marquet(&small);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("marquet points         300 rows: write "), "{out}");
+    assert!(out.contains("marquet polygons        40 rows: write "), "{out}");
+    // The default layout: a block index for points, an R-tree alone for polygons.
+    let idx = |name: &str| marquet(&["index", &format!("{out_dir}/{name}.h5")]).1;
+    assert_eq!(idx("points"), "BLOCK_BBOX /bench/SEARCH_INDEXES/geometry__block_bbox (valid)\n");
+    assert_eq!(idx("polygons"), "PACKED_RTREE /bench/SEARCH_INDEXES/geometry__rtree (valid)\n");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{out_dir}/marquet.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["config"]["marquet_layout"],
+        serde_json::json!({"chunk_rows": 8192, "values_chunk_bytes": 262144, "block_length": 1024, "block_index_with_rtree": false, "rtree": "auto"})
+    );
+    // Layout options reach the files.
+    let (code, _, err) = marquet(&[&small[..], &["--rtree", "on", "--block-index-with-rtree", "--chunk-rows", "100"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(idx("points").contains("PACKED_RTREE") && idx("points").contains("BLOCK_BBOX"), "{}", idx("points"));
+    let f = File::open(format!("{out_dir}/points.h5")).unwrap();
+    assert_eq!(f.table("/bench").unwrap().column("id").unwrap().chunk_rows(), Some(100));
+    drop(f);
+    // Bad input: an unknown R-tree choice.
+    let (code, out, err) = marquet(&[&small[..], &["--rtree", "sideways"]].concat());
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("invalid value 'sideways' for '--rtree"), "{err}");
+}
