@@ -1322,7 +1322,7 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
 pub fn file_open(path: &std::path::Path, rw: bool) -> Result<hdf5::File> {
     register_filters()?;
     let r = if rw { hdf5::File::open_rw(path) } else { hdf5::File::open(path) };
-    r.map_err(|e| MarquetError::hdf5(&path.display().to_string(), e))
+    r.map_err(|e| MarquetError::hdf5(path.display().to_string(), e))
 }
 
 /// Take a reference to the file of an identifier that the caller opened with its own calls
