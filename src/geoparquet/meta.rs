@@ -459,8 +459,16 @@ mod tests {
         let (c, n) = crs_from_string("srid:5070", &none);
         assert_eq!(c, Crs::Unknown);
         assert!(n.unwrap().contains("srid:5070"));
-        let kv = |k: &str| (k == "k").then(|| r#"{"type":"ProjectedCRS","name":"x"}"#.to_string());
+        let kv = |k: &str| match k {
+            "k" => Some(r#"{"type":"ProjectedCRS","name":"x","base_crs":{},"conversion":{},"coordinate_system":{}}"#.to_string()),
+            "short" => Some(r#"{"type":"ProjectedCRS","name":"x"}"#.to_string()),
+            _ => None,
+        };
         assert!(matches!(crs_from_string("projjson:k", &kv).0, Crs::ProjJson(_)));
+        // Not a PROJJSON CRS (HEP002 §8.1): never written as one (issue 18).
+        let (c, n) = crs_from_string("projjson:short", &kv);
+        assert_eq!(c, Crs::Unknown);
+        assert!(n.unwrap().contains("not a PROJJSON coordinate reference system"));
     }
 
     #[test]

@@ -256,9 +256,12 @@ fn describe_column(ctx: &mut Ctx, name: &str) -> Option<GeomCol> {
     }
     let crs = req11_crs(ctx, id, &path);
     let (edges_name, ccw) = req12_edges_orientation(ctx, id, &path, &crs);
-    let planar = edges_name == "PLANAR";
-    let edges = EdgeBoxes { model: crate::marquet::bounds::edge_model(&crate::marquet::Edges::from_name(&edges_name)), ccw };
     let geographic = crs.as_ref().map(|c| c.is_geographic()).unwrap_or(false);
+    // Non-planar edges without a geographic CRS are reported once (req 12); the data is then
+    // checked as planar, so that one defect gives one finding.
+    let planar = edges_name == "PLANAR" || !geographic;
+    let model = if planar { crate::index::geodesic::EdgeModel::Planar } else { crate::marquet::bounds::edge_model(&crate::marquet::Edges::from_name(&edges_name)) };
+    let edges = EdgeBoxes { model, ccw };
     let bbox = req14_bbox_attr(ctx, id, &path, geographic);
     Some(GeomCol {
         name: name.to_string(),
