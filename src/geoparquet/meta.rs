@@ -202,15 +202,9 @@ fn parse_column(
             match crate::marquet::projjson::check_projjson(&doc) {
                 Ok(_) => Crs::ProjJson(doc),
                 // An abbreviated document naming OGC:CRS84 / EPSG:4326 (the same
-                // coordinates, HEP002 §8.4): the default CRS, written as no attribute.
-                Err(why) if crs84 => {
-                    findings.push(Finding::new(
-                        code::CRS_NOT_PROJJSON,
-                        Some(name),
-                        format!("crs object names {} but is not a complete projjson crs ({why}): stored as the default OGC:CRS84", id.map(|(a, c)| format!("{a}:{c}")).unwrap_or_default()),
-                    ));
-                    Crs::Default
-                }
+                // coordinates, HEP002 §8.4): the default CRS, written as no attribute. Nothing
+                // is lost, so no finding.
+                Err(_) if crs84 => Crs::Default,
                 Err(why) => {
                     let n = format!("crs {doc} is not a projjson coordinate reference system ({why}): stored as unknown, kept in the column description");
                     findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(name), n.clone()));
