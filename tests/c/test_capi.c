@@ -220,11 +220,19 @@ static void test_tables(const char *dir) {
 
     marquet_geometry_column_options *o = NULL;
     OK(marquet_geometry_column_options_new(&o));
-    const char *projjson = "{\"type\":\"GeographicCRS\",\"name\":\"WGS 84\",\"id\":{\"authority\":\"EPSG\",\"code\":4326}}";
-    OK(marquet_geometry_column_options_set_crs_projjson(o, projjson, strlen(projjson)));
+    /* A PROJJSON coordinate reference system: a CRS type and the members it requires. */
+    const char *projjson = "{\"type\":\"GeographicCRS\",\"name\":\"WGS 84\",\"datum\":{\"type\":\"GeodeticReferenceFrame\","
+                           "\"name\":\"World Geodetic System 1984\",\"ellipsoid\":{\"name\":\"WGS 84\",\"semi_major_axis\":6378137,"
+                           "\"inverse_flattening\":298.257223563}},\"id\":{\"authority\":\"EPSG\",\"code\":4326}}";
+    const char *not_projjson = "{\"a\":1}";
+    EXPECT_STATUS(marquet_geometry_column_options_set_crs_projjson(o, not_projjson, strlen(not_projjson)), MARQUET_STATUS_OK);
     OK(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_SPHERICAL));
     OK(marquet_geometry_column_options_set_orientation(o, 1));
     OK(marquet_geometry_column_options_set_covering(o, S("shape_bbox"), 0));
+    /* A CRS that is not a PROJJSON coordinate reference system is refused (HEP002 §8.1). */
+    EXPECT_STATUS(marquet_table_add_geometry_column(t, S("shape"), o), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("HEP002 §8.1"));
+    OK(marquet_geometry_column_options_set_crs_projjson(o, projjson, strlen(projjson)));
     OK(marquet_table_add_geometry_column(t, S("shape"), o));
     /* Non-planar edges need a geographic CRS. */
     OK(marquet_geometry_column_options_set_crs(o, MARQUET_CRS_UNKNOWN));
@@ -266,6 +274,18 @@ static void test_tables(const char *dir) {
     EXPECT_STATUS(marquet_table_append(t, b, &nrows), MARQUET_STATUS_INVALID_WKB);
     EXPECT(nrows == -1);
     EXPECT(error_contains("/data/things/shape row 0"));
+    /* A ring wound against ORIENTATION = COUNTERCLOCKWISE is refused, naming the table row
+       (HEP002 §9.2; issue 18). */
+    uint8_t cw[64];
+    size_t ncw = polygon_wkb(cw);
+    double rev[8] = {0, 0, 1, 1, 1, 0, 0, 0};
+    memcpy(cw + 13, rev, sizeof rev);
+    int64_t cwoff[2] = {0, (int64_t)ncw};
+    OK(marquet_batch_clear(b));
+    OK(marquet_batch_set_missing_rest(b, 1));
+    OK(marquet_batch_set_wkb(b, S("shape"), cw, ncw, cwoff, NULL, 1));
+    EXPECT_STATUS(marquet_table_append(t, b, &nrows), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("/data/things/shape row 2: HEP002 §9.2"));
     /* Batch columns that disagree in length. */
     OK(marquet_batch_set_int64(b, S("id"), ids, NULL, 2));
     OK(marquet_batch_set_wkb(b, S("shape"), wkb, np, woff, NULL, 1));
@@ -366,7 +386,7 @@ static void test_tables(const char *dir) {
     EXPECT(isnan(bbox[2]));
     OK(marquet_geometry_info_crs(info, &crs));
     EXPECT(crs == MARQUET_CRS_PROJJSON);
-    char doc[256];
+    char doc[512];
     OK(marquet_geometry_info_crs_projjson(info, doc, sizeof doc, &needed));
     EXPECT(strcmp(doc, projjson) == 0 && needed == strlen(projjson) + 1);
     OK(marquet_geometry_info_edges(info, &edges));
