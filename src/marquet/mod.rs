@@ -430,11 +430,6 @@ impl MarquetTable {
         if let Some(Edges::Unknown(e)) = &spec.edges {
             return Err(MarquetError::InvalidArgument(format!("unknown EDGES {e:?}")));
         }
-        if spec.edges.as_ref().is_some_and(|e| !e.is_planar()) && !spec.crs.is_geographic() {
-            return Err(MarquetError::InvalidArgument(
-                "non-planar EDGES need a geographic CRS (HEP002 §9.1)".into(),
-            ));
-        }
         if let Crs::ProjJson(doc) = &spec.crs {
             // Only a PROJJSON coordinate reference system is ever written (HEP002 §8.1).
             projjson::check_projjson(doc).map_err(|e| MarquetError::Refused {
@@ -443,6 +438,11 @@ impl MarquetTable {
                 rule: "HEP002 §8.1, §12 req 11",
                 message: format!("crs is not a projjson coordinate reference system: {e}"),
             })?;
+        }
+        if spec.edges.as_ref().is_some_and(|e| !e.is_planar()) && !spec.crs.is_geographic() {
+            return Err(MarquetError::InvalidArgument(
+                "non-planar EDGES need a geographic CRS (HEP002 §9.1)".into(),
+            ));
         }
         let t = &self.table;
         let filters = spec.filters.clone();
