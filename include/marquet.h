@@ -1095,6 +1095,14 @@ int32_t marquet_table_append(const struct marquet_table *table,
                              int64_t *nrows);
 
 /**
+ * What this table handle's appends and geometry updates do with polygon rings wound
+ * against a column's `ORIENTATION = COUNTERCLOCKWISE` (HEP002 §9.2): `rewind` 0 refuses
+ * them with `MARQUET_STATUS_INVALID_ARGUMENT`, naming the row (the default); 1 reverses
+ * them (exterior rings counterclockwise, holes clockwise).
+ */
+int32_t marquet_table_set_rewind_rings(const struct marquet_table *table, int32_t rewind);
+
+/**
  * Describe geometry column `column`; free the result with `marquet_geometry_info_free`.
  */
 int32_t marquet_table_geometry_info(const struct marquet_table *table,

@@ -849,6 +849,45 @@ static void test_last_error_buffer(void) {
     EXPECT(strcmp(last_error(), "path is null") == 0);
 }
 
+/* ORIENTATION = COUNTERCLOCKWISE through the C ABI (HEP002 §9.2; issue 18): a clockwise
+   ring is refused naming its row, or re-wound when the table handle asks for it. */
+static void test_orientation(const char *dir) {
+    const char *path = scratch(dir, "orientation.h5");
+    marquet_file *file = NULL;
+    marquet_table *t = NULL;
+    marquet_geometry_column_options *o = NULL;
+    marquet_batch *b = NULL;
+    OK(marquet_file_create(path, strlen(path), &file));
+    OK(marquet_table_create(file, S("/polys"), &t));
+    marquet_file_free(file);
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_orientation(o, 1));
+    OK(marquet_table_add_geometry_column(t, S("shape"), o));
+    marquet_geometry_column_options_free(o);
+    uint8_t w[128];
+    size_t n = polygon_wkb(w);
+    double rev[8] = {0, 0, 1, 1, 1, 0, 0, 0};
+    memcpy(w + 13, rev, sizeof rev);
+    int64_t off[2] = {0, (int64_t)n};
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_wkb(b, S("shape"), w, n, off, NULL, 1));
+    EXPECT_STATUS(marquet_table_append(t, b, NULL), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("/polys/shape row 0: HEP002 §9.2"));
+    EXPECT_STATUS(marquet_table_set_rewind_rings(t, 2), MARQUET_STATUS_INVALID_ARGUMENT);
+    OK(marquet_table_set_rewind_rings(t, 1));
+    int64_t nrows = -1;
+    OK(marquet_table_append(t, b, &nrows));
+    EXPECT(nrows == 1);
+    marquet_batch_free(b);
+    marquet_table_free(t);
+    marquet_report *r = NULL;
+    int32_t conformant = -1;
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 1, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 1);
+    marquet_report_free(r);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_statics();
@@ -856,6 +895,7 @@ int main(int argc, char **argv) {
     test_batch_arguments();
     test_tables(dir);
     test_points(dir);
+    test_orientation(dir);
     test_validate(dir);
     test_query(dir);
     test_indexes(dir);
