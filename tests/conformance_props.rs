@@ -220,9 +220,12 @@ impl Gen<'_> {
     }
 }
 
-/// Point coordinates for `pt`, `fx` and `wrap`: `(x, y, z, m, valid)`, NaN x/y = empty.
-fn points(r: &mut SplitMix64, n: usize, geographic: bool, wrap: bool) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<bool>) {
-    let mut out = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+/// Point coordinates for `pt`, `fx` and `wrap`: x, y, z, m and validity; NaN x/y = empty.
+#[derive(Default)]
+struct Pts(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<bool>);
+
+fn points(r: &mut SplitMix64, n: usize, geographic: bool, wrap: bool) -> Pts {
+    let mut out = Pts::default();
     for _ in 0..n {
         let valid = !r.chance(0.1);
         let empty = r.chance(0.1);
@@ -246,7 +249,7 @@ fn points(r: &mut SplitMix64, n: usize, geographic: bool, wrap: bool) -> (Vec<f6
     out
 }
 
-fn point_values(dims: Dimensions, p: (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<bool>)) -> GeometryValues {
+fn point_values(dims: Dimensions, p: Pts) -> GeometryValues {
     GeometryValues::Points {
         dims,
         x: p.0,
@@ -257,7 +260,7 @@ fn point_values(dims: Dimensions, p: (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Ve
     }
 }
 
-fn fixed_values(p: (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<bool>)) -> GeometryValues {
+fn fixed_values(p: Pts) -> GeometryValues {
     GeometryValues::Wkb(
         (0..p.0.len())
             .map(|i| p.4[i].then(|| wkb::encode(&Geometry::Point(Point::new(Dimensions::Xy, Coord::xy(p.0[i], p.1[i]))), ByteOrder::LittleEndian)))

@@ -24,14 +24,18 @@ use crate::index::geodesic::{self, great_circle_lat_range, lon_delta, ring_windi
 use crate::spec::BBox;
 use crate::wkb::{self, CoordSeq, WkbVisitor};
 
+/// An edge: its two vertices (lon, lat).
+type Edge = ((f64, f64), (f64, f64));
+
 /// What the edges of one geometry require of a box that contains it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EdgeNeeds {
     /// The latitude range of all edges, with an edge that realizes each bound.
     lat: Option<(f64, f64)>,
-    lat_edges: [((f64, f64), (f64, f64)); 2],
-    /// Longitude intervals swept by edges (an edge crossing ±180° gives two).
-    arcs: Vec<(f64, f64, (f64, f64), (f64, f64))>,
+    lat_edges: [Edge; 2],
+    /// Longitude intervals `(from, to)` swept by edges (an edge crossing ±180° gives two),
+    /// with their edge.
+    arcs: Vec<(f64, f64, Edge)>,
     /// An exterior ring winds around a pole: `Some(Some(true))` north, `Some(Some(false))`
     /// south, `Some(None)` either (orientation unknown).
     pole: Option<Option<bool>>,
@@ -49,7 +53,7 @@ pub(crate) struct EdgeBoxes {
 fn ellipsoid_lat_range(p: (f64, f64), q: (f64, f64)) -> Option<(f64, f64)> {
     let g = Geodesic::wgs84();
     let (azi1, azi2, a12): (f64, f64, f64) = g.inverse(p.1, p.0, q.1, q.0);
-    if !(a12 <= 179.0) {
+    if a12.is_nan() || a12 > 179.0 {
         return None;
     }
     let (mut lo, mut hi) = (p.1.min(q.1), p.1.max(q.1));
@@ -151,7 +155,7 @@ impl EdgeBoxes {
                 // A part that is only the antimeridian is a vertex, checked by the caller.
                 for (u, v) in parts {
                     if u < v {
-                        n.arcs.push((u, v, p, q));
+                        n.arcs.push((u, v, (p, q)));
                     }
                 }
             }
@@ -174,7 +178,7 @@ fn holds_lon(b: &BBox, u: f64, v: f64, tol: f64) -> bool {
 impl EdgeNeeds {
     /// `None` when `b` holds every edge and an enclosed pole; else what lies outside.
     pub(crate) fn outside(&self, b: &BBox, tol: f64) -> Option<String> {
-        let show = |e: &((f64, f64), (f64, f64))| format!("({:?}, {:?})-({:?}, {:?})", e.0 .0, e.0 .1, e.1 .0, e.1 .1);
+        let show = |e: &Edge| format!("({:?}, {:?})-({:?}, {:?})", e.0 .0, e.0 .1, e.1 .0, e.1 .1);
         if let Some((lo, hi)) = self.lat {
             if b.ymin > lo + tol {
                 return Some(format!("ymin {:?} does not contain the geodesic edge {} reaching latitude {lo:?}", b.ymin, show(&self.lat_edges[0])));
@@ -183,13 +187,13 @@ impl EdgeNeeds {
                 return Some(format!("ymax {:?} does not contain the geodesic edge {} reaching latitude {hi:?}", b.ymax, show(&self.lat_edges[1])));
             }
         }
-        for (u, v, p, q) in &self.arcs {
+        for (u, v, e) in &self.arcs {
             if !holds_lon(b, *u, *v, tol) {
                 return Some(format!(
                     "[xmin {:?}, xmax {:?}] does not contain longitudes [{u:?}, {v:?}] of the edge {}",
                     b.xmin,
                     b.xmax,
-                    show(&(*p, *q))
+                    show(e)
                 ));
             }
         }
