@@ -4,6 +4,7 @@
 pub mod bounds;
 pub mod checks;
 pub mod projjson;
+pub mod layout;
 pub mod spatial_index;
 pub mod order;
 pub mod types;
@@ -11,6 +12,7 @@ pub mod types;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use checks::OrientationOnWrite;
+pub use layout::{RTreeChoice, WriteLayout};
 pub use order::WriteOptions;
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};
