@@ -6,7 +6,8 @@
 //! unknown; planar, spherical or ellipsoidal edges; ORIENTATION or not; a covering column,
 //! f64 or f32, with or without Z), a point column `pt` (XY/XYZ/XYM/XYZM, f32 or f64), a
 //! fixed-length WKB point column `fx` and a point column `wrap` whose BBOX is kept in the
-//! antimeridian-wrapping form — and applies 6–12 operations: appends (nulls, empties of
+//! antimeridian-wrapping form — and applies 6–12 operations: appends and default-layout
+//! writes (`write_table`: Hilbert order, indexes and covering declared) (nulls, empties of
 //! every kind, mixed types and dimensions, NaN Z/M, big-endian WKB, antimeridian
 //! crossings, rings around a pole), in-place updates, truncations, a column replacement,
 //! index builds, R-tree policies and re-winding. After each operation the file is closed
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use marquet::h5::{self, Space};
 use marquet::h5col::{Array, ColumnSpec, File};
-use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, RTreeOnAppend, StorageForm};
+use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, RTreeOnAppend, StorageForm, WriteOptions};
 use marquet::spec::names;
 use marquet::synth::SplitMix64;
 use marquet::validate::{validate_file, Options};
@@ -337,11 +338,17 @@ fn step(path: &Path, cfg: &Config, r: &mut SplitMix64, next_id: &mut u64) -> Str
                 .with_geometry("pt", pt)
                 .with_geometry("fx", fx)
                 .with_geometry("wrap", wrap);
-            t.append(&b).unwrap();
+            // The plain append, or the default write path (Hilbert order, default layout).
+            let sorted = r.chance(0.3);
+            if sorted {
+                t.write_table(&b, &WriteOptions::default()).unwrap();
+            } else {
+                t.append(&b).unwrap();
+            }
             if r.chance(0.5) {
                 write_wrapping_bbox(&t);
             }
-            format!("append {k} rows (rewind {rewind})")
+            format!("{} {k} rows (rewind {rewind})", if sorted { "write_table" } else { "append" })
         }
         4 | 5 if n > 0 => {
             let start = r.int(0, n - 1);
