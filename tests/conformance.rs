@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use marquet::h5::{self, Dtype, Space};
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File};
-use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, StorageForm};
+use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, SpatialIndexKind, StorageForm};
 use marquet::query::{Predicate, Query, Window};
 use marquet::spec::names;
 use marquet::validate::{validate_file, Options, Status};
@@ -328,14 +328,20 @@ fn signed_counts_and_tokens_are_read() {
     }
     let r = validate_file(&p, &Options::default()).unwrap();
     assert_eq!(r.status, Status::Conformant, "{:#?}", r.errors().collect::<Vec<_>>());
-    let f = File::open(&p).unwrap();
+    let f = File::open_rw(&p).unwrap();
     let t = MarquetTable::open(&f, "/t").unwrap();
     assert_eq!(t.nrows().unwrap(), 40);
     assert!(t.spatial_indexes("g").unwrap().iter().all(|i| i.valid));
-    let res = t.query("g", &Query::new(Window::BBox(BBox::xy(101.0, 1.0, 102.0, 2.0)), Predicate::Intersects)).unwrap();
+    let q = Query::new(Window::BBox(BBox::xy(101.0, 1.0, 102.0, 2.0)), Predicate::Intersects);
+    let res = t.query("g", &q).unwrap();
     assert_eq!(res.rows, vec![5]);
-    assert!(res.stats.used_block_index && res.stats.used_rtree, "{:?}", res.stats);
+    assert!(res.stats.used_rtree, "{:?}", res.stats);
     assert!(res.stats.ignored_indexes.is_empty() && res.stats.stale_indexes.is_empty(), "{:?}", res.stats);
+    // Without the R-tree the block index (signed block_length) answers.
+    t.drop_index("g", SpatialIndexKind::PackedRTree).unwrap();
+    let res = t.query("g", &q).unwrap();
+    assert_eq!(res.rows, vec![5]);
+    assert!(res.stats.used_block_index && res.stats.blocks_skipped == 4, "{:?}", res.stats);
 }
 
 /// A table to read as plain H5Col: geometry column `g` (WKB) and `pt` (points) plus `id`.
