@@ -9,12 +9,15 @@
 //! Writes: only whole chunks go direct. A chunk the write covers only in part (the first
 //! and last of most appends) goes through HDF5's pipeline, which merges it with the stored
 //! chunk or the fill value exactly as before. For a whole chunk HDF5's pipeline applies the
-//! filters to the written bytes alone, so the bytes stored here are the bytes HDF5 would
-//! store (tested in `tests/direct_chunks.rs`).
+//! filters to the written bytes alone; the chunks stored here are ones HDF5's pipeline (and
+//! any other HDF5 reader) decodes to the written bytes — the same bytes HDF5 would store
+//! for shuffle and zstd, libdeflate's zlib streams for deflate (tested in
+//! `tests/direct_chunks.rs`).
 //!
 //! Reads: reads of at least one chunk's worth of elements whose chunks are all allocated
-//! read the stored chunks, decode them in parallel and copy the requested rows. Smaller
-//! reads keep HDF5's pipeline and its chunk cache (many small query reads hit one chunk).
+//! read the stored chunks, decode them in parallel (deflate with libdeflate, straight into
+//! the caller's buffer for whole chunks) and copy the requested rows. Smaller reads keep
+//! HDF5's pipeline and its chunk cache (many small query reads hit one chunk).
 #![forbid(unsafe_code)]
 
 use rayon::prelude::*;
@@ -64,7 +67,7 @@ fn plan(ds: hid_t, mem: &Dtype, path: &str) -> Result<Option<Plan>> {
     }
     let elem = mem.size();
     // The filters of HDF5's pipeline that matter for bytes are those in the list; an
-    // unknown one (or a deflate level zlib refuses) keeps the pipeline.
+    // unknown one (or a deflate level above HDF5's 9) keeps the pipeline.
     let Some(stages) = codec::stages(&info.filters, elem) else { return Ok(None) };
     if stages.is_empty() && info.filters.iter().any(|f| !matches!(f, Filter::Shuffle)) {
         return Ok(None);

@@ -820,6 +820,68 @@ pub enum Filter {
     Other(i32, Vec<u32>),
 }
 
+impl Filter {
+    /// The HDF5 filter id.
+    pub fn id(&self) -> i32 {
+        match self {
+            Filter::Shuffle => codec::FILTER_SHUFFLE,
+            Filter::Deflate(_) => codec::FILTER_DEFLATE,
+            Filter::Zstd(_) => codec::FILTER_ZSTD,
+            Filter::Other(id, _) => *id,
+        }
+    }
+
+    /// Is this one of the filters built into the HDF5 library (ids below 256:
+    /// deflate, shuffle, Fletcher-32, szip, N-bit, scale-offset), which any HDF5 reader
+    /// decodes without a plugin? (szip is optional in HDF5 builds, but a predefined id.)
+    pub fn is_predefined(&self) -> bool {
+        (0..256).contains(&self.id())
+    }
+
+    /// The usual name of a registered filter id (the HDF Group's registry), if known.
+    pub fn registered_name(id: i32) -> Option<&'static str> {
+        Some(match id {
+            1 => "deflate",
+            2 => "shuffle",
+            3 => "fletcher32",
+            4 => "szip",
+            5 => "nbit",
+            6 => "scaleoffset",
+            307 => "bzip2",
+            32000 => "lzf",
+            32001 => "blosc",
+            32004 => "lz4",
+            32008 => "bitshuffle",
+            32013 => "zfp",
+            32015 => "zstd",
+            32017 => "sz",
+            32026 => "blosc2",
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for Filter {
+    /// `shuffle`, `deflate(4)`, `zstd(1)`, or `filter 307 (bzip2) [9]` for others.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Filter::Shuffle => f.write_str("shuffle"),
+            Filter::Deflate(l) => write!(f, "deflate({l})"),
+            Filter::Zstd(l) => write!(f, "zstd({l})"),
+            Filter::Other(id, cd) => {
+                write!(f, "filter {id}")?;
+                if let Some(n) = Filter::registered_name(*id) {
+                    write!(f, " ({n})")?;
+                }
+                if !cd.is_empty() {
+                    write!(f, " {cd:?}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// The name HDF5 records for our 32015 filter, as the reference plugin spells it.
 static ZSTD_FILTER_NAME: &CStr = c"Zstandard compression: http://www.zstd.net";
 
