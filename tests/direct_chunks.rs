@@ -297,3 +297,53 @@ fn marquet_columns_move_whole_chunks_directly(c: Option<marquet::marquet::Compre
     let w = t.read_wkb("poly", 0, n as u64).unwrap();
     assert!((0..n).all(|i| w.get(i) == polys[i].as_deref()));
 }
+
+#[test]
+fn small_deflate_reads_decode_through_a_cache_that_sees_writes() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("direct-cache");
+    let spec = DatasetSpec { dtype: Dtype::U64, len: 3000, chunk: Some(1000), filters: vec![Filter::Shuffle, Filter::Deflate(4)], fill: None };
+    let vals = |k: u64| -> Vec<u8> { (0..3000u64).flat_map(|i| (i * 7 + k).to_le_bytes()).collect() };
+    let want = |k: u64, a: u64, n: u64| -> Vec<u8> { (a..a + n).flat_map(|i| (i * 7 + k).to_le_bytes()).collect() };
+    // Two files of the same layout and different values, open at once: the cache must
+    // never hand one file's chunk to the other.
+    let fa = File::create(dir.join("a.h5")).unwrap();
+    let fb = File::create(dir.join("b.h5")).unwrap();
+    let a = h5::dataset_create(fa.id(), "v", &spec).unwrap();
+    let b = h5::dataset_create(fb.id(), "v", &spec).unwrap();
+    h5::dataset_write(a.id(), 0, &Dtype::U64, &vals(0), "a").unwrap();
+    h5::dataset_write(b.id(), 0, &Dtype::U64, &vals(1), "b").unwrap();
+    let moved = || direct::chunks_moved().1;
+    let m0 = moved();
+    assert_eq!(h5::dataset_read(a.id(), 1500, 10, &Dtype::U64, "a").unwrap(), want(0, 1500, 10));
+    assert_eq!(moved() - m0, 1, "first small read decodes its chunk");
+    assert_eq!(h5::dataset_read(a.id(), 1600, 10, &Dtype::U64, "a").unwrap(), want(0, 1600, 10));
+    assert_eq!(moved() - m0, 1, "second read of the same chunk is a cache hit");
+    assert_eq!(h5::dataset_read(b.id(), 1600, 10, &Dtype::U64, "b").unwrap(), want(1, 1600, 10));
+    assert_eq!(moved() - m0, 2, "the other file's chunk is its own");
+    // Across a chunk boundary: chunk 1 cached, chunk 2 decoded.
+    assert_eq!(h5::dataset_read(a.id(), 1990, 20, &Dtype::U64, "a").unwrap(), want(0, 1990, 20));
+    assert_eq!(moved() - m0, 3);
+    // A write (partial chunk, through HDF5's pipeline) invalidates the cached chunk.
+    let new: Vec<u8> = (0..10u64).flat_map(|i| (999_999 + i).to_le_bytes()).collect();
+    h5::dataset_write(a.id(), 1600, &Dtype::U64, &new, "a").unwrap();
+    assert_eq!(h5::dataset_read(a.id(), 1600, 10, &Dtype::U64, "a").unwrap(), new);
+    assert_eq!(moved() - m0, 4);
+    // The same through HDF5's own pipeline (zlib), for an independent check.
+    let mut buf = vec![0u8; 80];
+    h5::dataset_read_pipeline(a.id(), 1600, 10, &Dtype::U64, "a", &mut buf).unwrap();
+    assert_eq!(buf, new);
+    // Reopened files get new identities: nothing stale survives a close.
+    drop((a, b, fa, fb));
+    let fb = File::open(dir.join("b.h5")).unwrap();
+    let b = h5::dataset_open(fb.id(), "v").unwrap();
+    assert_eq!(h5::dataset_read(b.id(), 1600, 10, &Dtype::U64, "b").unwrap(), want(1, 1600, 10));
+    // zstd small reads keep HDF5's pipeline and its chunk cache.
+    let zspec = DatasetSpec { filters: vec![Filter::Shuffle, Filter::Zstd(1)], ..spec };
+    let fz = File::create(dir.join("z.h5")).unwrap();
+    let z = h5::dataset_create(fz.id(), "v", &zspec).unwrap();
+    h5::dataset_write(z.id(), 0, &Dtype::U64, &vals(2), "z").unwrap();
+    let m1 = moved();
+    assert_eq!(h5::dataset_read(z.id(), 1500, 10, &Dtype::U64, "z").unwrap(), want(2, 1500, 10));
+    assert_eq!(moved(), m1);
+}

@@ -136,6 +136,7 @@ for path, expected in zip(sys.argv[2::2], sys.argv[3::2]):
 
 #[test]
 fn default_files_read_in_h5dump_and_h5py_without_plugins() {
+    let _s = common::serial();
     let dir = common::TempDir::new("plain-hdf5");
     let path = dir.join("default.h5");
     let (block, rtree) = write_table(&path, None);
@@ -217,6 +218,7 @@ fn default_files_read_in_h5dump_and_h5py_without_plugins() {
 
 #[test]
 fn zstd_option_needs_the_plugin_and_info_says_so() {
+    let _s = common::serial();
     let dir = common::TempDir::new("plain-hdf5-zstd");
     let path = dir.join("zstd.h5");
     let (_, rtree) = write_table(&path, Some(Compression::zstd()));
