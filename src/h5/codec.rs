@@ -81,7 +81,7 @@ pub fn zstd_level(cd: &[u32]) -> i32 {
 
 /// HDF5's shuffle (`H5Z_filter_shuffle`, forward).
 pub fn shuffle(src: &[u8], elem: usize) -> Vec<u8> {
-    let n = if elem == 0 { 0 } else { src.len() / elem };
+    let n = src.len().checked_div(elem).unwrap_or(0);
     if elem <= 1 || n <= 1 {
         return src.to_vec();
     }

@@ -994,6 +994,8 @@ pub fn object_identity(id: hid_t, path: &str) -> Result<(u64, [u8; 16])> {
         let info = info.assume_init();
         // SAFETY: H5O_token_t is a repr(C) struct holding H5O_MAX_TOKEN_SIZE (16) bytes.
         let token: [u8; 16] = std::mem::transmute::<h5o::H5O_token_t, [u8; 16]>(info.token);
+        // c_ulong: 64 bits here, 32 on Windows.
+        #[allow(clippy::unnecessary_cast)]
         Ok((info.fileno as u64, token))
     })
 }
