@@ -3,6 +3,7 @@
 
 pub mod bounds;
 pub mod compression;
+pub mod layout;
 pub mod spatial_index;
 pub mod order;
 pub mod types;
@@ -10,6 +11,7 @@ pub mod types;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use compression::{Compression, Elements};
+pub use layout::{RTreeChoice, WriteLayout};
 pub use order::WriteOptions;
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};
