@@ -126,6 +126,11 @@ struct LayoutArgs {
     /// Memory budget of the external Hilbert sort, in MiB (default 256).
     #[arg(long, help_heading = "Layout")]
     sort_memory_mib: Option<usize>,
+    /// Compression of geometry data: deflate[:LEVEL] (default deflate:4; any HDF5 reader
+    /// opens it), zstd[:LEVEL] (faster and needs the HDF5 zstd plugin 32015 outside Marquet)
+    /// or none.
+    #[arg(long, help_heading = "Layout")]
+    compression: Option<String>,
 }
 
 impl LayoutArgs {
@@ -152,6 +157,9 @@ impl LayoutArgs {
         }
         if let Some(m) = self.sort_memory_mib {
             l = l.with_sort_memory(m.saturating_mul(1 << 20));
+        }
+        if let Some(c) = &self.compression {
+            l = l.with_compression(c.parse().map_err(|e: String| marquet::MarquetError::InvalidArgument(format!("--compression: {e}")))?);
         }
         Ok(l)
     }
