@@ -290,7 +290,7 @@ fn marquet_columns_move_whole_chunks_directly(c: Option<marquet::marquet::Compre
     use marquet::marquet::{GEOMETRY_CHUNK_ROWS as C, GEOMETRY_VALUES_CHUNK_BYTES as VC};
     let wkb_len = vinfo.dims[0];
     let n64 = n as u64;
-    assert_eq!((n64 / C, (n64 + 1) / C - 1), (24, 23), "200,000 rows in 8,192-row chunks");
+    assert_eq!((n64 / C, (n64 + 1) / C - 1), (97, 96), "200,000 rows in 2,048-row chunks");
     assert_eq!(moved, n64 / C + wkb_len / VC + ((n64 + 1) / C - 1), "chunks written directly ({wkb_len} WKB bytes)");
     let p = t.read_points("pt", 0, n as u64).unwrap();
     assert_eq!((p.x, p.y), (x, y));

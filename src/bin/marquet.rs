@@ -117,10 +117,10 @@ struct LayoutArgs {
     /// No covering (bbox) column for non-point geometry columns.
     #[arg(long, help_heading = "Layout")]
     no_covering: bool,
-    /// Chunk length in rows of geometry and attribute columns (default 8192).
+    /// Chunk length in rows of geometry and attribute columns (default 2048).
     #[arg(long, help_heading = "Layout")]
     chunk_rows: Option<u64>,
-    /// Chunk length in bytes of variable-length WKB values (default 262144).
+    /// Chunk length in bytes of variable-length WKB values (default 32768).
     #[arg(long, help_heading = "Layout")]
     values_chunk_bytes: Option<u64>,
     /// Memory budget of the external Hilbert sort, in MiB (default 256).

@@ -13,8 +13,8 @@
 //! benchmark's data (1,000,000 clustered points, 200,000 polygons, 200 windows; see
 //! `docs/PERFORMANCE.md`, "Default layout"):
 //! * rows in Hilbert order ([`WriteLayout::spatial_order`]);
-//! * [`DEFAULT_CHUNK_ROWS`]-row chunks and [`DEFAULT_VALUES_CHUNK_BYTES`]-byte WKB value
-//!   chunks: a window query decompresses small chunks;
+//! * [`DEFAULT_CHUNK_ROWS`]-row (2,048) chunks and [`DEFAULT_VALUES_CHUNK_BYTES`]-byte
+//!   (32 KiB) WKB value chunks: a window query decompresses small chunks;
 //! * a BLOCK_BBOX index of [`DEFAULT_BLOCK_LENGTH`]-row blocks on every geometry column;
 //! * a PACKED_RTREE on geometry columns that are not point columns ([`RTreeChoice::Auto`]):
 //!   over Hilbert-ordered points a fine block index prunes as well at a fraction of the size;
