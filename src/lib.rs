@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(unsafe_code)]
 
+pub mod arrays;
 pub mod bench;
 #[cfg(feature = "geoparquet")]
 pub mod demo;
