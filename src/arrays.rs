@@ -79,7 +79,7 @@ pub trait Element: sealed::Sealed + bytemuck::Pod + PartialEq + std::fmt::Debug 
     fn is_fill(self, fill: Self) -> bool;
     /// `self` read from little-endian bytes in memory, in native byte order.
     #[doc(hidden)]
-    fn from_le(self) -> Self;
+    fn le_swapped(self) -> Self;
 }
 
 macro_rules! int_element {
@@ -93,7 +93,7 @@ macro_rules! int_element {
             fn is_fill(self, fill: Self) -> bool {
                 self == fill
             }
-            fn from_le(self) -> Self {
+            fn le_swapped(self) -> Self {
                 <$t>::from_le(self)
             }
         }
@@ -125,7 +125,7 @@ macro_rules! float_element {
                     self.to_bits() == fill.to_bits()
                 }
             }
-            fn from_le(self) -> Self {
+            fn le_swapped(self) -> Self {
                 <$t>::from_bits(self.to_bits().to_le())
             }
         }
@@ -195,7 +195,7 @@ fn read_typed<T: Element>(table: &Table, name: &str, start: u64, end: u64) -> Re
     }
     let mut v: Vec<T> = read_into(c.id(), start, end - start, 1, &T::DTYPE, &c.path)?;
     if cfg!(target_endian = "big") {
-        v.iter_mut().for_each(|x| *x = x.from_le());
+        v.iter_mut().for_each(|x| *x = x.le_swapped());
     }
     // The fill value in `T` (exact by `lossless`), for the HEP001 §8.5 missing test.
     let fill = c.fill().and_then(|f| T::from_array(&Array { dtype: stored, bytes: f.to_vec() }, 0));
@@ -283,8 +283,8 @@ pub fn array_from_view<T: Element>(values: ArrayView1<'_, T>) -> Array {
         Some(s) if cfg!(target_endian = "little") => bytes.extend_from_slice(bytemuck::cast_slice(s)),
         _ => {
             for x in values.iter() {
-                // from_le is its own inverse: native → little-endian.
-                bytes.extend_from_slice(bytemuck::bytes_of(&x.from_le()));
+                // le_swapped is its own inverse: native → little-endian.
+                bytes.extend_from_slice(bytemuck::bytes_of(&x.le_swapped()));
             }
         }
     }
@@ -392,7 +392,7 @@ pub fn read_points(table: &MarquetTable, name: &str, start: u64, end: u64) -> Re
     let n = (end - start) as usize;
     let mut v: Vec<f64> = read_into(c.id(), start, end - start, k, &mem, &info.path)?;
     if cfg!(target_endian = "big") {
-        v.iter_mut().for_each(|x| *x = x.from_le());
+        v.iter_mut().for_each(|x| *x = x.le_swapped());
     }
     // The fill compound in f64 (exact: f32 → f64), compared bitwise as HEP001 §8.5 does
     // for compounds.
