@@ -132,7 +132,8 @@ pub fn write_lakes(path: &str, n: usize) -> Result<()> {
         .with_geometry("shoreline", GeometryValues::Wkb(shorelines))
         .with_geometry("centroid", GeometryValues::Points { dims: Dimensions::Xy, x: cx, y: cy, z: None, m: None, valid: None });
     // Bulk write: rows ordered along a Hilbert curve by shoreline (HEP002 §10.6).
-    t.write_table(&batch, &WriteOptions::default())?;
+    // The §15.2 layout: the indexes are built explicitly below, as the spec shows them.
+    t.write_table(&batch, &WriteOptions::default().without_indexes())?;
     // Both indexes on the shoreline; B follows the chunks (4096), node size 16.
     t.build_block_bbox("shoreline", None)?;
     t.build_rtree("shoreline", Some(16))?;

@@ -841,6 +841,17 @@ module marquet
       integer(c_int64_t), intent(out), optional :: nrows
       integer(c_int32_t) :: marquet_table_append
     end function
+    ! Write the batch's rows the fast, default way (MarquetTable::write_table): rows in Hilbert
+    ! order of the primary geometry column; into an empty table without spatial indexes, the
+    ! default layout's indexes are declared first and built by this write. Otherwise as
+    ! marquet_table_append.
+    function marquet_table_write(table, batch, nrows) bind(c, name="marquet_table_write")
+      import :: c_int32_t, c_int64_t, c_ptr
+      type(c_ptr), value :: table
+      type(c_ptr), value :: batch
+      integer(c_int64_t), intent(out), optional :: nrows
+      integer(c_int32_t) :: marquet_table_write
+    end function
     ! Describe geometry column `column`; free the result with `marquet_geometry_info_free`.
     function marquet_table_geometry_info(table, column, column_len, out) &
         bind(c, name="marquet_table_geometry_info")

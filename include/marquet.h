@@ -1111,6 +1111,19 @@ int32_t marquet_table_append(const struct marquet_table *table,
                              int64_t *nrows);
 
 /**
+ * Write the batch's rows the fast, default way (`MarquetTable::write_table`): rows in
+ * Hilbert order of the primary geometry column (HEP002 §10.6); written into an empty table
+ * whose geometry columns have no spatial index, the default layout's indexes are declared
+ * first (a BLOCK_BBOX, plus a PACKED_RTREE for non-point columns; §10.3, §10.4) and built
+ * by this write. Otherwise as `marquet_table_append`: every value is checked before the
+ * file changes, NROWS is committed last, and a valid R-tree is rebuilt once. On success
+ * `*nrows` (if not NULL) receives the new row count. The batch is not consumed.
+ */
+int32_t marquet_table_write(const struct marquet_table *table,
+                            const struct marquet_batch *batch,
+                            int64_t *nrows);
+
+/**
  * Describe geometry column `column`; free the result with `marquet_geometry_info_free`.
  */
 int32_t marquet_table_geometry_info(const struct marquet_table *table,

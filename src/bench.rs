@@ -5,12 +5,10 @@
 //! `benches/compare/compare.py` reads for GeoParquet, FlatGeobuf and GeoPackage, and
 //! measures Marquet on the same data through the public API only:
 //!
-//! * **write**: create file and table, an `id` column (shuffle + zstd) and a geometry
-//!   column (form chosen by [`choose_form`], default filters, the chunking of [`Layout`]),
-//!   declare the spatial indexes of [`Layout`] on the empty table (points: a 1,024-row
-//!   BLOCK_BBOX; other geometries: a PACKED_RTREE), then [`MarquetTable::write_table`] with
-//!   [`WriteOptions::default`] (Hilbert order), which maintains them from memory; the file
-//!   is closed inside the timed span;
+//! * **write**: [`write_marquet`], the table `marquet convert` writes for the same rows with
+//!   the default [`WriteLayout`] (Hilbert order; a 1,024-row BLOCK_BBOX; for non-point
+//!   columns a covering column and a PACKED_RTREE built once after the rows); the file is
+//!   closed inside the timed span;
 //! * **size** of the file on disk;
 //! * **full read** to WKB: open, read the `id` column and every geometry as WKB;
 //! * **queries**: for each window, open the file afresh, [`MarquetTable::query`] with an
@@ -28,7 +26,8 @@ use std::time::Instant;
 
 use crate::error::{MarquetError, Result};
 use crate::h5col::{Array, File};
-use crate::marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, WriteOptions};
+use crate::marquet::layout::covering_name;
+use crate::marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, WriteLayout, WriteOptions};
 use crate::query::Query;
 use crate::spec::{BBox, Dimensions};
 use crate::synth;
@@ -72,38 +71,10 @@ pub struct BenchConfig {
     pub reps: usize,
     /// Directory for the raw data, the Marquet files and `marquet.json`.
     pub out_dir: PathBuf,
-    /// How the Marquet files are laid out (chunking, indexes).
-    pub layout: Layout,
+    /// How the Marquet files are laid out: [`WriteLayout::default`], what `marquet convert`
+    /// writes, unless an experiment changes it.
+    pub layout: WriteLayout,
 }
-
-/// Which packed R-tree the benchmark builds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RTreeChoice {
-    /// Only for geometries that are not points: over Hilbert-ordered points a fine block
-    /// index prunes as well and is a fraction of the size (see docs/PERFORMANCE.md).
-    Auto,
-    On,
-    Off,
-}
-
-/// The Marquet layout measured: everything else is the library's defaults.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Layout {
-    /// Chunk length in rows of the `id` column, point columns and WKB OFFSETS.
-    pub chunk_rows: u64,
-    /// Chunk length in bytes of WKB VALUES.
-    pub values_chunk_bytes: u64,
-    /// BLOCK_BBOX block length (`None`: the library's choice from the data).
-    pub block_length: Option<u64>,
-    /// Build the block index: always, or only when no R-tree is built (a valid R-tree
-    /// already yields exact candidate rows, so the block index would only cost its read).
-    pub block_index_with_rtree: bool,
-    pub rtree: RTreeChoice,
-}
-
-/// Chosen by measurement on the issue #10 data (docs/PERFORMANCE.md, "Query layout").
-pub const DEFAULT_LAYOUT: Layout =
-    Layout { chunk_rows: 8_192, values_chunk_bytes: 256 * 1024, block_length: Some(1_024), block_index_with_rtree: false, rtree: RTreeChoice::Auto };
 
 impl BenchConfig {
     /// The full issue #10 sizes.
@@ -116,7 +87,7 @@ impl BenchConfig {
             seed: DEFAULT_SEED,
             reps: DEFAULT_REPS,
             out_dir: out_dir.into(),
-            layout: DEFAULT_LAYOUT,
+            layout: WriteLayout::default(),
         }
     }
     /// The `--quick` sizes.
@@ -203,11 +174,14 @@ impl BenchReport {
                 "window_side": c.window_side, "seed": c.seed, "reps": c.reps,
                 "marquet_version": env!("CARGO_PKG_VERSION"),
                 "marquet_layout": {
+                    "default": c.layout == WriteLayout::default(),
+                    "spatial_order": c.layout.spatial_order,
                     "chunk_rows": c.layout.chunk_rows,
                     "values_chunk_bytes": c.layout.values_chunk_bytes,
+                    "block_index": c.layout.block_index,
                     "block_length": c.layout.block_length,
-                    "block_index_with_rtree": c.layout.block_index_with_rtree,
                     "rtree": format!("{:?}", c.layout.rtree).to_lowercase(),
+                    "covering": c.layout.covering,
                 },
             },
             "windows": self.windows.iter().map(|w| [w.xmin, w.ymin, w.xmax, w.ymax]).collect::<Vec<_>>(),
@@ -271,46 +245,28 @@ pub fn windows_text(ws: &[BBox]) -> String {
     ws.iter().map(|w| format!("{},{},{},{}\n", w.xmin, w.ymin, w.xmax, w.ymax)).collect()
 }
 
-/// Write a Marquet file of `values` with ids `0..n` the way a user would with the
-/// defaults: geometry column form chosen from the data, Hilbert-ordered bulk write, then
-/// both spatial indexes with default parameters.
-pub fn write_marquet(path: &Path, values: &GeometryValues, layout: &Layout) -> Result<()> {
+/// Write a Marquet file of `values` with ids `0..n` as `marquet convert` writes a
+/// GeoParquet file of the same rows: an `id` column made as the importer makes a `uint64`
+/// column, the geometry column's form chosen from the data, and everything else from
+/// `layout` ([`WriteLayout`], the writers' one policy) — rows in Hilbert order, the block
+/// index maintained by the write, the R-tree (non-point columns) built once after it.
+/// `tests/bench_compare.rs` checks that this file and `convert`'s have the same layout.
+pub fn write_marquet(path: &Path, values: &GeometryValues, layout: &WriteLayout) -> Result<()> {
     if path.exists() {
         std::fs::remove_file(path).map_err(|e| io_err(path, e))?;
     }
     let ids: Vec<u64> = (0..values.len() as u64).collect();
     let f = File::create(path)?;
     let mut t = MarquetTable::create(&f, TABLE)?;
-    // Shuffle + zstd like the geometry (GeoParquet's files are zstd throughout).
-    t.add_column(
-        ID,
-        &crate::h5col::ColumnSpec::new(crate::h5::Dtype::U64)
-            .with_chunk_rows(layout.chunk_rows)
-            .with_filters(vec![crate::h5::Filter::Shuffle, crate::h5::Filter::Zstd(3)]),
-    )?;
     let form = choose_form(values)?;
-    t.add_geometry_column(
-        GEOMETRY,
-        &GeometryColumnSpec::default()
-            .with_form(form)
-            .with_chunk_rows(layout.chunk_rows)
-            .with_values_chunk_bytes(layout.values_chunk_bytes),
-    )?;
-    // Indexes declared on the empty table are maintained by the write from the boxes it
-    // computes anyway, instead of being built afterwards from a second read of the column.
-    let rtree = match layout.rtree {
-        RTreeChoice::On => true,
-        RTreeChoice::Off => false,
-        RTreeChoice::Auto => !matches!(form, crate::marquet::StorageForm::Point { .. }),
-    };
-    if !rtree || layout.block_index_with_rtree {
-        t.build_block_bbox(GEOMETRY, layout.block_length)?;
-    }
-    if rtree {
-        t.build_rtree(GEOMETRY, None)?;
-    }
+    let spec = layout.geometry_spec(GeometryColumnSpec::default().with_form(form), &covering_name(GEOMETRY, true, &|n| n == ID));
+    t.add_geometry_column(GEOMETRY, &spec)?;
+    t.add_column(ID, &crate::h5col::ColumnSpec::new(crate::h5::Dtype::U64).with_chunk_rows(layout.chunk_rows))?;
+    layout.declare_indexes(&t, GEOMETRY, false)?;
     let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values.clone());
-    t.write_table(&batch, &WriteOptions::default())?;
+    let opts = WriteOptions { spatial_order: layout.spatial_order, rtree: layout.rtree_on_append, indexes: false };
+    t.write_table(&batch, &opts)?;
+    layout.finish(&t, GEOMETRY)?;
     Ok(())
 }
 

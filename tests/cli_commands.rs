@@ -26,10 +26,12 @@ fn data(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel).display().to_string()
 }
 
-/// cities.parquet converted into `dir/cities.h5` as table /cities.
+/// cities.parquet converted into `dir/cities.h5` as table /cities, rows in the source's
+/// order and no index (the tests below count rows by position and build indexes
+/// themselves; tests/default_layout.rs checks what a plain `convert` writes).
 fn cities_h5(dir: &common::TempDir) -> String {
     let h5 = dir.join("cities.h5").display().to_string();
-    let (code, out, err) = marquet(&["convert", &data(CITIES), &h5, "--table", "/cities"]);
+    let (code, out, err) = marquet(&["convert", &data(CITIES), &h5, "--table", "/cities", "--keep-order", "--no-index"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().next().unwrap(), format!("{} -> {h5} (table /cities)", data(CITIES)));
     assert!(out.contains("imported 243 rows into /cities"), "{out}");
@@ -271,22 +273,30 @@ fn bench_writes_the_layout_it_is_given() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("marquet points         300 rows: write "), "{out}");
     assert!(out.contains("marquet polygons        40 rows: write "), "{out}");
-    // The default layout: a block index for points, an R-tree alone for polygons.
+    // The default layout (what `marquet convert` writes): a block index for points, a block
+    // index and an R-tree for polygons.
     let idx = |name: &str| marquet(&["index", &format!("{out_dir}/{name}.h5")]).1;
     assert_eq!(idx("points"), "BLOCK_BBOX /bench/SEARCH_INDEXES/geometry__block_bbox (valid)\n");
-    assert_eq!(idx("polygons"), "PACKED_RTREE /bench/SEARCH_INDEXES/geometry__rtree (valid)\n");
+    assert_eq!(
+        idx("polygons"),
+        "BLOCK_BBOX /bench/SEARCH_INDEXES/geometry__block_bbox (valid)\nPACKED_RTREE /bench/SEARCH_INDEXES/geometry__rtree (valid)\n"
+    );
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{out_dir}/marquet.json")).unwrap()).unwrap();
     assert_eq!(
         json["config"]["marquet_layout"],
-        serde_json::json!({"chunk_rows": 8192, "values_chunk_bytes": 262144, "block_length": 1024, "block_index_with_rtree": false, "rtree": "auto"})
+        serde_json::json!({"default": true, "spatial_order": true, "chunk_rows": 8192, "values_chunk_bytes": 262144,
+            "block_index": true, "block_length": 1024, "rtree": "auto", "covering": true})
     );
     // Layout options reach the files.
-    let (code, _, err) = marquet(&[&small[..], &["--rtree", "on", "--block-index-with-rtree", "--chunk-rows", "100"]].concat());
+    let (code, _, err) = marquet(&[&small[..], &["--rtree", "on", "--chunk-rows", "100"]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(idx("points").contains("PACKED_RTREE") && idx("points").contains("BLOCK_BBOX"), "{}", idx("points"));
     let f = File::open(format!("{out_dir}/points.h5")).unwrap();
     assert_eq!(f.table("/bench").unwrap().column("id").unwrap().chunk_rows(), Some(100));
     drop(f);
+    let (code, _, err) = marquet(&[&small[..], &["--no-index"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(idx("polygons"), "");
     // Bad input: an unknown R-tree choice.
     let (code, out, err) = marquet(&[&small[..], &["--rtree", "sideways"]].concat());
     assert_eq!((code, out.as_str()), (2, ""));

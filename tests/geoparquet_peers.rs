@@ -72,6 +72,12 @@ fn parquet_rows(p: &Path) -> u64 {
 }
 
 /// Import `p` into a fresh HDF5 file; returns the file path.
+/// Import options that keep the source's rows in order and add nothing (these tests check
+/// the column mapping row by row; the default layout has its own tests).
+fn in_order(table: &str) -> ImportOptions {
+    ImportOptions { layout: marquet::marquet::WriteLayout::plain(), ..ImportOptions::new(table) }
+}
+
 fn import(p: &Path, tag: &str, opts: &ImportOptions) -> (PathBuf, marquet::Result<geoparquet::ImportReport>) {
     let h5 = tmp(&format!("{tag}.h5"));
     let f = File::create(&h5).unwrap();
@@ -350,7 +356,7 @@ fn geometries_match_the_wkt_truth() {
     for (pq, truth) in &cases {
         let want = if truth.extension().unwrap() == "tsv" { read_tsv(truth) } else { read_csv(truth) };
         for (form, pf) in [("native", PointForm::Native), ("fixed", PointForm::FixedWkb), ("var", PointForm::VarWkb)] {
-            let opts = ImportOptions { point_form: pf, ..ImportOptions::new("/t") };
+            let opts = ImportOptions { point_form: pf, ..in_order("/t") };
             let (h5, r) = import(pq, &format!("truth_{}_{form}", tag_of(pq)), &opts);
             let rep = r.unwrap_or_else(|e| panic!("{}: {e}", rel(pq)));
             let got = table_wkts(&h5, "/t", &rep.geometry_columns[0].name);
@@ -499,7 +505,7 @@ fn export_and_reimport_is_bit_identical() {
     let mut n = 0;
     for (k, p) in good_files().into_iter().enumerate() {
         let tag = format!("rt_{}", tag_of(&p));
-        let (h5, r) = import(&p, &tag, &ImportOptions::new("/t"));
+        let (h5, r) = import(&p, &tag, &in_order("/t"));
         let rep = r.unwrap_or_else(|e| panic!("{}: {e}", rel(&p)));
         let before = geometry_bytes(&h5, "/t");
         let f = File::open(&h5).unwrap();
@@ -515,7 +521,7 @@ fn export_and_reimport_is_bit_identical() {
             let er = export_geoparquet(&f, "/t", &out, &ExportOptions { version: v, ..ExportOptions::default() })
                 .unwrap_or_else(|e| panic!("{} export {v:?}: {e}", rel(&p)));
             assert_eq!(er.rows, rep.rows);
-            let (h5b, r2) = import(&out, &format!("{tag}_{v:?}_back"), &ImportOptions::new("/t"));
+            let (h5b, r2) = import(&out, &format!("{tag}_{v:?}_back"), &in_order("/t"));
             let rep2 = r2.unwrap_or_else(|e| panic!("{} re-import {v:?}: {e}", rel(&p)));
             assert!(rep2.findings.iter().all(|f| f.code == code::CRS_NOT_PROJJSON), "{} {v:?}: {rep2}", rel(&p));
             assert_eq!(rep2.rows, rep.rows);
@@ -590,7 +596,7 @@ fn exported_2_0_file_has_native_types_stats_and_geo_metadata() {
 fn geojson_round_trip() {
     let _serial = serial();
     let p = peers().join("geoarrow-data/natural-earth/natural-earth_countries_geo.parquet");
-    let (h5, r) = import(&p, "gj_src", &ImportOptions::new("/t"));
+    let (h5, r) = import(&p, "gj_src", &in_order("/t"));
     r.unwrap();
     let f = File::open(&h5).unwrap();
     let gj = tmp("countries.geojson");
@@ -598,7 +604,7 @@ fn geojson_round_trip() {
     assert_eq!(er.rows, 177);
     let h5b = tmp("gj_back.h5");
     let fb = File::create(&h5b).unwrap();
-    let rep = import_geojson(&gj, &fb, &ImportOptions::new("/t")).unwrap();
+    let rep = import_geojson(&gj, &fb, &in_order("/t")).unwrap();
     assert_eq!(rep.rows, 177);
     drop(fb);
     let (a, b) = (table_wkts(&h5b, "/t", "geometry"), table_wkts(&h5, "/t", "geometry"));
@@ -626,7 +632,7 @@ fn geojson_round_trip() {
     std::fs::write(&src, text).unwrap();
     let h5c = tmp("small.h5");
     let fc = File::create(&h5c).unwrap();
-    let rep = import_geojson(&src, &fc, &ImportOptions::new("/s")).unwrap();
+    let rep = import_geojson(&src, &fc, &in_order("/s")).unwrap();
     assert_eq!(rep.rows, 3);
     assert!(matches!(rep.geometry_columns[0].form, StorageForm::Point { dims: Dimensions::Xyz, .. }));
     drop(fc);

@@ -141,7 +141,7 @@ fn skipped_blocks_cost_nothing_io_pattern() {
     }
     let vals: Vec<Option<Vec<u8>>> = cells.iter().map(|&(i, j)| Some(square(i as f64, j as f64, 0.5))).collect();
     let wkb_len = vals[0].as_ref().unwrap().len() as u64;
-    t.write_table(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(vals)), &WriteOptions::default()).unwrap();
+    t.write_table(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(vals)), &WriteOptions::default().without_indexes()).unwrap();
     t.build_block_bbox("g", None).unwrap();
     let IndexState::Usable(bi) = t.open_block_index("g").unwrap() else { panic!() };
     assert_eq!(bi.block_length, 64);

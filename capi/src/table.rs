@@ -313,6 +313,25 @@ pub unsafe extern "C" fn marquet_table_append(table: *const marquet_table, batch
     })
 }
 
+/// Write the batch's rows the fast, default way (`MarquetTable::write_table`): rows in
+/// Hilbert order of the primary geometry column (HEP002 §10.6); written into an empty table
+/// whose geometry columns have no spatial index, the default layout's indexes are declared
+/// first (a BLOCK_BBOX, plus a PACKED_RTREE for non-point columns; §10.3, §10.4) and built
+/// by this write. Otherwise as `marquet_table_append`: every value is checked before the
+/// file changes, NROWS is committed last, and a valid R-tree is rebuilt once. On success
+/// `*nrows` (if not NULL) receives the new row count. The batch is not consumed.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_table_write(table: *const marquet_table, batch: *const marquet_batch, nrows: *mut i64) -> i32 {
+    guard(|| {
+        let t = unsafe { ffi::handle(table)? };
+        let b = unsafe { ffi::handle(batch)? };
+        let n = t.lock().write_table(&b.batch, &mq::marquet::WriteOptions::default())?;
+        let n = ffi::to_i64(n, "nrows")?;
+        unsafe { ffi::write_opt(nrows, n) };
+        Ok(())
+    })
+}
+
 /// Describe geometry column `column`; free the result with `marquet_geometry_info_free`.
 #[no_mangle]
 pub unsafe extern "C" fn marquet_table_geometry_info(

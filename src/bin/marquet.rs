@@ -94,6 +94,67 @@ struct ConvertArgs {
     /// GeoParquet flavour to write.
     #[arg(long, value_parser = ["2.0", "1.1", "1.0"])]
     geoparquet_version: Option<String>,
+    #[command(flatten)]
+    layout: LayoutArgs,
+}
+
+/// How a written table is laid out (marquet::marquet::WriteLayout). The defaults are the
+/// measured fast layout; each flag turns one part off or changes it.
+#[derive(Args, Debug, Default)]
+struct LayoutArgs {
+    /// Keep the input's row order (default: Hilbert order of the geometries, HEP002 §10.6).
+    #[arg(long, help_heading = "Layout")]
+    keep_order: bool,
+    /// Build no spatial index (default: BLOCK_BBOX, plus a PACKED_RTREE for non-point columns).
+    #[arg(long, help_heading = "Layout")]
+    no_index: bool,
+    /// Packed R-tree: auto (non-point columns), on, off.
+    #[arg(long, value_parser = ["auto", "on", "off"], help_heading = "Layout")]
+    rtree: Option<String>,
+    /// BLOCK_BBOX block length in rows (default 1024).
+    #[arg(long, help_heading = "Layout")]
+    block_length: Option<u64>,
+    /// No covering (bbox) column for non-point geometry columns.
+    #[arg(long, help_heading = "Layout")]
+    no_covering: bool,
+    /// Chunk length in rows of geometry and attribute columns (default 8192).
+    #[arg(long, help_heading = "Layout")]
+    chunk_rows: Option<u64>,
+    /// Chunk length in bytes of variable-length WKB values (default 262144).
+    #[arg(long, help_heading = "Layout")]
+    values_chunk_bytes: Option<u64>,
+    /// Memory budget of the external Hilbert sort, in MiB (default 256).
+    #[arg(long, help_heading = "Layout")]
+    sort_memory_mib: Option<usize>,
+}
+
+impl LayoutArgs {
+    fn layout(&self) -> Result<marquet::marquet::WriteLayout, marquet::MarquetError> {
+        let mut l = marquet::marquet::WriteLayout::default().with_spatial_order(!self.keep_order);
+        if self.no_index {
+            l = l.without_indexes();
+        }
+        if let Some(r) = &self.rtree {
+            l = l.with_rtree(r.parse()?);
+        }
+        if let Some(b) = self.block_length {
+            if b == 0 {
+                return Err(marquet::MarquetError::InvalidArgument("--block-length must be at least 1".into()));
+            }
+            l = l.with_block_length(b);
+        }
+        l = l.with_covering(!self.no_covering);
+        if let Some(n) = self.chunk_rows {
+            l = l.with_chunk_rows(n);
+        }
+        if let Some(n) = self.values_chunk_bytes {
+            l = l.with_values_chunk_bytes(n);
+        }
+        if let Some(m) = self.sort_memory_mib {
+            l = l.with_sort_memory(m.saturating_mul(1 << 20));
+        }
+        Ok(l)
+    }
 }
 
 #[derive(Args)]
@@ -208,8 +269,12 @@ fn convert(a: ConvertArgs) -> ExitCode {
         Some(_) => Some(GeoParquetVersion::V2_0),
         None => None,
     };
+    let layout = match a.layout.layout() {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
     let bar = Bar::rows("convert");
-    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), ..ConvertOptions::default() };
+    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, ..ConvertOptions::default() };
     let res = convert(&a.input, &a.output, &opts);
     bar.finish();
     match res {
@@ -696,22 +761,9 @@ struct BenchArgs {
     /// Repetitions of the write and the full read.
     #[arg(long)]
     reps: Option<usize>,
-    /// Chunk length in rows of the id column, point columns and WKB offsets (layout
-    /// experiments; the default is the measured choice of marquet::bench::DEFAULT_LAYOUT).
-    #[arg(long)]
-    chunk_rows: Option<u64>,
-    /// Chunk length in bytes of WKB values.
-    #[arg(long)]
-    values_chunk_bytes: Option<u64>,
-    /// BLOCK_BBOX block length; 0 = the library's choice from the data.
-    #[arg(long)]
-    block_length: Option<u64>,
-    /// Build the packed R-tree: auto (not for points), on, off.
-    #[arg(long, value_parser = ["auto", "on", "off"])]
-    rtree: Option<String>,
-    /// Also build the block index when an R-tree is built.
-    #[arg(long)]
-    block_index_with_rtree: bool,
+    /// Layout experiments; without them the files are what `marquet convert` writes.
+    #[command(flatten)]
+    layout: LayoutArgs,
 }
 
 fn bench(a: BenchArgs) -> ExitCode {
@@ -721,24 +773,10 @@ fn bench(a: BenchArgs) -> ExitCode {
     c.polygons = a.polygons.unwrap_or(c.polygons);
     c.windows = a.windows.unwrap_or(c.windows);
     c.reps = a.reps.unwrap_or(c.reps);
-    if let Some(n) = a.chunk_rows {
-        c.layout.chunk_rows = n.max(1);
-    }
-    if let Some(n) = a.values_chunk_bytes {
-        c.layout.values_chunk_bytes = n.max(1);
-    }
-    if let Some(b) = a.block_length {
-        c.layout.block_length = (b > 0).then_some(b);
-    }
-    c.layout.block_index_with_rtree |= a.block_index_with_rtree;
-    if let Some(r) = a.rtree.as_deref() {
-        use marquet::bench::RTreeChoice;
-        c.layout.rtree = match r {
-            "on" => RTreeChoice::On,
-            "off" => RTreeChoice::Off,
-            _ => RTreeChoice::Auto,
-        };
-    }
+    c.layout = match a.layout.layout() {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
     match run(&c) {
         Ok(r) => {
             print!("{}", r.summary());

@@ -81,7 +81,11 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
             let tmp = temp_h5();
             let res = (|| {
                 let tf = File::create(&tmp)?;
-                let iopts = ImportOptions { table: default_table_name(source), progress: opts.progress.clone(), ..ImportOptions::default() };
+                // The staging table: rows in Hilbert order (the block index of the target
+                // then prunes the appended rows too), no index and no covering column (the
+                // target's append computes its own covering rows).
+                let layout = crate::marquet::WriteLayout::default().without_indexes().with_covering(false);
+                let iopts = ImportOptions { table: default_table_name(source), progress: opts.progress.clone(), layout, ..ImportOptions::default() };
                 let r = match fmt {
                     Format::GeoParquet => import_geoparquet(source, &tf, &iopts)?,
                     _ => import_geojson(source, &tf, &iopts)?,

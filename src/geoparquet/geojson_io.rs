@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, StringArray};
+use arrow_array::{Array, ArrayRef, BinaryArray, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field};
 use geojson::{Feature, FeatureReader, GeometryValue, Position};
 use serde_json::Value;
@@ -22,12 +22,14 @@ use serde_json::Value;
 use super::arrow_cols::{self, Plan, Planned, StrStats};
 use super::export::{ExportReport, Summary};
 use super::import::{GeometryImport, ImportOptions, ImportReport, PointForm};
+use super::sort::{HilbertSorter, KeyCollector};
+use crate::index::geodesic::EdgeModel;
 use super::io_err;
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, Dtype};
 use crate::h5col::{ColumnKind, File};
 use crate::marquet::{choose_form, Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
-use crate::spec::{names, Dimensions, GeometryKind};
+use crate::spec::{names, BBox, Dimensions, GeometryKind};
 use crate::wkb::{self, Coord, Geometry};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,16 +171,29 @@ pub fn to_geojson(g: &Geometry) -> GeometryValue {
 pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
     let mut report = ImportReport { table: opts.table.clone(), ..Default::default() };
     // Pass 1: property types, string lengths, geometry kinds.
-    let mut keys: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     let mut types: Vec<PType> = Vec::new();
     let mut stats: Vec<StrStats> = Vec::new();
     let mut id_type = PType::Null;
     let mut id_stats = StrStats::default();
     let (mut all_points, mut dims_seen) = (true, BTreeSet::new());
     let mut nfeat = 0u64;
+    // Hilbert keys of the geometries (HEP002 §10.6; see super::sort).
+    let mut keys = opts.layout.spatial_order.then(KeyCollector::default);
     for f in features(input)? {
         let f = f?;
         nfeat += 1;
+        if let Some(k) = keys.as_mut() {
+            let b = match &f.geometry {
+                None => BBox::EMPTY,
+                Some(g) => {
+                    let w = wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian);
+                    crate::marquet::bounds::geometry_box(&w, EdgeModel::Planar, false)
+                        .map_err(|e| e.into_marquet(format!("{}: feature {}", input.display(), nfeat - 1), None))?
+                }
+            };
+            k.push(&b);
+        }
         if let Some(id) = &f.id {
             match id {
                 geojson::feature::Id::String(s) => {
@@ -199,13 +214,13 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
             dims_seen.insert(wg.dims());
         }
         for (k, v) in f.properties_iter() {
-            let i = match keys.iter().position(|x| x == k) {
+            let i = match names.iter().position(|x| x == k) {
                 Some(i) => i,
                 None => {
-                    keys.push(k.clone());
+                    names.push(k.clone());
                     types.push(PType::Null);
                     stats.push(StrStats::default());
-                    keys.len() - 1
+                    names.len() - 1
                 }
             };
             types[i] = join(types[i], ptype(v));
@@ -245,7 +260,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     };
     let id_plan = mk("id".into(), id_type, &id_stats, &mut used);
     let mut plans: Vec<(usize, Planned)> = Vec::new();
-    for (i, k) in keys.iter().enumerate() {
+    for (i, k) in names.iter().enumerate() {
         match mk(k.clone(), types[i], &stats[i], &mut used) {
             Some(p) => plans.push((i, p)),
             None => report.skipped.push((k.clone(), "every value is null: no type to give the column".into())),
@@ -263,18 +278,31 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
         StorageForm::VarWkb
     };
     let mut t = MarquetTable::create(file, &opts.table)?;
-    let mut spec = GeometryColumnSpec::default().with_form(form).with_chunk_rows(opts.chunk_rows);
+    let mut spec = GeometryColumnSpec::default().with_form(form);
     spec.crs = Crs::Default;
+    let cov = crate::marquet::layout::covering_name("geometry", true, &|n| used.contains(n));
+    let spec = opts.layout.geometry_spec(spec, &cov);
     t.add_geometry_column("geometry", &spec)?;
+    opts.layout.declare_indexes(&t, "geometry", false)?;
     if let Some(p) = &id_plan {
-        p.create(&t, opts.chunk_rows)?;
+        p.create(&t, opts.layout.chunk_rows)?;
         report.columns.push((p.name.clone(), "feature id".into()));
     }
     for (i, p) in &plans {
-        p.create(&t, opts.chunk_rows)?;
-        report.columns.push((p.name.clone(), format!("property {:?} ({:?})", keys[*i], types[*i])));
+        p.create(&t, opts.layout.chunk_rows)?;
+        report.columns.push((p.name.clone(), format!("property {:?} ({:?})", names[*i], types[*i])));
     }
-    // Pass 2.
+    // Pass 2: record batches of the geometry (WKB) and the planned columns, in Hilbert
+    // order through the sorter when the layout orders rows.
+    let mut fields = vec![Field::new("geometry", DataType::Binary, true)];
+    let mut col_plans: Vec<&Planned> = Vec::new();
+    if let Some(p) = &id_plan {
+        col_plans.push(p);
+    }
+    col_plans.extend(plans.iter().map(|(_, p)| p));
+    let mut sorter = keys.map(|k| HilbertSorter::new(k.keys(), opts.layout.sort_memory, super::import::spill_dir(file)));
+    let mut schema: Option<arrow_schema::SchemaRef> = None;
+    let mut pending: Vec<RecordBatch> = Vec::new();
     let mut it = features(input)?.fuse();
     loop {
         let mut chunk: Vec<Feature> = Vec::with_capacity(opts.batch_rows.min(65_536));
@@ -287,11 +315,11 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
         if chunk.is_empty() {
             break;
         }
-        let geoms: Vec<Option<Vec<u8>>> = chunk
+        let geoms: BinaryArray = chunk
             .iter()
             .map(|f| f.geometry.as_ref().map(|g| wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian)))
             .collect();
-        let mut gb = GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(geoms));
+        let mut cols: Vec<ArrayRef> = vec![Arc::new(geoms)];
         if let Some(p) = &id_plan {
             let vals: Vec<Value> = chunk
                 .iter()
@@ -301,15 +329,38 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
                     None => Value::Null,
                 })
                 .collect();
-            gb.columns.columns.insert(p.name.clone(), p.values(&json_array(&vals, &p.plan))?);
+            cols.push(json_array(&vals, &p.plan));
         }
         for (i, p) in &plans {
-            let vals: Vec<Value> = chunk.iter().map(|f| f.property(&keys[*i]).cloned().unwrap_or(Value::Null)).collect();
-            gb.columns.columns.insert(p.name.clone(), p.values(&json_array(&vals, &p.plan))?);
+            let vals: Vec<Value> = chunk.iter().map(|f| f.property(&names[*i]).cloned().unwrap_or(Value::Null)).collect();
+            cols.push(json_array(&vals, &p.plan));
         }
-        t.append(&gb)?;
-        opts.progress.report(t.nrows()?, Some(nfeat));
+        let sch = schema
+            .get_or_insert_with(|| {
+                for (k, c) in cols.iter().enumerate().skip(1) {
+                    fields.push(Field::new(format!("c{k}"), c.data_type().clone(), true));
+                }
+                Arc::new(arrow_schema::Schema::new(std::mem::take(&mut fields)))
+            })
+            .clone();
+        let batch = RecordBatch::try_new(sch, cols).map_err(|e| io_err(&input.display().to_string(), e))?;
+        match sorter.as_mut() {
+            Some(s) => s.push(batch)?,
+            None => pending.push(batch),
+        }
+        // Unsorted: append as we go (memory bounded by one batch).
+        for b in pending.drain(..) {
+            append_geojson_batch(&t, &b, &col_plans)?;
+            opts.progress.report(t.nrows()?, Some(nfeat));
+        }
     }
+    if let Some(s) = sorter {
+        for b in s.finish(opts.batch_rows)? {
+            append_geojson_batch(&t, &b?, &col_plans)?;
+            opts.progress.report(t.nrows()?, Some(nfeat));
+        }
+    }
+    opts.layout.finish(&t, "geometry")?;
     report.rows = t.nrows()?;
     debug_assert_eq!(report.rows, nfeat);
     let info = t.geometry_column("geometry")?;
@@ -320,9 +371,20 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
         crs: info.crs.clone(),
         edges: info.edges.clone(),
         types: info.types.clone().unwrap_or_default(),
-        covering: None,
+        covering: info.covering.clone(),
     });
     Ok(report)
+}
+
+/// Append one record batch of [`import_geojson`]'s pass 2: column 0 is the geometry, then
+/// one column per plan.
+fn append_geojson_batch(t: &MarquetTable, b: &RecordBatch, plans: &[&Planned]) -> Result<()> {
+    let mut gb = GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(arrow_cols::binaries(b.column(0))?));
+    for (k, p) in plans.iter().enumerate() {
+        gb.columns.columns.insert(p.name.clone(), p.values(b.column(k + 1))?);
+    }
+    t.append(&gb)?;
+    Ok(())
 }
 
 fn json_array(vals: &[Value], plan: &Plan) -> ArrayRef {

@@ -11,10 +11,11 @@ use parquet::basic::{EdgeInterpolationAlgorithm, LogicalType};
 
 use super::arrow_cols::{self, Planned, StrStats};
 use super::meta::{self, Encoding, GeoColumnMeta};
+use super::sort::{HilbertSorter, KeyCollector};
 use super::{code, fail, geoarrow, io_err, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
-use crate::marquet::{Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+use crate::marquet::{bounds, layout, order, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
 use crate::spec::{names, BBox, Dimensions, GeometryKind, GeometryType};
 use crate::wkb;
 
@@ -39,9 +40,9 @@ pub struct ImportOptions {
     pub point_form: PointForm,
     /// Rows per record batch (and per append).
     pub batch_rows: usize,
-    /// Chunk length (rows) of the new column datasets (default: the geometry default,
-    /// [`crate::marquet::GEOMETRY_CHUNK_ROWS`], so that window queries read small chunks).
-    pub chunk_rows: u64,
+    /// How the new table is laid out: row order, spatial indexes, covering columns, chunk
+    /// sizes (default [`WriteLayout::default`], the layout every writer uses).
+    pub layout: WriteLayout,
     /// Longest string stored as fixed-length UTF-8.
     pub max_fixed_string: usize,
     /// Every [`Finding`] is an error (a strict GeoParquet reader).
@@ -56,7 +57,7 @@ impl Default for ImportOptions {
             table: "/table".into(),
             point_form: PointForm::Native,
             batch_rows: DEFAULT_BATCH_ROWS,
-            chunk_rows: crate::marquet::GEOMETRY_CHUNK_ROWS,
+            layout: WriteLayout::default(),
             max_fixed_string: DEFAULT_MAX_FIXED_STRING,
             strict: false,
             progress: crate::Progress::default(),
@@ -471,19 +472,47 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         }
     }
 
+    // Hilbert keys of the primary geometry column (HEP002 §10.6), from a pass over that
+    // column alone: the rows are then sorted with bounded memory (super::sort).
+    let mut sort_keys: Option<Vec<u64>> = None;
+    if let (true, Some(gp)) = (opts.layout.spatial_order, geoms.first()) {
+        let b = open()?;
+        let mask = ProjectionMask::roots(b.parquet_schema(), [gp.root]);
+        let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
+        let model = bounds::edge_model(&gp.meta.edges);
+        let mut keys = KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize);
+        for batch in reader {
+            let batch = batch.map_err(|e| io_err(&path, e))?;
+            let a = batch.column(0);
+            let v = match gp.meta.encoding {
+                Encoding::Wkb => GeometryValues::Wkb(arrow_cols::binaries(a)?),
+                Encoding::Native(k) => geoarrow::to_values(&gp.meta.name, k, a)?,
+            };
+            for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
+                keys.push(&bx);
+            }
+        }
+        sort_keys = Some(keys.keys());
+    }
+
     // Create the table.
     let mut t = MarquetTable::create(file, &opts.table)?;
     let mut order: Vec<(usize, String)> = Vec::new();
     for gp in &geoms {
         let m = &gp.meta;
-        let mut spec = GeometryColumnSpec { form: Some(gp.form), crs: m.crs.clone(), epoch: m.epoch, ..Default::default() }
-            .with_chunk_rows(opts.chunk_rows);
+        let mut spec = GeometryColumnSpec { form: Some(gp.form), crs: m.crs.clone(), epoch: m.epoch, ..Default::default() };
         if !m.edges.is_planar() {
             spec.edges = Some(m.edges.clone());
         }
         spec.orientation_ccw = m.orientation_ccw;
         spec.covering = gp.covering.clone();
         spec.covering_f32 = gp.covering_f32;
+        let primary = order.is_empty();
+        let cov_name = layout::covering_name(&gp.name, primary, &|n| used.contains(n));
+        let mut spec = opts.layout.geometry_spec(spec, &cov_name);
+        if spec.covering.as_deref() == Some(cov_name.as_str()) && gp.covering.is_none() {
+            used.insert(cov_name.clone());
+        }
         if let Some(n) = &m.crs_note {
             spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {}", source_crs_text(&kvs, &m.name, n)));
         }
@@ -492,12 +521,15 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             e => e,
         })?;
         order.push((gp.root, gp.name.clone()));
-        if let Some(c) = &gp.covering {
+        if let Some(c) = &spec.covering {
             order.push((gp.root, c.clone()));
         }
     }
+    for gp in &geoms {
+        opts.layout.declare_indexes(&t, &gp.name, false)?;
+    }
     for p in &planned {
-        p.create(&t, opts.chunk_rows)?;
+        p.create(&t, opts.layout.chunk_rows)?;
         order.push((p.path[0], p.name.clone()));
         report.columns.push((p.name.clone(), describe_plan(p, schema.field(p.path[0]).data_type())));
     }
@@ -513,8 +545,18 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
     let mask = ProjectionMask::roots(b.parquet_schema(), roots_needed.iter().copied());
     let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
     let pos: BTreeMap<usize, usize> = roots_needed.iter().enumerate().map(|(p, r)| (*r, p)).collect();
-    for batch in reader {
-        let batch: RecordBatch = batch.map_err(|e| io_err(&path, e))?;
+    let batches: Box<dyn Iterator<Item = Result<RecordBatch>>> = match sort_keys.take() {
+        Some(keys) => {
+            let mut sorter = HilbertSorter::new(keys, opts.layout.sort_memory, spill_dir(file));
+            for batch in reader {
+                sorter.push(batch.map_err(|e| io_err(&path, e))?)?;
+            }
+            Box::new(sorter.finish(opts.batch_rows)?)
+        }
+        _ => Box::new(reader.map(|b| b.map_err(|e| io_err(&path, e)))),
+    };
+    for batch in batches {
+        let batch: RecordBatch = batch?;
         let mut gb = GeoBatch::new();
         for gp in &geoms {
             let a: &ArrayRef = batch.column(pos[&gp.root]);
@@ -537,6 +579,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         opts.progress.report(t.nrows()?, total_rows);
     }
     report.rows = t.nrows()?;
+    for gp in &geoms {
+        opts.layout.finish(&t, &gp.name)?;
+    }
 
     // Compare what the file declared with what it holds.
     for gp in &geoms {
@@ -713,4 +758,15 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
 #[allow(dead_code)]
 fn is_null(a: &ArrayRef, i: usize) -> bool {
     a.is_null(i)
+}
+
+/// Where the external sort spills: next to the output file (same file system, which has
+/// room for the output anyway), or the system's temporary directory for an in-memory file.
+pub(crate) fn spill_dir(file: &File) -> std::path::PathBuf {
+    let p = std::path::PathBuf::from(file.filename());
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() && d.is_dir() => d.to_path_buf(),
+        Some(_) if p.is_file() => std::path::PathBuf::from("."),
+        _ => std::env::temp_dir(),
+    }
 }

@@ -23,6 +23,7 @@ pub mod geoarrow;
 pub mod geojson_io;
 pub mod import;
 pub mod meta;
+pub mod sort;
 
 use std::path::{Path, PathBuf};
 
@@ -158,6 +159,9 @@ pub struct ConvertOptions {
     /// Called after each batch imported or exported (GeoParquet and GeoJSON import,
     /// GeoParquet export), with the rows done so far and the total.
     pub progress: crate::Progress,
+    /// How an imported table is laid out (default [`WriteLayout::default`]: Hilbert order,
+    /// block index, R-tree for non-point columns, covering columns).
+    pub layout: crate::marquet::WriteLayout,
 }
 
 /// What [`convert`] did.
@@ -235,6 +239,7 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         strict: opts.strict,
         point_form: opts.point_form.unwrap_or_default(),
         progress: opts.progress.clone(),
+        layout: opts.layout.clone(),
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {

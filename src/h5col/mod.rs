@@ -645,9 +645,13 @@ impl Table {
         // Everything the commit publishes is on disk before the commit itself, so the final
         // flush writes little more than GENERATION and NROWS (local ruling L6).
         h5::flush(self.id())?;
-        // Step 5.
+        // Step 5. Flushed on its own: GENERATION and NROWS may sit in different metadata
+        // cache entries, which one flush writes in no fixed order, so a kill inside a single
+        // flush could publish the new NROWS under the old GENERATION (a state HEP001 §12.3's
+        // order rules out; tests/crash_append.rs saw it).
         if let Some(g) = g_old {
             h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
+            h5::flush(self.id())?;
         }
         // Step 6: commit.
         h5::attr_write_u64(self.id(), names::NROWS, n_new)?;
@@ -670,8 +674,11 @@ impl Table {
         }
         let g_old = self.generation()?;
         index::maintain_after_truncate(self, new_nrows, g_old.map(|g| g.wrapping_add(1)))?;
+        h5::flush(self.id())?;
         if let Some(g) = g_old {
+            // Flushed before NROWS, as in `append_with`.
             h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
+            h5::flush(self.id())?;
         }
         h5::attr_write_u64(self.id(), names::NROWS, new_nrows)?;
         h5::flush(self.id())

@@ -10,7 +10,7 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::{Batch, ColumnKind, ColumnValues};
 use crate::progress::Progress;
 
-use super::spatial_index::RTreeOnAppend;
+use super::spatial_index::{RTreeOnAppend, SpatialIndexKind};
 use super::{GeoBatch, GeometryValues, MarquetTable};
 
 /// Rows read from the source and appended at a time: one row block at the default chunk
@@ -75,8 +75,30 @@ impl MarquetTable {
     /// Each batch is one committed append: an error in a later batch (a value that does not
     /// fit this table's datatypes) leaves the earlier batches in the table. The column sets
     /// are compared first ([`MarquetTable::check_append_source`]).
+    ///
+    /// Packed R-trees cannot be extended (HEP002 §10.4): the batches leave them stale and,
+    /// when `rtree` is [`RTreeOnAppend::Rebuild`], every R-tree that was valid before the
+    /// operation is rebuilt once at its end, so an append costs what it adds plus at most one
+    /// rebuild, not one rebuild per batch. Block indexes, BBOX, GEOMETRY_TYPES and covering
+    /// rows are maintained by every batch.
     pub fn append_from(&self, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
         self.check_append_source(src)?;
+        let mut valid_rtrees = Vec::new();
+        if rtree == RTreeOnAppend::Rebuild {
+            for g in self.geometry_column_names()? {
+                if self.spatial_indexes(&g)?.iter().any(|i| i.kind == SpatialIndexKind::PackedRTree && i.valid) {
+                    valid_rtrees.push(g);
+                }
+            }
+        }
+        let appended = self.append_batches_from(src, batch_rows, progress)?;
+        for g in &valid_rtrees {
+            self.rebuild_rtrees(g)?;
+        }
+        Ok(appended)
+    }
+
+    fn append_batches_from(&self, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
         let (cols, geoms) = appendable(src)?;
         let n = src.nrows()?;
         let step = batch_rows.max(1);
@@ -103,7 +125,7 @@ impl MarquetTable {
                 };
                 gb.columns.columns.insert(c.clone(), v);
             }
-            self.append_with_options(&gb, rtree)?;
+            self.append_with_options(&gb, RTreeOnAppend::LeaveStale)?;
             s = e;
             progress.report(s, Some(n));
         }

@@ -2,12 +2,14 @@
 //! covering columns, and summary maintenance on append (§11.1).
 
 pub mod bounds;
+pub mod layout;
 pub mod spatial_index;
 pub mod order;
 pub mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use layout::{RTreeChoice, WriteLayout};
 pub use order::WriteOptions;
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};

@@ -16,7 +16,7 @@ use crate::spec::BBox;
 
 use super::bounds;
 use super::spatial_index::RTreeOnAppend;
-use super::{GeoBatch, GeometryValues, MarquetTable};
+use super::{GeoBatch, GeometryValues, MarquetTable, WriteLayout};
 
 /// Options of [`MarquetTable::write_table`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,11 +25,15 @@ pub struct WriteOptions {
     pub spatial_order: bool,
     /// What happens to valid packed R-trees.
     pub rtree: RTreeOnAppend,
+    /// Writing into an empty table whose geometry columns have no spatial index, declare
+    /// the indexes of [`WriteLayout::default`] first (a BLOCK_BBOX, and a PACKED_RTREE for
+    /// non-point columns; HEP002 §10.3, §10.4): default on.
+    pub indexes: bool,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { spatial_order: true, rtree: RTreeOnAppend::Rebuild }
+        WriteOptions { spatial_order: true, rtree: RTreeOnAppend::Rebuild, indexes: true }
     }
 }
 
@@ -41,6 +45,11 @@ impl WriteOptions {
     }
     pub fn with_rtree(mut self, r: RTreeOnAppend) -> Self {
         self.rtree = r;
+        self
+    }
+    /// Declare no index (see [`WriteOptions::indexes`]).
+    pub fn without_indexes(mut self) -> Self {
+        self.indexes = false;
         self
     }
 }
@@ -213,12 +222,23 @@ impl MarquetTable {
     /// Append `batch` with its rows first ordered spatially by the primary geometry column
     /// (HEP002 §10.6). See [`MarquetTable::write_table`] to choose.
     pub fn append_sorted(&self, batch: &GeoBatch) -> Result<u64> {
-        self.write_table(batch, &WriteOptions { spatial_order: true, rtree: self.rtree_on_append() })
+        self.write_table(batch, &WriteOptions { spatial_order: true, rtree: self.rtree_on_append(), indexes: false })
     }
 
     /// The bulk-write convenience: append `batch`, ordered spatially by the primary geometry
     /// column unless `opts.spatial_order` is off, maintaining the indexes as `opts` says.
+    /// Into an empty table without spatial indexes it first declares the default layout's
+    /// indexes ([`WriteOptions::indexes`]), which this one append then builds from memory.
     pub fn write_table(&self, batch: &GeoBatch, opts: &WriteOptions) -> Result<u64> {
+        if opts.indexes && self.nrows()? == 0 {
+            let mut none = true;
+            for g in self.geometry_column_names()? {
+                none &= self.spatial_indexes(&g)?.is_empty();
+            }
+            if none {
+                WriteLayout::default().declare_all(self, true)?;
+            }
+        }
         if !opts.spatial_order {
             return self.append_with_options(batch, opts.rtree);
         }

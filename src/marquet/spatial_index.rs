@@ -330,8 +330,18 @@ impl MarquetTable {
     /// Rebuild every Marquet index of `col` in place, valid or stale, keeping its block length
     /// or node size. Returns the paths rebuilt.
     pub fn rebuild_indexes(&self, col: &str) -> Result<Vec<String>> {
+        self.rebuild_where(col, |_| true)
+    }
+
+    /// Rebuild the packed R-trees of `col` in place, valid or stale, keeping their node size
+    /// (an append operation's single rebuild, issue #16). Returns the paths rebuilt.
+    pub fn rebuild_rtrees(&self, col: &str) -> Result<Vec<String>> {
+        self.rebuild_where(col, |k| k == SpatialIndexKind::PackedRTree)
+    }
+
+    fn rebuild_where(&self, col: &str, which: impl Fn(SpatialIndexKind) -> bool) -> Result<Vec<String>> {
         let mut out = Vec::new();
-        for idx in self.spatial_indexes(col)? {
+        for idx in self.spatial_indexes(col)?.into_iter().filter(|i| which(i.kind)) {
             let o = h5::object_open(self.table().id(), &idx.info.path)?;
             match idx.kind {
                 SpatialIndexKind::BlockBBox => {
