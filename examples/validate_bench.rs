@@ -15,7 +15,7 @@ use marquet::validate::{validate_file, Options};
 
 const BATCH: usize = 65_536;
 const VERTICES: usize = 16;
-const UTM: &str = r#"{"type":"ProjectedCRS","name":"NAD83(CSRS) / UTM zone 20N","id":{"authority":"EPSG","code":2961}}"#;
+const UTM: &str = r#"{"type":"ProjectedCRS","name":"NAD83(CSRS) / UTM zone 20N","base_crs":{"name":"NAD83(CSRS)","datum":{"type":"GeodeticReferenceFrame","name":"NAD83 Canadian Spatial Reference System","ellipsoid":{"name":"GRS 1980","semi_major_axis":6378137,"inverse_flattening":298.257222101}}},"conversion":{"name":"UTM zone 20N","method":{"name":"Transverse Mercator","id":{"authority":"EPSG","code":9807}}},"coordinate_system":{"subtype":"Cartesian","axis":[{"name":"Easting","abbreviation":"E","direction":"east","unit":"metre"},{"name":"Northing","abbreviation":"N","direction":"north","unit":"metre"}]},"id":{"authority":"EPSG","code":2961}}"#;
 
 /// A closed counterclockwise ring of `VERTICES` points around (cx, cy).
 fn polygon(cx: f64, cy: f64, r: f64) -> Vec<u8> {

@@ -1111,6 +1111,14 @@ int32_t marquet_table_append(const struct marquet_table *table,
                              int64_t *nrows);
 
 /**
+ * What this table handle's appends and geometry updates do with polygon rings wound
+ * against a column's `ORIENTATION = COUNTERCLOCKWISE` (HEP002 §9.2): `rewind` 0 refuses
+ * them with `MARQUET_STATUS_INVALID_ARGUMENT`, naming the row (the default); 1 reverses
+ * them (exterior rings counterclockwise, holes clockwise).
+ */
+int32_t marquet_table_set_rewind_rings(const struct marquet_table *table, int32_t rewind);
+
+/**
  * Write the batch's rows the fast, default way (`MarquetTable::write_table`): rows in
  * Hilbert order of the primary geometry column (HEP002 §10.6); written into an empty table
  * whose geometry columns have no spatial index, the default layout's indexes are declared

@@ -11,7 +11,8 @@
 # 4. without arguments: cargo doc -D warnings, scripts/check-msrv.sh,
 #    scripts/test-package.sh
 #
-# Env contract for tests: MARQUET_H5DUMP = absolute path of an h5dump >= 1.12.
+# Env contract for tests: MARQUET_H5DUMP = absolute path of an h5dump >= 1.12;
+# MARQUET_REQUIRE_H5DUMP=1 = the golden-DDL tests fail (not skip) without one.
 # If MARQUET_H5DUMP is already set it is used as is (after a sanity check).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,6 +36,8 @@ case "$ver" in
     *) echo "[test.sh] ERROR: $MARQUET_H5DUMP reports '$ver'; need h5dump >= 1.12" >&2; exit 1 ;;
 esac
 export MARQUET_H5DUMP
+# The golden-DDL tests fail instead of skipping when they find no h5dump.
+export MARQUET_REQUIRE_H5DUMP=1
 echo "[test.sh] MARQUET_H5DUMP=$MARQUET_H5DUMP ($ver)" >&2
 _t h5dump "$t"
 

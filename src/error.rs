@@ -38,6 +38,12 @@ pub enum MarquetError {
     #[error("{path}{}: invalid wkb: {message}", row.map(|r| format!(" row {r}")).unwrap_or_default())]
     InvalidWkb { path: String, row: Option<u64>, message: String },
 
+    /// A value or an operation the producer refuses because writing it would break a rule
+    /// of HEP001 or HEP002 (e.g. a clockwise exterior ring under `ORIENTATION =
+    /// COUNTERCLOCKWISE`, or an H5Col append to a Marquet table). Nothing was written.
+    #[error("{path}{}: {rule}: {message}", row.map(|r| format!(" row {r}")).unwrap_or_default())]
+    Refused { path: String, row: Option<u64>, rule: &'static str, message: String },
+
     /// A search index failed its validity check where the caller required it.
     #[error("{path}: stale search index ({message})")]
     StaleIndex { path: String, message: String },

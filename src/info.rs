@@ -46,8 +46,14 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
     if mq::is_marquet_table(&t)? {
         is_marquet = true;
         let m = MarquetTable::from_table(f.table(path)?)?;
-        if m.is_interpretable() {
+        {
             for g in m.geometry_column_names()? {
+                // R16, HEP002 §6.2: a column this library cannot interpret is reported as
+                // such (its data is listed with the plain columns above).
+                if let Some(why) = m.not_interpretable(&g)? {
+                    geoms.push(json!({"name": g, "interpretable": false, "reason": why}));
+                    continue;
+                }
                 let i = m.geometry_column(&g)?;
                 let bbox = i.bbox.map(|(b, z, mm)| {
                     let mut v = vec![b.xmin, b.ymin];
@@ -72,6 +78,7 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
                     .collect();
                 geoms.push(json!({
                     "name": g,
+                    "interpretable": true,
                     "storage_form": i.form.describe(),
                     "encoding": i.form.encoding(),
                     "geometry_types": i.types.map(|v| v.iter().map(|t| t.name()).collect::<Vec<_>>()),
@@ -118,6 +125,10 @@ pub fn render_text(v: &Value) -> String {
             s += &format!("  column {:<24} {:<8} {:>12} bytes  {}\n", c["name"].as_str().unwrap_or(""), c["kind"].as_str().unwrap_or(""), c["stored_bytes"], c["dtype"].as_str().unwrap_or(""));
         }
         for g in t["geometry_columns"].as_array().into_iter().flatten() {
+            if g["interpretable"].as_bool() == Some(false) {
+                s += &format!("  geometry {}: not interpretable ({}); read as plain h5col data\n", g["name"].as_str().unwrap_or(""), g["reason"].as_str().unwrap_or(""));
+                continue;
+            }
             s += &format!(
                 "  geometry {}: {}; types {}; crs {}; edges {}{}\n",
                 g["name"].as_str().unwrap_or(""),
@@ -266,13 +277,22 @@ pub fn dump_row_list(f: &File, table: &str, rows: &[u64], format: DumpFormat) ->
 /// The rows `rows[span.first..span.last]` of each span, read as the span's row range.
 fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSpan], format: DumpFormat) -> Result<String> {
     let t = f.table(table)?;
+    // Geometry columns this library can interpret; the others are dumped as plain H5Col
+    // data (ruling R16, HEP002 §6.2).
     let geo: Vec<String> = if mq::is_marquet_table(&t)? {
-        MarquetTable::from_table(f.table(table)?)?.geometry_column_names().unwrap_or_default()
+        let m = MarquetTable::from_table(f.table(table)?)?;
+        let mut v = Vec::new();
+        for g in m.geometry_column_names().unwrap_or_default() {
+            if m.not_interpretable(&g)?.is_none() {
+                v.push(g);
+            }
+        }
+        v
     } else {
         Vec::new()
     };
     let m = if geo.is_empty() { None } else { Some(MarquetTable::from_table(f.table(table)?)?) };
-    let primary = m.as_ref().and_then(|m| m.primary_geometry_column().ok());
+    let primary = m.as_ref().and_then(|m| m.primary_geometry_column().ok()).filter(|p| geo.contains(p));
     let cols = t.column_names()?;
     // cells[c][r]: the rendering of a value, None when missing; numeric[c]: a number column.
     let mut cells: Vec<Vec<Option<String>>> = Vec::new();

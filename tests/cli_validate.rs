@@ -86,3 +86,36 @@ fn usage_errors_are_reported_by_clap() {
     assert_eq!(code, 2);
     assert!(err.to_lowercase().contains("usage"), "{err}");
 }
+
+/// Every file of the malformed-file registry (testdata/bad) makes `marquet validate` exit 1,
+/// and every error it reports names its rule and its registered sub-check (issue 18).
+#[test]
+fn every_bad_file_is_reported_with_a_named_rule_and_check() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bad");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("h5") {
+            continue;
+        }
+        n += 1;
+        let (code, out, err) = marquet(&["validate", p.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 1, "{}: {out}{err}", p.display());
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let errors: Vec<&serde_json::Value> = v["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| t["findings"].as_array().unwrap())
+            .filter(|f| f["severity"] == "error")
+            .collect();
+        assert!(!errors.is_empty(), "{}", p.display());
+        for f in errors {
+            let rule = f["rule"].as_str().unwrap_or("");
+            let check = f["check"].as_str().unwrap_or("");
+            assert!(rule.starts_with("HEP00") || check == "unreadable", "{}: {f}", p.display());
+            assert!(marquet::validate::checks::by_id(check).is_some(), "{}: unregistered check in {f}", p.display());
+        }
+    }
+    assert!(n >= marquet::validate::checks::ALL.len(), "{n} bad files");
+}

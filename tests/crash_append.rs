@@ -181,7 +181,11 @@ struct Summary {
 /// Unequal column extents are the same phenomenon seen from H5Col: each dataset's extent is
 /// its own object header, the extents are flushed (all equal) before any data is written,
 /// and only a kill inside that H5Fflush can leave some headers written and others not.
-const STRUCTURAL: [&str; 5] = ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent", "differs from extent"];
+/// Damage HDF5 itself can leave when the kill lands inside `H5Fflush` (local ruling L9),
+/// among them a superblock whose end-of-file address was written before the data that
+/// extends the file ("truncated file").
+const STRUCTURAL: [&str; 6] =
+    ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent", "differs from extent", "truncated file"];
 
 /// Data and NROWS must always be exactly a committed state. A search index that passes
 /// the validity check but is wrong or unreadable is the known library bug described at

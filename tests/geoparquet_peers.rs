@@ -14,6 +14,7 @@ use marquet::geoparquet::{
 };
 use marquet::h5col::File;
 use marquet::marquet::{Crs, Edges, MarquetTable, StorageForm};
+use marquet::validate::{validate_file, Options as ValidateOptions};
 use marquet::wkb::{self, Coord, Geometry};
 use marquet::{Dimensions, GeometryKind, GeometryType};
 
@@ -71,18 +72,34 @@ fn parquet_rows(p: &Path) -> u64 {
     r.metadata().file_metadata().num_rows() as u64
 }
 
-/// Import `p` into a fresh HDF5 file; returns the file path.
 /// Import options that keep the source's rows in order and add nothing (these tests check
 /// the column mapping row by row; the default layout has its own tests).
 fn in_order(table: &str) -> ImportOptions {
     ImportOptions { layout: marquet::marquet::WriteLayout::plain(), ..ImportOptions::new(table) }
 }
 
+/// Import `p` into a fresh HDF5 file; returns the file path. Every successful import is
+/// validated: the producer never writes a file the validator rejects (issue 18).
 fn import(p: &Path, tag: &str, opts: &ImportOptions) -> (PathBuf, marquet::Result<geoparquet::ImportReport>) {
     let h5 = tmp(&format!("{tag}.h5"));
-    let f = File::create(&h5).unwrap();
-    let r = import_geoparquet(p, &f, opts);
+    let r = {
+        let f = File::create(&h5).unwrap();
+        import_geoparquet(p, &f, opts)
+    };
+    if r.is_ok() {
+        assert_conformant(&h5, &p.display().to_string());
+    }
     (h5, r)
+}
+
+/// `marquet validate` finds no error in the file (warnings are printed).
+fn assert_conformant(h5: &Path, what: &str) {
+    let report = validate_file(h5, &ValidateOptions::default()).unwrap();
+    let errors: Vec<String> = report.errors().map(|f| f.to_string()).collect();
+    assert!(errors.is_empty(), "{what}: the imported file is not conformant:\n{}", errors.join("\n"));
+    for w in report.findings() {
+        println!("{what}: {w}");
+    }
 }
 
 fn tag_of(p: &Path) -> String {

@@ -89,7 +89,7 @@ fn var_wkb_with_covering_widens_summaries_on_append() {
     let f = File::create(&p).unwrap();
     let mut t = MarquetTable::create(&f, "/lakes").unwrap();
     t.add_column("lake_id", &marquet::h5col::ColumnSpec::new(Dtype::U64)).unwrap();
-    let utm = r#"{"type":"ProjectedCRS","name":"NAD83(CSRS) / UTM zone 20N","id":{"authority":"EPSG","code":2961}}"#;
+    let utm = r#"{"type":"ProjectedCRS","name":"NAD83(CSRS) / UTM zone 20N","base_crs":{"name":"NAD83(CSRS)","datum":{"type":"GeodeticReferenceFrame","name":"NAD83 Canadian Spatial Reference System","ellipsoid":{"name":"GRS 1980","semi_major_axis":6378137,"inverse_flattening":298.257222101}}},"conversion":{"name":"UTM zone 20N","method":{"name":"Transverse Mercator","id":{"authority":"EPSG","code":9807}}},"coordinate_system":{"subtype":"Cartesian","axis":[{"name":"Easting","abbreviation":"E","direction":"east","unit":"metre"},{"name":"Northing","abbreviation":"N","direction":"north","unit":"metre"}]},"id":{"authority":"EPSG","code":2961}}"#;
     t.add_geometry_column(
         "shoreline",
         &GeometryColumnSpec::default()
@@ -174,6 +174,21 @@ fn values_that_do_not_fit_the_form_are_refused_without_changing_the_file() {
         .unwrap_err();
     assert!(e.to_string().contains("geographic"), "{e}");
     let _ = BBox::EMPTY;
+}
+
+/// Under `scripts/test.sh` (`MARQUET_REQUIRE_H5DUMP=1`) and CI a golden-DDL test without
+/// h5dump fails instead of skipping (issue 18).
+#[test]
+fn golden_ddl_tests_fail_without_h5dump_when_required() {
+    assert!(common::h5dump_decision("t", None, true).unwrap_err().contains("no h5dump found"));
+    assert_eq!(common::h5dump_decision("t", None, false), Ok(None));
+    let p = std::path::PathBuf::from("/x/h5dump");
+    assert_eq!(common::h5dump_decision("t", Some(p.clone()), true), Ok(Some(p)));
+    let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/test.sh")).unwrap();
+    assert!(script.lines().any(|l| l.trim() == "export MARQUET_REQUIRE_H5DUMP=1"), "scripts/test.sh must require h5dump");
+    if std::env::var("MARQUET_REQUIRE_H5DUMP").is_ok_and(|v| v == "1") {
+        assert!(common::find_h5dump().is_some(), "MARQUET_REQUIRE_H5DUMP=1 but no h5dump");
+    }
 }
 
 /// HEP002 §15.1 checked against a real h5dump ≥ 1.12 (golden DDL in testdata/golden).

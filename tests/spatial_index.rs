@@ -114,10 +114,14 @@ fn ten_blocks_window_hitting_two_skips_eight_and_reads_only_their_rows() {
     // A window between the blocks: all ten skipped, no row read.
     let res = t.query("pt", &Query::bbox(BBox::xy(1.5, 0.0, 9.5, 1.0))).unwrap();
     assert_eq!((res.stats.blocks_skipped, res.stats.exact_tested, res.stats.bytes_read), (10, 0, 560));
-    // The R-tree narrows to the rows of the window: the five matches.
+    // The R-tree narrows to the rows of the window: the five matches. It answers alone (the
+    // block boxes could only repeat it), and they are the fallback when it is not used.
     t.build_rtree("pt", None).unwrap();
     let res = t.query("pt", &q).unwrap();
-    assert_eq!((res.stats.blocks_skipped, res.stats.rtree_candidates, res.stats.exact_tested), (8, 10, 10));
+    assert_eq!((res.stats.blocks_total, res.stats.rtree_candidates, res.stats.exact_tested), (0, 10, 10));
+    assert!(res.stats.used_rtree && !res.stats.used_block_index);
+    let res2 = t.query("pt", &q.clone().with_rtree(false)).unwrap();
+    assert_eq!((res2.stats.blocks_skipped, res2.rows.clone()), (8, res.rows.clone()));
     assert_eq!(res.rows, (35..45).collect::<Vec<u64>>());
 }
 
@@ -239,6 +243,8 @@ fn corrupted_indexes_are_ignored_never_wrong() {
     check("too short", 1);
     t.build_rtree("pt", Some(4)).unwrap();
     check("rebuilt again", 0);
+    // A valid R-tree answers alone; the block index is read when there is none.
+    assert_eq!(t.drop_index("pt", marquet::marquet::SpatialIndexKind::PackedRTree).unwrap(), 1);
 
     // Block index: wrong n, counts exceeding n, an empty box over geometries, no block_length.
     let bdt = block_bbox_dtype(false, false);
@@ -258,6 +264,8 @@ fn corrupted_indexes_are_ignored_never_wrong() {
     h5::attr_delete(bds.id(), names::BLOCK_LENGTH).unwrap();
     check("block_length missing", 1);
     t.build_block_bbox("pt", Some(10)).unwrap();
+    assert_eq!(t.build_rtree("pt", Some(4)).unwrap(), rpath);
+    let rds = h5::dataset_open(f.id(), &rpath).unwrap();
 
     // Wrong tokens: stale, ignored silently.
     h5::attr_write_u64(bds.id(), names::SOURCE_GENERATION, 999).unwrap();
@@ -377,7 +385,10 @@ fn spherical_edges_grow_bbox_covering_and_index_boxes() {
     let q = Query::new(Window::BBox(BBox::xy(40.0, 65.0, 50.0, 66.0)), Predicate::Intersects);
     let r = t.query("g", &q).unwrap();
     assert_eq!(r.rows, vec![0]);
-    assert!(r.stats.approximate && r.stats.used_rtree && r.stats.used_block_index && r.stats.used_covering);
+    assert!(r.stats.approximate && r.stats.used_rtree && !r.stats.used_block_index && !r.stats.used_covering);
+    let r = t.query("g", &q.clone().with_rtree(false)).unwrap();
+    assert_eq!(r.rows, vec![0]);
+    assert!(r.stats.approximate && r.stats.used_block_index && r.stats.used_covering);
     assert_eq!(t.query("g", &q.clone().with_indexes(false)).unwrap().rows, vec![0]);
     // Planar edges would keep the vertex box and miss it.
     let f2 = File::create(tmp("planar.h5")).unwrap();
@@ -487,7 +498,10 @@ fn hep002_15_2_lakes_layout() {
     let a = t.query("shoreline", &w).unwrap();
     let s = t.query("shoreline", &w.clone().with_indexes(false)).unwrap();
     assert_eq!(a.rows, s.rows);
-    assert!(a.stats.used_block_index && a.stats.used_rtree && a.stats.used_covering);
+    assert!(a.stats.used_rtree && !a.stats.used_block_index && !a.stats.used_covering);
+    let b = t.query("shoreline", &w.clone().with_rtree(false)).unwrap();
+    assert_eq!(b.rows, s.rows);
+    assert!(b.stats.used_block_index && b.stats.used_covering);
 }
 
 /// HEP002 §15.2 with the spec's own numbers (N = 10,000 lakes, B = 4,096, node size 16),

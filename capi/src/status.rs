@@ -135,6 +135,8 @@ impl From<MarquetError> for FfiError {
             MarquetError::InvalidWkb { .. } => MARQUET_STATUS_INVALID_WKB,
             MarquetError::StaleIndex { .. } => MARQUET_STATUS_STALE_INDEX,
             MarquetError::InvalidArgument(_) => MARQUET_STATUS_INVALID_ARGUMENT,
+            // The caller handed values that would break a rule (issue 18): a caller error.
+            MarquetError::Refused { .. } => MARQUET_STATUS_INVALID_ARGUMENT,
             MarquetError::Unsupported(_) => MARQUET_STATUS_UNSUPPORTED,
             MarquetError::Hdf5 { .. } => MARQUET_STATUS_HDF5,
             MarquetError::Io { .. } => MARQUET_STATUS_IO,

@@ -313,6 +313,23 @@ pub unsafe extern "C" fn marquet_table_append(table: *const marquet_table, batch
     })
 }
 
+/// What this table handle's appends and geometry updates do with polygon rings wound
+/// against a column's `ORIENTATION = COUNTERCLOCKWISE` (HEP002 §9.2): `rewind` 0 refuses
+/// them with `MARQUET_STATUS_INVALID_ARGUMENT`, naming the row (the default); 1 reverses
+/// them (exterior rings counterclockwise, holes clockwise).
+#[no_mangle]
+pub unsafe extern "C" fn marquet_table_set_rewind_rings(table: *const marquet_table, rewind: i32) -> i32 {
+    guard(|| {
+        let v = match rewind {
+            0 => mq::marquet::OrientationOnWrite::Refuse,
+            1 => mq::marquet::OrientationOnWrite::Rewind,
+            _ => return Err(FfiError::invalid(format!("rewind {rewind} is neither 0 nor 1"))),
+        };
+        unsafe { ffi::handle(table)? }.lock().set_orientation_on_write(v);
+        Ok(())
+    })
+}
+
 /// Write the batch's rows the fast, default way (`MarquetTable::write_table`): rows in
 /// Hilbert order of the primary geometry column (HEP002 §10.6); written into an empty table
 /// whose geometry columns have no spatial index, the default layout's indexes are declared

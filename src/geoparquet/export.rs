@@ -221,13 +221,21 @@ fn wkb_extension(info: &GeometryColumnInfo) -> HashMap<String, String> {
 pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
     let t = MarquetTable::open(file, table)?;
     let out_path = output.display().to_string();
-    let geo_names = t.geometry_column_names()?;
-    let primary = t.primary_geometry_column()?;
     let mut report = ExportReport {
         version: opts.version.geo_version().into(),
         native_types: opts.version == GeoParquetVersion::V2_0,
         ..Default::default()
     };
+    // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
+    // as the ordinary H5Col data they also are, and reported.
+    let mut geo_names = Vec::new();
+    for g in t.geometry_column_names()? {
+        match t.not_interpretable(&g)? {
+            None => geo_names.push(g),
+            Some(why) => report.notes.push(format!("column {g}: not interpretable as geometry ({why}): exported as ordinary data")),
+        }
+    }
+    let primary = geo_names.first().cloned();
     let mut infos: HashMap<String, GeometryColumnInfo> = HashMap::new();
     for g in &geo_names {
         infos.insert(g.clone(), t.geometry_column(g)?);
@@ -423,8 +431,13 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     if opts.version == GeoParquetVersion::V1_0 && wcols.iter().any(|c| c.covering.is_some()) {
         report.notes.push("1.0 has no covering: the bbox columns are written as ordinary struct columns".into());
     }
-    let geo = meta::write_geo(opts.version.geo_version(), &primary, &wcols);
-    w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
+    match &primary {
+        Some(primary) => {
+            let geo = meta::write_geo(opts.version.geo_version(), primary, &wcols);
+            w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
+        }
+        None => report.notes.push("no geometry column can be interpreted: written as plain Parquet without `geo` metadata".into()),
+    }
     w.close().map_err(|e| io_err(&out_path, e))?;
     report.rows = n;
     Ok(report)

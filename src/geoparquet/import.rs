@@ -497,6 +497,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
 
     // Create the table.
     let mut t = MarquetTable::create(file, &opts.table)?;
+    // GeoParquet `orientation: counterclockwise` rings wound the other way are re-wound, not
+    // refused (docs/geoparquet-mapping.md).
+    t.set_orientation_on_write(crate::marquet::OrientationOnWrite::Rewind);
     let mut order: Vec<(usize, String)> = Vec::new();
     for gp in &geoms {
         let m = &gp.meta;

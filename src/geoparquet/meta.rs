@@ -195,7 +195,23 @@ fn parse_column(
             }
             let doc = serde_json::to_string(m).unwrap_or_default();
             parse_projjson(&doc).map_err(|e| bad(format!("crs: {e}")))?;
-            Crs::ProjJson(doc)
+            // Only a PROJJSON coordinate reference system is written to CRS (HEP002 §8.1);
+            // any other object is kept in the column description, the CRS stored as unknown.
+            let id = Crs::ProjJson(doc.clone()).id();
+            let crs84 = matches!(id.as_ref().map(|(a, c)| (a.as_str(), c.as_str())), Some(("OGC", "CRS84") | ("EPSG", "4326")));
+            match crate::marquet::projjson::check_projjson(&doc) {
+                Ok(_) => Crs::ProjJson(doc),
+                // An abbreviated document naming OGC:CRS84 / EPSG:4326 (the same
+                // coordinates, HEP002 §8.4): the default CRS, written as no attribute. Nothing
+                // is lost, so no finding.
+                Err(_) if crs84 => Crs::Default,
+                Err(why) => {
+                    let n = format!("crs {doc} is not a projjson coordinate reference system ({why}): stored as unknown, kept in the column description");
+                    findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(name), n.clone()));
+                    crs_note = Some(n);
+                    Crs::Unknown
+                }
+            }
         }
         Some(Value::String(s)) => {
             // Pre-1.0 writers (GDAL 3.5, sfarrow) put WKT here; 1.0+ requires PROJJSON.
@@ -317,8 +333,8 @@ pub fn crs_from_string(s: &str, kv: &dyn Fn(&str) -> Option<String>) -> (Crs, Op
     if t.starts_with('{') {
         return match parse_projjson(t) {
             // Normalized like `geo` PROJJSON objects, so every path stores the same text.
-            Ok(v) if v.get("type").is_some() => (Crs::ProjJson(v.to_string()), None),
-            _ => (Crs::Unknown, Some(format!("crs {t:?} is json but not PROJJSON; stored as unknown"))),
+            Ok(v) if crate::marquet::projjson::check_projjson_value(&v).is_ok() => (Crs::ProjJson(v.to_string()), None),
+            _ => (Crs::Unknown, Some(format!("crs {t:?} is json but not a PROJJSON coordinate reference system; stored as unknown"))),
         };
     }
     if let Some(key) = t.strip_prefix("projjson:") {
@@ -437,8 +453,16 @@ mod tests {
         let (c, n) = crs_from_string("srid:5070", &none);
         assert_eq!(c, Crs::Unknown);
         assert!(n.unwrap().contains("srid:5070"));
-        let kv = |k: &str| (k == "k").then(|| r#"{"type":"ProjectedCRS","name":"x"}"#.to_string());
+        let kv = |k: &str| match k {
+            "k" => Some(r#"{"type":"ProjectedCRS","name":"x","base_crs":{},"conversion":{},"coordinate_system":{}}"#.to_string()),
+            "short" => Some(r#"{"type":"ProjectedCRS","name":"x"}"#.to_string()),
+            _ => None,
+        };
         assert!(matches!(crs_from_string("projjson:k", &kv).0, Crs::ProjJson(_)));
+        // Not a PROJJSON CRS (HEP002 §8.1): never written as one (issue 18).
+        let (c, n) = crs_from_string("projjson:short", &kv);
+        assert_eq!(c, Crs::Unknown);
+        assert!(n.unwrap().contains("not a PROJJSON coordinate reference system"));
     }
 
     #[test]

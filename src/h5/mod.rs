@@ -1233,6 +1233,17 @@ pub fn link_delete(loc: hid_t, name: &str) -> Result<()> {
         .map(|_| ())
 }
 
+/// Create a soft link `name` in group `loc` pointing at the path `target` — used only by
+/// tests that build non-conformant files (HEP001 §7.6 wants hard links).
+pub fn link_create_soft(loc: hid_t, target: &str, name: &str) -> Result<()> {
+    let t = cstr(target)?;
+    let n = cstr(name)?;
+    locked(|| unsafe {
+        check(hdf5_sys::h5l::H5Lcreate_soft(t.as_ptr(), loc, n.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), name, "H5Lcreate_soft")
+    })
+    .map(|_| ())
+}
+
 /// Rename (move) link `src` to `dst` within group `loc`.
 pub fn link_move(loc: hid_t, src: &str, dst: &str) -> Result<()> {
     let a = cstr(src)?;

@@ -475,7 +475,8 @@ fn test_array(a: &Array, fill: Option<&[u8]>, c: &Compiled, start: u64, rows: &m
 
 fn u64_attr(ds: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<u64>> {
     Ok(h5::attr_read(ds, name)?.and_then(|a| match (&a.dtype, &a.space) {
-        (Dtype::Int { signed: false, .. }, Space::Scalar) => a.as_u64(),
+        // Any integer width and signedness, not negative (ruling R3).
+        (Dtype::Int { .. }, Space::Scalar) => a.as_u64(),
         _ => None,
     }))
 }

@@ -29,10 +29,11 @@ impl IndexInfo {
     }
 }
 
-/// Scalar unsigned token attribute, strictly: a scalar unsigned integer (any width, R3).
+/// A validity token: a scalar integer of any width and signedness, not negative (ruling
+/// R3; the validator accepts signed tokens with a warning, so readers read them).
 fn token(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<u64>> {
     Ok(h5::attr_read(id, name)?.and_then(|a| match (&a.dtype, &a.space) {
-        (Dtype::Int { signed: false, .. }, Space::Scalar) => a.as_u64(),
+        (Dtype::Int { .. }, Space::Scalar) => a.as_u64(),
         _ => None,
     }))
 }

@@ -662,6 +662,7 @@ impl ListColumn {
     /// Write entries from entry `start` on (leaf first, then MASK, then OFFSETS); the
     /// caller keeps NROWS and the procedures of HEP001 §12 in order.
     pub fn append_rows_public(&self, start: u64, v: &ListArray) -> Result<()> {
+        super::guard::refuse_list_write(self.id(), &self.path)?;
         self.check_values(v)?;
         self.append_rows(start, v)
     }

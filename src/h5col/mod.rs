@@ -5,6 +5,7 @@ pub mod array;
 pub mod bloom;
 pub mod categorical;
 pub mod filter;
+pub(crate) mod guard;
 pub mod index;
 pub mod list;
 pub mod search;
@@ -331,7 +332,10 @@ impl Table {
         let a = h5::attr_read(self.id(), names::NROWS)?
             .ok_or_else(|| MarquetError::spec(&self.path, "HEP001 §7.3", "NROWS attribute missing"))?;
         match (&a.dtype, &a.space) {
-            (Dtype::Int { signed: false, .. }, Space::Scalar) => Ok(a.as_u64().unwrap_or(0)),
+            // Any width and signedness, not negative (ruling R3, as the validator).
+            (Dtype::Int { .. }, Space::Scalar) => a.as_u64().ok_or_else(|| {
+                MarquetError::spec(&self.path, "HEP001 §7.3", "NROWS is negative")
+            }),
             _ => Err(MarquetError::spec(
                 &self.path,
                 "HEP001 §7.3",
@@ -540,6 +544,8 @@ impl Table {
     /// Declare the row index columns (HEP001 §10): writes `INDEX_COLUMNS` and `_index`.
     pub fn set_index_columns(&self, cols: &[&str]) -> Result<()> {
         for c in cols {
+            // HEP002 §5.3: a geometry column is never a row label.
+            guard::refuse_row_label(self, c)?;
             if self.kind_of(c)? != Some(ColumnKind::Dataset) {
                 return Err(MarquetError::InvalidArgument(format!(
                     "{} is not a column dataset and cannot be a row index (HEP001 §7.4)",
@@ -569,9 +575,20 @@ impl Table {
     }
 
     /// [`Table::append`] with a hook called after the rows are written and before the
-    /// commit, with `(table, n_old, k)`; the Marquet layer uses it to widen its summaries
-    /// and maintain its indexes (HEP002 §11.1).
+    /// commit, with `(table, n_old, k)`. Refused on a Marquet table (HEP002 §11.1: only a
+    /// Marquet producer may append to one; use `MarquetTable::append`).
     pub fn append_with(
+        &self,
+        batch: &Batch,
+        before_commit: &mut dyn FnMut(&Table, u64, u64) -> Result<()>,
+    ) -> Result<u64> {
+        guard::refuse_append(self)?;
+        self.append_unguarded(batch, before_commit)
+    }
+
+    /// [`Table::append_with`] without the Marquet guard: the Marquet layer's append, whose
+    /// hook widens the summaries and maintains the indexes (HEP002 §11.1).
+    pub(crate) fn append_unguarded(
         &self,
         batch: &Batch,
         before_commit: &mut dyn FnMut(&Table, u64, u64) -> Result<()>,
@@ -692,7 +709,20 @@ impl Table {
     }
 
     /// [`Table::update`] with a hook run after the GENERATION bump and before the write.
+    /// Refused for a geometry or covering column of a Marquet table (HEP002 §11.1).
     pub fn update_with(
+        &self,
+        name: &str,
+        start: u64,
+        values: &ColumnValues,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+    ) -> Result<()> {
+        guard::refuse_update(self, name)?;
+        self.update_unguarded(name, start, values, before_write)
+    }
+
+    /// [`Table::update_with`] without the Marquet guard (the Marquet layer's updates).
+    pub(crate) fn update_unguarded(
         &self,
         name: &str,
         start: u64,
@@ -751,6 +781,18 @@ impl Table {
         values: &ListArray,
         before_write: &mut dyn FnMut(&Table) -> Result<()>,
     ) -> Result<()> {
+        guard::refuse_update(self, name)?;
+        self.update_list_unguarded(name, start, values, before_write)
+    }
+
+    /// [`Table::update_list_with`] without the Marquet guard (the Marquet layer's updates).
+    pub(crate) fn update_list_unguarded(
+        &self,
+        name: &str,
+        start: u64,
+        values: &ListArray,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+    ) -> Result<()> {
         let k = values.len() as u64;
         self.check_update_rows(start, k)?;
         let lc = self.list_column(name)?;
@@ -764,6 +806,7 @@ impl Table {
     /// for filling a column that is not yet part of anything a reader trusts (a new column
     /// being built, HEP002 §11.2 step 1). Rows must lie within the extent.
     pub fn write_rows_unchecked(&self, name: &str, start: u64, values: &ColumnValues) -> Result<()> {
+        guard::refuse_update(self, name)?;
         let col = self.column(name)?;
         let k = values.len() as u64;
         if start.checked_add(k).map(|e| e > col.len()).unwrap_or(true) {

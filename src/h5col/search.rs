@@ -373,7 +373,7 @@ pub fn bloom_params(t: &Table, path: &str) -> Result<(BloomParams, [u64; 2])> {
     let bad = |m: String| MarquetError::spec(path, "HEP001 §11.7", m);
     let uint = |name: &str| -> Result<Option<u64>> {
         Ok(h5::attr_read(ds.id(), name)?.and_then(|a| match (&a.dtype, &a.space) {
-            (Dtype::Int { signed: false, .. }, Space::Scalar) => a.as_u64(),
+            (Dtype::Int { .. }, Space::Scalar) => a.as_u64(), // any width or sign (R3)
             _ => None,
         }))
     };
@@ -553,7 +553,7 @@ fn verify_bloom(t_id: hdf5_sys::h5i::hid_t, path: &str, col: &Array, fill: Optio
     let ds = h5::dataset_open(t_id, path)?;
     let info = h5::dataset_info(ds.id(), path)?;
     let bad = |m: String| MarquetError::spec(path, "HEP001 §11.7", m);
-    let uint = |name: &str| h5::attr_read(ds.id(), name).ok().flatten().filter(|a| matches!(a.dtype, Dtype::Int { signed: false, .. }) && a.space == Space::Scalar).and_then(|a| a.as_u64());
+    let uint = |name: &str| h5::attr_read(ds.id(), name).ok().flatten().filter(|a| matches!(a.dtype, Dtype::Int { .. }) && a.space == Space::Scalar).and_then(|a| a.as_u64());
     let (Some(k), Some(m_bits)) = (uint(names::BLOOM_K), uint(names::BLOOM_M_BITS)) else { return Err(bad("k or m_bits is missing or not a scalar unsigned integer".into())) };
     let seed = uint(names::BLOOM_SEED).unwrap_or(0);
     let fam = super::read_token(ds.id(), names::BLOOM_HASH_FAMILY)?;

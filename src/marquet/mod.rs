@@ -2,6 +2,8 @@
 //! covering columns, and summary maintenance on append (§11.1).
 
 pub mod bounds;
+pub mod checks;
+pub mod projjson;
 pub mod layout;
 pub mod spatial_index;
 pub mod order;
@@ -9,6 +11,7 @@ pub mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use checks::OrientationOnWrite;
 pub use layout::{RTreeChoice, WriteLayout};
 pub use order::WriteOptions;
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
@@ -297,6 +300,8 @@ pub struct MarquetTable {
     interpretable: bool,
     /// What [`MarquetTable::append`] does to valid packed R-trees (HEP002 §10.4).
     rtree_on_append: spatial_index::RTreeOnAppend,
+    /// What appends and updates do with rings that break ORIENTATION (HEP002 §9.2).
+    orientation_on_write: OrientationOnWrite,
 }
 
 /// Parse the Marquet version leniently; `None` if it is not MAJOR.MINOR[.PATCH].
@@ -314,7 +319,7 @@ impl MarquetTable {
     /// written with the first geometry column (a table without one is not conformant).
     pub fn create(file: &File, path: &str) -> Result<MarquetTable> {
         let table = file.create_table(path)?;
-        Ok(MarquetTable { table, interpretable: true, rtree_on_append: Default::default() })
+        Ok(MarquetTable { table, interpretable: true, rtree_on_append: Default::default(), orientation_on_write: Default::default() })
     }
 
     /// Open a Marquet table (R16: a higher MAJOR opens, but geometry is not interpreted).
@@ -337,7 +342,7 @@ impl MarquetTable {
                 return Err(MarquetError::spec(table.path(), "HEP002 §5.1", "MARQUET_VERSION is not MAJOR.MINOR"))
             }
         };
-        Ok(MarquetTable { table, interpretable, rtree_on_append: Default::default() })
+        Ok(MarquetTable { table, interpretable, rtree_on_append: Default::default(), orientation_on_write: Default::default() })
     }
 
     /// The underlying H5Col table.
@@ -350,6 +355,25 @@ impl MarquetTable {
     }
     pub fn path(&self) -> &str {
         self.table.path()
+    }
+
+    /// Why geometry column `name` cannot be read as geometries, or `None` when it can: a
+    /// MARQUET_VERSION whose MAJOR this library does not implement (ruling R16, HEP002
+    /// §5.1), or a GEOMETRY_ENCODING it does not implement (§6.2). Such a column stays
+    /// readable as ordinary H5Col data, and `info`, `dump` and export present it so instead
+    /// of failing on the file.
+    pub fn not_interpretable(&self, name: &str) -> Result<Option<String>> {
+        if !self.interpretable {
+            let v = h5col::read_token(self.table.id(), names::MARQUET_VERSION)?.unwrap_or_default();
+            return Ok(Some(format!("marquet_version {v:?} is newer than this library implements (1.x, ruling r16)")));
+        }
+        let o = h5::object_open(self.table.id(), name)?;
+        match h5col::read_token(o.id(), names::GEOMETRY_ENCODING)? {
+            Some(e) if e != names::ENCODING_WKB && e != names::ENCODING_POINT => {
+                Ok(Some(format!("geometry_encoding {e:?} is not implemented by this library (hep002 §6.2)")))
+            }
+            _ => Ok(None),
+        }
     }
     pub fn nrows(&self) -> Result<u64> {
         self.table.nrows()
@@ -408,13 +432,19 @@ impl MarquetTable {
         if let Some(Edges::Unknown(e)) = &spec.edges {
             return Err(MarquetError::InvalidArgument(format!("unknown EDGES {e:?}")));
         }
+        if let Crs::ProjJson(doc) = &spec.crs {
+            // Only a PROJJSON coordinate reference system is ever written (HEP002 §8.1).
+            projjson::check_projjson(doc).map_err(|e| MarquetError::Refused {
+                path: self.table.member_path(name),
+                row: None,
+                rule: "HEP002 §8.1, §12 req 11",
+                message: format!("crs is not a projjson coordinate reference system: {e}"),
+            })?;
+        }
         if spec.edges.as_ref().is_some_and(|e| !e.is_planar()) && !spec.crs.is_geographic() {
             return Err(MarquetError::InvalidArgument(
                 "non-planar EDGES need a geographic CRS (HEP002 §9.1)".into(),
             ));
-        }
-        if let Crs::ProjJson(doc) = &spec.crs {
-            types::parse_projjson(doc).map_err(|e| MarquetError::InvalidArgument(format!("CRS: {e}")))?;
         }
         let t = &self.table;
         let filters = spec.filters.clone();
@@ -631,6 +661,8 @@ impl MarquetTable {
                         return Ok(());
                     }
                     let c = [x[i], y[i], z.as_ref().map(|v| v[i]).unwrap_or(f64::NAN), m.as_ref().map(|v| v[i]).unwrap_or(f64::NAN)];
+                    // Summaries of an f32 column from the values as stored (HEP002 §7.4).
+                    let c = if f32 { checks::stored_f32(c) } else { c };
                     let empty = c[0].is_nan() && c[1].is_nan();
                     if !empty && (c[0].is_nan() || c[1].is_nan()) {
                         return Err(MarquetError::InvalidArgument(format!(
@@ -807,6 +839,18 @@ impl MarquetTable {
         self.rtree_on_append
     }
 
+    /// What appends and updates do with polygon rings that break a column's
+    /// `ORIENTATION = COUNTERCLOCKWISE` (HEP002 §9.2): refuse them (the default) or re-wind
+    /// them.
+    pub fn set_orientation_on_write(&mut self, v: OrientationOnWrite) {
+        self.orientation_on_write = v;
+    }
+
+    /// The table's [`OrientationOnWrite`] policy.
+    pub fn orientation_on_write(&self) -> OrientationOnWrite {
+        self.orientation_on_write
+    }
+
     /// [`MarquetTable::append`] with a per-call R-tree policy. Block indexes valid before
     /// the append are always extended (HEP002 §10.3).
     pub fn append_with_options(&self, batch: &GeoBatch, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
@@ -819,6 +863,7 @@ impl MarquetTable {
                 return Err(MarquetError::InvalidArgument(format!("{} is not a geometry column", self.table.member_path(name))));
             }
         }
+        let n_old = self.nrows()?;
         for name in &geo_names {
             let info = self.geometry_column(name)?;
             let Some(v) = batch.geometries.get(name) else {
@@ -827,7 +872,8 @@ impl MarquetTable {
                 }
                 continue;
             };
-            let (cv, rows) = self.prepare(&info, v)?;
+            let v = checks::check_values(&info, v, n_old, self.orientation_on_write)?;
+            let (cv, rows) = self.prepare(&info, &v)?;
             cols.columns.insert(name.clone(), cv);
             if let Some(cov) = &info.covering {
                 cols.columns.insert(cov.clone(), self.covering_values(cov, &rows)?);
@@ -835,7 +881,7 @@ impl MarquetTable {
             summaries.push((info, rows));
         }
         let me = self;
-        self.table.append_with(&cols, &mut |_, n_old, _k| {
+        self.table.append_unguarded(&cols, &mut |_, n_old, _k| {
             for (info, rows) in &summaries {
                 me.widen_summaries(info, rows)?;
                 crate::marquet::maintain::after_append(me, info, n_old, rows, rtree)?;
@@ -871,45 +917,53 @@ impl MarquetTable {
     }
 
     /// Widen BBOX and GEOMETRY_TYPES to cover `rows` (HEP002 §11.1). Only ever grows.
+    ///
+    /// When the column already holds rows but its attributes do not describe them (an empty
+    /// GEOMETRY_TYPES, no BBOX: e.g. every row written so far was null or empty, or another
+    /// producer omitted them), the existing rows are scanned once, so the attributes written
+    /// now describe the whole column. A BBOX that wraps the antimeridian stays a box that
+    /// contains the old and the new geometries ([`BBox::union_wrapping`]).
     pub fn widen_summaries(&self, info: &GeometryColumnInfo, rows: &[RowInfo]) -> Result<()> {
         let o = h5::object_open(self.table.id(), &info.name)?;
         let id = o.id();
-        // Types.
-        let mut set: BTreeSet<GeometryType> = info.types.clone().unwrap_or_default().into_iter().collect();
-        let types_known = info.types.is_some() || self.table.nrows()? == 0;
-        let before = set.len();
-        let mut newb = BBox::EMPTY;
-        let (mut all_z, mut all_m, mut any) = (true, true, false);
-        for r in rows {
-            if let RowInfo::Geometry(g) = r {
-                set.insert(g.geometry_type);
-                if !g.is_empty {
-                    any = true;
-                    all_z &= g.geometry_type.dims.has_z();
-                    all_m &= g.geometry_type.dims.has_m();
-                    newb = newb.union(&g.bbox);
-                }
+        let n = self.table.nrows()?;
+        let mut old_types: Option<BTreeSet<GeometryType>> =
+            if n == 0 { Some(BTreeSet::new()) } else { info.types.as_ref().map(|v| v.iter().copied().collect()) };
+        let mut old_box = info.bbox;
+        if n > 0 && (old_types.is_none() || old_box.is_none()) {
+            let mut ex = SummaryAcc::default();
+            let mut s = 0;
+            while s < n {
+                let e = (s + 65_536).min(n);
+                ex.add(&self.row_infos(&info.name, s, e)?);
+                s = e;
+            }
+            old_types.get_or_insert_with(BTreeSet::new).extend(ex.types.iter().copied());
+            if old_box.is_none() && ex.any {
+                old_box = Some((ex.bbox, ex.all_z, ex.all_m));
             }
         }
-        if types_known && set.len() != before || (info.types.is_none() && !set.is_empty() && types_known) {
-            let mut v: Vec<GeometryType> = set.into_iter().collect();
-            v.sort_by_key(|t| t.iso_code());
-            let bytes: Vec<u8> = v.iter().flat_map(|t| (t.iso_code() as u16).to_le_bytes()).collect();
-            h5::attr_write(id, names::GEOMETRY_TYPES, &types::geometry_types_dtype(), &Space::Simple(vec![v.len() as u64]), &bytes)?;
-        }
-        if !any {
-            return Ok(());
-        }
-        let (b, z, m) = match info.bbox {
-            Some((old, oz, om)) => (old.union(&newb), oz && all_z, om && all_m),
-            None => {
-                // No BBOX yet: Z/M only when every non-empty geometry so far has them (R11).
-                let had_rows = self.table.nrows()? > 0;
-                if had_rows && info_has_nonempty(self, info)? {
-                    return Ok(()); // an existing column without BBOX stays without (it is optional)
-                }
-                (newb, all_z, all_m)
+        let mut new = SummaryAcc::default();
+        new.add(rows);
+        // Types: written when they grew, or when the attribute said "unknown" and the column's
+        // types are now known.
+        if let Some(old) = &old_types {
+            let mut set = old.clone();
+            set.extend(new.types.iter().copied());
+            let attr_len = info.types.as_ref().map_or(0, |v| v.len());
+            if set.len() != old.len() || attr_len != set.len() {
+                let mut v: Vec<GeometryType> = set.into_iter().collect();
+                v.sort_by_key(|t| t.iso_code());
+                let bytes: Vec<u8> = v.iter().flat_map(|t| (t.iso_code() as u16).to_le_bytes()).collect();
+                h5::attr_write(id, names::GEOMETRY_TYPES, &types::geometry_types_dtype(), &Space::Simple(vec![v.len() as u64]), &bytes)?;
             }
+        }
+        let (b, z, m) = match (old_box, new.any) {
+            (None, false) => return Ok(()),
+            (Some(old), false) => old,
+            (None, true) => (new.bbox, new.all_z, new.all_m),
+            // Z/M only when every non-empty geometry has them (R11).
+            (Some((old, oz, om)), true) => (old.union_wrapping(&new.bbox), oz && new.all_z, om && new.all_m),
         };
         if info.bbox.map(|(o, oz, om)| o == b && oz == z && om == m).unwrap_or(false) {
             return Ok(());
@@ -1113,12 +1167,6 @@ impl SummaryAcc {
             }
         }
     }
-}
-
-fn info_has_nonempty(_t: &MarquetTable, info: &GeometryColumnInfo) -> Result<bool> {
-    // A column that already holds rows but no BBOX: BBOX is optional; we add one only via
-    // `tighten`, which scans the whole column.
-    Ok(info.bbox.is_none())
 }
 
 /// Choose a storage form from data (issue: points of one dimension → point column;

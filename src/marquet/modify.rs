@@ -32,7 +32,8 @@ impl MarquetTable {
     pub fn update_geometries(&self, name: &str, start: u64, values: &GeometryValues) -> Result<()> {
         self.require_interpretable()?;
         let info = self.geometry_column(name)?;
-        let (cv, rows) = self.prepare(&info, values)?;
+        let values = super::checks::check_values(&info, values, start, self.orientation_on_write())?;
+        let (cv, rows) = self.prepare(&info, &values)?;
         let end = start
             .checked_add(rows.len() as u64)
             .filter(|&e| e <= self.nrows().unwrap_or(0))
@@ -43,14 +44,14 @@ impl MarquetTable {
         if let Some(cov) = &info.covering {
             let old = self.row_infos(name, start, end)?;
             let both: Vec<RowInfo> = old.iter().zip(&rows).map(|(o, n)| union_row(o, n)).collect();
-            t.update(cov, start, &self.covering_values(cov, &both)?)?;
+            t.update_unguarded(cov, start, &self.covering_values(cov, &both)?, &mut |_| Ok(()))?;
         }
         match cv {
-            ColumnValues::List(l) => t.update_list_with(name, start, &l, &mut |_| Ok(()))?,
-            a => t.update(name, start, &a)?,
+            ColumnValues::List(l) => t.update_list_unguarded(name, start, &l, &mut |_| Ok(()))?,
+            a => t.update_unguarded(name, start, &a, &mut |_| Ok(()))?,
         }
         if let Some(cov) = &info.covering {
-            t.update(cov, start, &self.covering_values(cov, &rows)?)?;
+            t.update_unguarded(cov, start, &self.covering_values(cov, &rows)?, &mut |_| Ok(()))?;
         }
         Ok(())
     }
@@ -132,7 +133,14 @@ impl MarquetTable {
         tmp_info.types = None;
         tmp_info.bbox = None;
         tmp_info.covering = tmp_spec.covering.clone();
-        let (cv, rows) = self.prepare(&tmp_info, &GeometryValues::Wkb(vals))?;
+        // The new column's own CRS, edges and orientation decide its boxes and checks.
+        tmp_info.crs = spec.crs.clone();
+        tmp_info.epoch = spec.epoch;
+        tmp_info.edges = spec.edges.clone().unwrap_or(super::Edges::Planar);
+        tmp_info.orientation_ccw = spec.orientation_ccw;
+        let vals = GeometryValues::Wkb(vals);
+        let vals = super::checks::check_values(&tmp_info, &vals, 0, self.orientation_on_write())?;
+        let (cv, rows) = self.prepare(&tmp_info, &vals)?;
         match &cv {
             ColumnValues::List(l) => self.table.list_column(&tmp)?.append_rows_public(0, l)?,
             ColumnValues::Array { .. } => self.table.write_rows_unchecked(&tmp, 0, &cv)?,

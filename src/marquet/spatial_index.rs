@@ -192,10 +192,11 @@ fn rtree_layout_ok(dt: &Dtype) -> bool {
     ["xmin", "ymin", "xmax", "ymax"].iter().all(|n| has(n, true)) && has("index", false)
 }
 
-/// A scalar unsigned integer attribute of any width (ruling R3).
+/// A scalar integer count of any width and signedness, not negative (ruling R3: the
+/// validator accepts a signed `node_size` or `block_length` with a warning, so do readers).
 fn scalar_uint(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<u64>> {
     Ok(h5::attr_read(id, name)?.and_then(|a| match (&a.dtype, &a.space) {
-        (Dtype::Int { signed: false, .. }, Space::Scalar) => a.as_u64(),
+        (Dtype::Int { .. }, Space::Scalar) => a.as_u64(),
         _ => None,
     }))
 }

@@ -5,12 +5,13 @@
 //! like the layered pruning of GeoParquet engines (whole groups of rows, then rows by box,
 //! then exact geometry):
 //!
-//! 1. **Block boxes** (`BLOCK_BBOX`, §10.3): row blocks whose box misses the window's box are
-//!    skipped without reading any of their rows.
-//! 2. **Packed R-tree** (`PACKED_RTREE`, §10.4): only rows whose leaf box meets the window's
-//!    box remain candidates (within the blocks kept).
-//! 3. **Covering column** (§10.5): a candidate whose stored box misses the window's box is
-//!    rejected without reading its geometry.
+//! 1. **Packed R-tree** (`PACKED_RTREE`, §10.4), consulted first: only rows whose leaf box
+//!    meets the window's box remain candidates. A leaf box is the row's own box, so when the
+//!    R-tree answers, layers 2 and 3 could only repeat it and are not read (issue #16).
+//! 2. **Block boxes** (`BLOCK_BBOX`, §10.3), when no R-tree answered: row blocks whose box
+//!    misses the window's box are skipped without reading any of their rows.
+//! 3. **Covering column** (§10.5), when no R-tree answered: a candidate whose stored box
+//!    misses the window's box is rejected without reading its geometry.
 //! 4. **Exact predicate** on the decoded geometry (the `geo` crate).
 //!
 //! Only rows that layer 3 keeps are read from the geometry column, in runs of adjacent rows;
@@ -298,30 +299,14 @@ impl MarquetTable {
             IndexState::Invalid { path: path.to_string(), reason }
         }
 
-        // Layer 1: block boxes.
+        // Layer 2, consulted first: the R-tree. A valid packed R-tree yields every candidate
+        // row by the row's own box, so block boxes and the covering column could only
+        // repeat its answer: when it answers, the query reads neither (issue #16: the default
+        // layout has all three, and each costs a dataset open and a chunk read per query).
+        // When it is absent, stale or damaged, the block index and the covering column are
+        // the fallback.
         let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
-        if q.use_indexes && q.use_block_index {
-            let state = match &listed {
-                Ok(all) => self.open_block_index_in(all).unwrap_or_else(|e| invalid(&info.path, e.to_string())),
-                Err(e) => invalid(&info.path, e.clone()),
-            };
-            match state {
-                IndexState::Usable(bi) => {
-                    st.used_block_index = true;
-                    st.bytes_read += bi.bytes_read;
-                    st.blocks_total = bi.entries.len() as u64;
-                    let kept = bi.entries.iter().filter(|e| intersects(&e.bbox, &wbox)).count() as u64;
-                    st.blocks_skipped = st.blocks_total - kept;
-                    runs = crate::index::blocks_to_read(&bi.entries, bi.block_length, n, &wbox);
-                }
-                IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
-                IndexState::Stale { path } => st.stale_indexes.push(path),
-                IndexState::Absent => {}
-            }
-        }
-
-        // Layer 2: the R-tree.
-        if q.use_indexes && q.use_rtree && !runs.is_empty() {
+        if q.use_indexes && q.use_rtree {
             let state = match &listed {
                 Ok(all) => self.open_rtree_in(all).unwrap_or_else(|e| invalid(&info.path, e.to_string())),
                 Err(e) => invalid(&info.path, e.clone()),
@@ -356,8 +341,29 @@ impl MarquetTable {
             }
         }
 
+        // Layer 1: block boxes, when no R-tree answered.
+        if q.use_indexes && q.use_block_index && !st.used_rtree {
+            let state = match &listed {
+                Ok(all) => self.open_block_index_in(all).unwrap_or_else(|e| invalid(&info.path, e.to_string())),
+                Err(e) => invalid(&info.path, e.clone()),
+            };
+            match state {
+                IndexState::Usable(bi) => {
+                    st.used_block_index = true;
+                    st.bytes_read += bi.bytes_read;
+                    st.blocks_total = bi.entries.len() as u64;
+                    let kept = bi.entries.iter().filter(|e| intersects(&e.bbox, &wbox)).count() as u64;
+                    st.blocks_skipped = st.blocks_total - kept;
+                    runs = crate::index::blocks_to_read(&bi.entries, bi.block_length, n, &wbox);
+                }
+                IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
+                IndexState::Stale { path } => st.stale_indexes.push(path),
+                IndexState::Absent => {}
+            }
+        }
+
         // Layer 3: the covering column.
-        if q.use_indexes && q.use_covering && !runs.is_empty() {
+        if q.use_indexes && q.use_covering && !st.used_rtree && !runs.is_empty() {
             if let Some(cov) = &info.covering {
                 if let Some(kept) = self.covering_filter(cov, &runs, &wbox, &mut st)? {
                     st.used_covering = true;

@@ -103,6 +103,59 @@ impl BBox {
         }
     }
 
+    /// Union of two boxes either of which may wrap the antimeridian (`xmin > xmax`, the
+    /// form HEP002 §6.4 allows for a geographic CRS: longitudes `x ≥ xmin` or `x ≤ xmax`).
+    /// The result contains every position either box contains: the longitudes both leave
+    /// out form the gap of a wrapping result (the larger gap when there are two); without
+    /// any gap it spans −180..180. Two non-wrapping boxes give [`BBox::union`]; so does a
+    /// non-wrapping box reaching beyond ±180 (then the result spans at least −180..180).
+    pub fn union_wrapping(&self, o: &BBox) -> BBox {
+        if o.is_empty() {
+            return *self;
+        }
+        if self.is_empty() {
+            return *o;
+        }
+        let (sw, ow) = (self.xmin > self.xmax, o.xmin > o.xmax);
+        let mut u = self.union(o);
+        if !sw && !ow {
+            return u;
+        }
+        let full = |u: &mut BBox| {
+            u.xmin = u.xmin.min(-180.0);
+            u.xmax = u.xmax.max(180.0);
+        };
+        // The longitudes left out by a wrapping box: the open interval (xmax, xmin).
+        let (gap, plain) = match (sw, ow) {
+            (true, true) => ((self.xmax.max(o.xmax), self.xmin.min(o.xmin)), None),
+            (true, false) => ((self.xmax, self.xmin), Some(o)),
+            _ => ((o.xmax, o.xmin), Some(self)),
+        };
+        let gap = match plain {
+            None => Some(gap).filter(|g| g.0 < g.1),
+            Some(p) => {
+                if p.xmin < -180.0 || p.xmax > 180.0 {
+                    full(&mut u);
+                    return u;
+                }
+                let left = (gap.0, gap.1.min(p.xmin));
+                let right = (gap.0.max(p.xmax), gap.1);
+                [left, right].into_iter().filter(|g| g.0 < g.1).max_by(|a, b| (a.1 - a.0).total_cmp(&(b.1 - b.0)))
+            }
+        };
+        match gap {
+            Some((a, b)) => {
+                u.xmin = b;
+                u.xmax = a;
+            }
+            None => {
+                u.xmin = -180.0;
+                u.xmax = 180.0;
+            }
+        }
+        u
+    }
+
     /// XY intersection test of two non-wrapping boxes (closed intervals).
     /// An empty box intersects nothing.
     #[inline]
@@ -124,6 +177,49 @@ impl BBox {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Does the (possibly wrapping) box contain longitude `x`?
+    fn has_lon(b: &BBox, x: f64) -> bool {
+        if b.xmin > b.xmax {
+            x >= b.xmin || x <= b.xmax
+        } else {
+            b.xmin <= x && x <= b.xmax
+        }
+    }
+
+    #[test]
+    fn union_keeps_a_wrapping_box_wrapping_and_containing_both() {
+        let w = BBox::xy(170.0, -5.0, -170.0, 5.0);
+        // The plain union would be xmin 170, xmax 178: everything west of -180 lost.
+        assert_eq!(w.union_wrapping(&BBox::xy(175.0, 0.0, 178.0, 1.0)), w);
+        assert_eq!(BBox::xy(-175.0, 0.0, -172.0, 1.0).union_wrapping(&w), w);
+        let u = w.union_wrapping(&BBox::xy(0.0, 0.0, 10.0, 8.0));
+        assert_eq!((u.xmin, u.xmax, u.ymin, u.ymax), (0.0, -170.0, -5.0, 8.0));
+        let u = w.union_wrapping(&BBox::xy(-179.0, 0.0, 179.0, 1.0));
+        assert_eq!((u.xmin, u.xmax), (-180.0, 180.0));
+        let u = w.union_wrapping(&BBox::xy(160.0, 0.0, 165.0, 1.0));
+        assert_eq!((u.xmin, u.xmax), (160.0, -170.0));
+        // Two wrapping boxes: the common gap.
+        let u = w.union_wrapping(&BBox::xy(100.0, 0.0, -100.0, 1.0));
+        assert_eq!((u.xmin, u.xmax), (100.0, -100.0));
+        let u = w.union_wrapping(&BBox::xy(-150.0, 0.0, -160.0, 1.0));
+        assert_eq!((u.xmin, u.xmax), (-150.0, -160.0));
+        // Exhaustively: every longitude of either input is in the union.
+        let boxes = [w, BBox::xy(-30.0, 0.0, 40.0, 1.0), BBox::xy(120.0, 0.0, -120.0, 1.0), BBox::xy(179.0, 0.0, 180.0, 1.0)];
+        for a in &boxes {
+            for b in &boxes {
+                let u = a.union_wrapping(b);
+                for i in -360..=360 {
+                    let x = i as f64 / 2.0;
+                    if has_lon(a, x) || has_lon(b, x) {
+                        assert!(has_lon(&u, x), "{a:?} + {b:?} = {u:?} misses {x}");
+                    }
+                }
+            }
+        }
+        assert_eq!(BBox::EMPTY.union_wrapping(&w), w);
+        assert_eq!(w.union_wrapping(&BBox::EMPTY), w);
+    }
 
     #[test]
     fn empty_box_intersects_nothing() {

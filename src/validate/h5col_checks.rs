@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::checks::{self as c, Check};
 use super::{lower, n, read_err, Col, ColumnObj, Ctx};
 use crate::h5::{self, Dtype, RawAttr, Space};
 use crate::h5col::{is_missing, read_token};
@@ -54,7 +55,7 @@ pub(crate) fn attr(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, name: &s
     match h5::attr_read(id, name) {
         Ok(a) => a,
         Err(e) => {
-            ctx.sink.error(rule, path, format!("attribute {name}: {}", read_err(&e)));
+            ctx.sink.unreadable(rule, path, format!("attribute {name}: {}", read_err(&e)));
             None
         }
     }
@@ -104,12 +105,13 @@ pub(crate) fn read_u64_token(
     id: hdf5_sys::h5i::hid_t,
     path: &str,
     name: &str,
-    rule: &'static str,
+    check: Check,
     required: bool,
 ) -> Option<u64> {
+    let rule = check.rule;
     let Some(a) = attr(ctx, id, path, name, rule) else {
         if required {
-            ctx.sink.error(rule, path, format!("{} attribute is missing; expected a scalar uint64", name.to_lowercase()));
+            ctx.sink.error(check, path, format!("{} attribute is missing; expected a scalar uint64", name.to_lowercase()));
         }
         return None;
     };
@@ -126,7 +128,7 @@ pub(crate) fn read_u64_token(
         }
         _ => {
             ctx.sink.error(
-                rule,
+                check,
                 path,
                 format!("{} is {} {}, expected a scalar uint64", name.to_lowercase(), describe(&a.dtype), describe_space(&a.space)),
             );
@@ -141,19 +143,19 @@ pub(crate) fn read_refs(
     id: hdf5_sys::h5i::hid_t,
     path: &str,
     name: &str,
-    type_rule: &'static str,
+    type_check: Check,
     rule: &'static str,
 ) -> Option<(Vec<Option<String>>, Space)> {
     match h5::attr_read_refs(id, name) {
         Ok(None) => None,
         Ok(Some((refs, dtype, space))) => {
             if dtype != Dtype::StdRef {
-                ctx.sink.error(type_rule, path, format!("{} has datatype {}, expected h5t_std_ref", name.to_lowercase(), describe(&dtype)));
+                ctx.sink.error(type_check, path, format!("{} has datatype {}, expected h5t_std_ref", name.to_lowercase(), describe(&dtype)));
             }
             Some((refs, space))
         }
         Err(e) => {
-            ctx.sink.error(rule, path, format!("{}: {}", name.to_lowercase(), read_err(&e)));
+            ctx.sink.unreadable(rule, path, format!("{}: {}", name.to_lowercase(), read_err(&e)));
             None
         }
     }
@@ -231,7 +233,7 @@ pub(crate) fn open(ctx: &mut Ctx, rel: &str, rule: &'static str) -> Option<h5::H
         Ok(o) => Some(o),
         Err(e) => {
             let p = ctx.member_path(rel);
-            ctx.sink.error(rule, &p, read_err(&e));
+            ctx.sink.unreadable(rule, &p, read_err(&e));
             None
         }
     }
@@ -262,11 +264,11 @@ fn check_class(ctx: &mut Ctx) {
 fn check_version(ctx: &mut Ctx) {
     let p = ctx.path.clone();
     let Some(a) = attr(ctx, ctx.id(), &p, n::VERSION, VERSION_RULE) else {
-        ctx.sink.error(VERSION_RULE, &p, "version attribute is missing; expected \"1.0\"");
+        ctx.sink.error(c::H_VERSION_PRESENT, &p, "version attribute is missing; expected \"1.0\"");
         return;
     };
     let Some(v) = a.as_str().map(|s| s.trim_end().to_string()) else {
-        ctx.sink.error(VERSION_RULE, &p, format!("version is {} {}, expected a scalar string", describe(&a.dtype), describe_space(&a.space)));
+        ctx.sink.error(c::H_VERSION_PRESENT, &p, format!("version is {} {}, expected a scalar string", describe(&a.dtype), describe_space(&a.space)));
         return;
     };
     if !is_strict_ascii(&a.dtype, &v) {
@@ -277,9 +279,9 @@ fn check_version(ctx: &mut Ctx) {
         );
     }
     match crate::h5col::parse_version(&v) {
-        None => ctx.sink.error(VERSION_RULE, &p, format!("version {v:?} is not major.minor")),
+        None => ctx.sink.error(c::H_VERSION_VALUE, &p, format!("version {v:?} is not major.minor")),
         Some((major, _, _)) if major > 1 => {
-            ctx.sink.error(VERSION_RULE, &p, format!("unsupported h5col version {v:?}: this validator implements 1.x"))
+            ctx.sink.error(c::H_VERSION_VALUE, &p, format!("unsupported h5col version {v:?}: this validator implements 1.x"))
         }
         _ => {}
     }
@@ -288,7 +290,7 @@ fn check_version(ctx: &mut Ctx) {
 /// HEP001 §13 req 1: a scalar uint64 NROWS.
 fn req1_nrows(ctx: &mut Ctx) {
     let p = ctx.path.clone();
-    ctx.nrows = read_u64_token(ctx, ctx.id(), &p, n::NROWS, R1, true);
+    ctx.nrows = read_u64_token(ctx, ctx.id(), &p, n::NROWS, c::H1_NROWS, true);
 }
 
 // ------------------------------------------------------------------ §7.6 and discovery
@@ -302,7 +304,7 @@ fn check_self_contained(ctx: &mut Ctx) {
     let members = match links(&grp) {
         Ok(m) => m,
         Err(e) => {
-            ctx.sink.error(SELF_CONTAINED, &p, format!("cannot list the members: {e}"));
+            ctx.sink.unreadable(SELF_CONTAINED, &p, format!("cannot list the members: {e}"));
             return;
         }
     };
@@ -310,11 +312,11 @@ fn check_self_contained(ctx: &mut Ctx) {
         let mp = join(&p, &name);
         match kind {
             Link::Soft | Link::External => ctx.sink.error(
-                SELF_CONTAINED,
+                c::H_HARD_LINKS,
                 &mp,
                 format!("{} link below the table group; only hard links to columns, categories and search_indexes are allowed", if kind == Link::Soft { "soft" } else { "external" }),
             ),
-            Link::Unknown(e) => ctx.sink.error(SELF_CONTAINED, &mp, format!("cannot determine the object type: {e}")),
+            Link::Unknown(e) => ctx.sink.unreadable(SELF_CONTAINED, &mp, format!("cannot determine the object type: {e}")),
             Link::Datatype => named_datatype(ctx, ctx.id(), &name, &mp),
             Link::Dataset => {
                 let info = h5::dataset_open(ctx.id(), &name).and_then(|d| h5::dataset_info(d.id(), &mp));
@@ -323,35 +325,35 @@ fn check_self_contained(ctx: &mut Ctx) {
                         ctx.columns.push(Col { name: name.clone(), path: mp, obj: ColumnObj::Dataset(info) })
                     }
                     Ok(info) => ctx.sink.error(
-                        SELF_CONTAINED,
+                        c::H_NO_STRAY_OBJECTS,
                         &mp,
                         format!("dataset of rank {} below the table group is not a column (columns are rank 1)", info.dims.len()),
                     ),
-                    Err(e) => ctx.sink.error(SELF_CONTAINED, &mp, read_err(&e)),
+                    Err(e) => ctx.sink.unreadable(SELF_CONTAINED, &mp, read_err(&e)),
                 }
             }
             Link::Group => {
                 let Ok(g) = grp.group(&name) else {
-                    ctx.sink.error(SELF_CONTAINED, &mp, "cannot open the group");
+                    ctx.sink.unreadable(SELF_CONTAINED, &mp, "cannot open the group");
                     continue;
                 };
                 if name == n::SEARCH_INDEXES || name == n::CATEGORIES {
-                    let rule = if name == n::SEARCH_INDEXES { R3 } else { R5 };
-                    walk_subtree(ctx, &g, &mp, rule, true, 0);
+                    let check = if name == n::SEARCH_INDEXES { c::H3_DATASETS_ONLY } else { c::H5_CATEGORIES_DATASETS };
+                    walk_subtree(ctx, &g, &mp, Some(check), 0);
                     continue;
                 }
                 match read_token(g.id(), n::CLASS) {
                     Ok(Some(c)) if c == n::LIST_COLUMN => {
                         ctx.columns.push(Col { name: name.clone(), path: mp.clone(), obj: ColumnObj::List });
-                        walk_subtree(ctx, &g, &mp, R10, false, 0);
+                        walk_subtree(ctx, &g, &mp, None, 0);
                     }
                     Ok(Some(c)) if c == n::COLUMN_TABLE => ctx.sink.error(
-                        SELF_CONTAINED,
+                        c::H_NO_STRAY_OBJECTS,
                         &mp,
                         "a table group inside a table group; other tables must be siblings, not descendants",
                     ),
                     _ => ctx.sink.error(
-                        SELF_CONTAINED,
+                        c::H_NO_STRAY_OBJECTS,
                         &mp,
                         "stray group below the table group: not a list column (class \"LIST_COLUMN\"), categories or search_indexes",
                     ),
@@ -363,32 +365,32 @@ fn check_self_contained(ctx: &mut Ctx) {
 }
 
 /// Walk a reserved subgroup or list column: links must be hard, named datatypes are
-/// reported; in SEARCH_INDEXES / CATEGORIES (`datasets_only`) anything but a dataset
-/// breaks `rule`.
-fn walk_subtree(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, rule: &'static str, datasets_only: bool, depth: usize) {
+/// reported; in SEARCH_INDEXES / CATEGORIES (`datasets_only` = the sub-check) anything but
+/// a dataset breaks that sub-check.
+fn walk_subtree(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, datasets_only: Option<Check>, depth: usize) {
     if depth > 64 {
-        ctx.sink.error(rule, gp, "groups nested more than 64 levels deep");
+        ctx.sink.error(c::H10_NESTING, gp, "groups nested more than 64 levels deep");
         return;
     }
     let members = match links(g) {
         Ok(m) => m,
         Err(e) => {
-            ctx.sink.error(rule, gp, format!("cannot list the members: {e}"));
+            ctx.sink.unreadable(SELF_CONTAINED, gp, format!("cannot list the members: {e}"));
             return;
         }
     };
     for (name, kind) in members {
         let mp = join(gp, &name);
         match kind {
-            Link::Soft | Link::External => ctx.sink.error(SELF_CONTAINED, &mp, "symbolic link below the table group"),
-            Link::Unknown(e) => ctx.sink.error(SELF_CONTAINED, &mp, format!("cannot determine the object type: {e}")),
+            Link::Soft | Link::External => ctx.sink.error(c::H_HARD_LINKS, &mp, "symbolic link below the table group"),
+            Link::Unknown(e) => ctx.sink.unreadable(SELF_CONTAINED, &mp, format!("cannot determine the object type: {e}")),
             Link::Datatype => named_datatype(ctx, g.id(), &name, &mp),
             Link::Dataset => {}
             Link::Group => {
-                if datasets_only {
-                    ctx.sink.error(rule, &mp, "a group here; only datasets are allowed");
+                if let Some(check) = datasets_only {
+                    ctx.sink.error(check, &mp, "a group here; only datasets are allowed");
                 } else if let Ok(sub) = g.group(&name) {
-                    walk_subtree(ctx, &sub, &mp, rule, false, depth + 1);
+                    walk_subtree(ctx, &sub, &mp, None, depth + 1);
                 }
             }
         }
@@ -401,7 +403,7 @@ fn named_datatype(ctx: &mut Ctx, loc: hdf5_sys::h5i::hid_t, name: &str, mp: &str
         ctx.named_marquet_types.push(mp.to_string());
     } else {
         ctx.sink.error(
-            SELF_CONTAINED,
+            c::H_NO_NAMED_TYPES,
             mp,
             format!(
                 "named datatype ({}) below the table group; only columns, categories and search_indexes are allowed",
@@ -435,14 +437,14 @@ fn req2_extents(ctx: &mut Ctx) {
         if let ColumnObj::Dataset(i) = &c.obj {
             let e = i.dims[0];
             if e != common {
-                out.push((c.path.clone(), format!("extent {e} differs from extent {common} of column '{reference}'")));
+                out.push((c::H2_EXTENTS_EQUAL, c.path.clone(), format!("extent {e} differs from extent {common} of column '{reference}'")));
             } else if let Some(nr) = nrows.filter(|nr| e < *nr) {
-                out.push((c.path.clone(), format!("extent {e} is less than nrows {nr}")));
+                out.push((c::H2_EXTENT_NROWS, c.path.clone(), format!("extent {e} is less than nrows {nr}")));
             }
         }
     }
-    for (p, m) in out {
-        ctx.sink.error(R2, &p, m);
+    for (k, p, m) in out {
+        ctx.sink.error(k, &p, m);
     }
 }
 
@@ -456,13 +458,13 @@ fn check_fill_values(ctx: &mut Ctx) {
         let ColumnObj::Dataset(info) = &c.obj else { continue };
         let Ok(ds) = h5::dataset_open(ctx.id(), &c.name) else { continue };
         if h5::attr_exists(ds.id(), n::MASK).unwrap_or(false) {
-            ctx.sink.error(FILL_RULE, &c.path, "column dataset carries a mask attribute, which this revision reserves");
+            ctx.sink.error(c::H_NO_MASK_ATTR, &c.path, "column dataset carries a mask attribute, which this revision reserves");
         }
         if info.dtype.is_boolean() {
             continue; // req 13
         }
         let Some(fill) = &info.fill else {
-            ctx.sink.error(FILL_RULE, &c.path, "column dataset declares no user-defined fill value (h5pset_fill_value)");
+            ctx.sink.error(c::H_FILL_DECLARED, &c.path, "column dataset declares no user-defined fill value (h5pset_fill_value)");
             continue;
         };
         let lo = attr(ctx, ds.id(), &c.path, n::VALID_MIN, FILL_RULE);
@@ -472,7 +474,7 @@ fn check_fill_values(ctx: &mut Ctx) {
         let hi = hi.and_then(|a| scalar_num(&a.dtype, &a.data));
         if let (Some(f), Some(lo), Some(hi)) = (f, lo, hi) {
             if !f.is_nan() && f >= lo && f <= hi {
-                ctx.sink.error(FILL_RULE, &c.path, format!("fill value {f} lies inside [valid_min {lo}, valid_max {hi}]; expected strictly outside"));
+                ctx.sink.error(c::H_FILL_OUTSIDE_VALID, &c.path, format!("fill value {f} lies inside [valid_min {lo}, valid_max {hi}]; expected strictly outside"));
             }
         }
     }
@@ -509,7 +511,7 @@ fn req3_search_indexes_group(ctx: &mut Ctx) {
         if let Ok(ds) = h5::dataset_open(si.id(), &name) {
             if let Some(a) = attr(ctx, ds.id(), &mp, n::KIND, R3) {
                 if a.as_str().is_none() {
-                    ctx.sink.error(R3, &mp, format!("kind is {} {}, expected a scalar string token", describe(&a.dtype), describe_space(&a.space)));
+                    ctx.sink.error(c::H3_KIND_STRING, &mp, format!("kind is {} {}, expected a scalar string token", describe(&a.dtype), describe_space(&a.space)));
                 }
             }
         }
@@ -524,34 +526,34 @@ fn req4_search_index_lists(ctx: &mut Ctx) {
     let cols = ctx.columns.clone();
     for c in &cols {
         let Some(o) = open(ctx, &c.name, R4) else { continue };
-        let Some((refs, space)) = read_refs(ctx, o.id(), &c.path, n::SEARCH_INDEX_LIST, REF_RULE, R4) else { continue };
+        let Some((refs, space)) = read_refs(ctx, o.id(), &c.path, n::SEARCH_INDEX_LIST, c::H_REF_TYPE, R4) else { continue };
         if !matches!(space, Space::Simple(ref d) if d.len() == 1) {
-            ctx.sink.error(R4, &c.path, format!("search_index_list has {}, expected a one-dimensional array", describe_space(&space)));
+            ctx.sink.error(c::H4_LIST_SHAPE, &c.path, format!("search_index_list has {}, expected a one-dimensional array", describe_space(&space)));
         }
         for (i, r) in refs.iter().enumerate() {
             let Some(target) = r else {
-                ctx.sink.error(R4, &c.path, format!("search_index_list element {i} is a null or dangling reference"));
+                ctx.sink.error(c::H4_LIST_RESOLVES, &c.path, format!("search_index_list element {i} is a null or dangling reference"));
                 continue;
             };
             if !target.starts_with(&prefix) || target[prefix.len()..].contains('/') {
-                ctx.sink.error(R4, &c.path, format!("search_index_list element {i} references {target}, expected a dataset in {}", prefix.trim_end_matches('/')));
+                ctx.sink.error(c::H4_LIST_RESOLVES, &c.path, format!("search_index_list element {i} references {target}, expected a dataset in {}", prefix.trim_end_matches('/')));
                 continue;
             }
             let kind = match h5::dataset_open(ctx.id(), target) {
                 Ok(ds) => read_token(ds.id(), n::KIND).ok().flatten(),
                 Err(_) => {
-                    ctx.sink.error(R4, &c.path, format!("search_index_list element {i} references {target}, which is not a dataset"));
+                    ctx.sink.error(c::H4_LIST_RESOLVES, &c.path, format!("search_index_list element {i} references {target}, which is not a dataset"));
                     continue;
                 }
             };
             let Some(kind) = kind else {
-                ctx.sink.error(R4, &c.path, format!("search_index_list element {i} references {target}, which has no kind (an accompanying dataset, not a search index)"));
+                ctx.sink.error(c::H4_LIST_TARGETS, &c.path, format!("search_index_list element {i} references {target}, which has no kind (an accompanying dataset, not a search index)"));
                 continue;
             };
             if matches!(c.obj, ColumnObj::List)
                 && !(ctx.is_marquet && (kind == n::KIND_BLOCK_BBOX || kind == n::KIND_PACKED_RTREE))
             {
-                ctx.sink.error(LIST_INDEX_RULE, &c.path, format!("list column references a {kind} index; only kinds declared for list columns are allowed"));
+                ctx.sink.error(c::H_LIST_INDEX_KINDS, &c.path, format!("list column references a {kind} index; only kinds declared for list columns are allowed"));
             }
             ctx.index_links.push((target.clone(), c.name.clone()));
         }
@@ -569,20 +571,20 @@ fn req5_categories(ctx: &mut Ctx) {
     for c in &cols {
         let ColumnObj::Dataset(info) = &c.obj else { continue };
         let Some(o) = open(ctx, &c.name, R5) else { continue };
-        let Some((refs, space)) = read_refs(ctx, o.id(), &c.path, n::CATEGORIES, REF_RULE, R5) else { continue };
+        let Some((refs, space)) = read_refs(ctx, o.id(), &c.path, n::CATEGORIES, c::H_REF_TYPE, R5) else { continue };
         if space != Space::Scalar || refs.len() != 1 {
-            ctx.sink.error(R5, &c.path, format!("categories has {}, expected a scalar reference", describe_space(&space)));
+            ctx.sink.error(c::H5_CATEGORIES_REF, &c.path, format!("categories has {}, expected a scalar reference", describe_space(&space)));
         }
         if !matches!(info.dtype, Dtype::Int { .. }) {
-            ctx.sink.error(R5, &c.path, format!("categorical column has datatype {}, expected an integer type", describe(&info.dtype)));
+            ctx.sink.error(c::H5_CATEGORICAL_INT, &c.path, format!("categorical column has datatype {}, expected an integer type", describe(&info.dtype)));
         }
         for r in refs {
             match r {
                 Some(t) if t.starts_with(&cat_prefix) && !t[cat_prefix.len()..].contains('/') => {
                     referenced.insert(t);
                 }
-                Some(t) => ctx.sink.error(R5, &c.path, format!("categories references {t}, expected a dataset in {}", cat_prefix.trim_end_matches('/'))),
-                None => ctx.sink.error(R5, &c.path, "categories is a null or dangling reference"),
+                Some(t) => ctx.sink.error(c::H5_CATEGORIES_REF, &c.path, format!("categories references {t}, expected a dataset in {}", cat_prefix.trim_end_matches('/'))),
+                None => ctx.sink.error(c::H5_CATEGORIES_REF, &c.path, "categories is a null or dangling reference"),
             }
         }
     }
@@ -595,11 +597,11 @@ fn req5_categories(ctx: &mut Ctx) {
         let mp = format!("{cat_prefix}{name}");
         if let Ok(info) = h5::dataset_open(cg.id(), &name).and_then(|d| h5::dataset_info(d.id(), &mp)) {
             if info.dims.len() != 1 {
-                ctx.sink.error(R5, &mp, format!("categories dataset has rank {}, expected 1", info.dims.len()));
+                ctx.sink.error(c::H5_CATEGORIES_RANK, &mp, format!("categories dataset has rank {}, expected 1", info.dims.len()));
             }
         }
         if !referenced.contains(&mp) {
-            ctx.sink.error(R5, &mp, "categories dataset is not referenced by any categorical column");
+            ctx.sink.error(c::H5_CATEGORIES_USED, &mp, "categories dataset is not referenced by any categorical column");
         }
     }
 }
@@ -616,7 +618,7 @@ fn req8_categorical_fill(ctx: &mut Ctx) {
         let count = k.dims.first().copied().unwrap_or(0) as f64;
         if let Some(f) = info.fill.as_deref().and_then(|f| scalar_num(&info.dtype, f)) {
             if f >= 0.0 && f < count {
-                ctx.sink.error(R8, &c.path, format!("fill value {f} is a valid category code (0..{count}); expected a value outside it"));
+                ctx.sink.error(c::H8_CATEGORICAL_FILL, &c.path, format!("fill value {f} is a valid category code (0..{count}); expected a value outside it"));
             }
         }
     }
@@ -629,20 +631,20 @@ fn req6_column_order(ctx: &mut Ctx) {
     let p = ctx.path.clone();
     let Some(a) = attr(ctx, ctx.id(), &p, n::COLUMN_ORDER, R6) else { return };
     if !a.dtype.is_string() || !matches!(a.space, Space::Simple(ref d) if d.len() == 1) {
-        ctx.sink.error(R6, &p, format!("column-order is {} {}, expected a one-dimensional string array", describe(&a.dtype), describe_space(&a.space)));
+        ctx.sink.error(c::H6_ORDER_TYPE, &p, format!("column-order is {} {}, expected a one-dimensional string array", describe(&a.dtype), describe_space(&a.space)));
         return;
     }
     let mut seen = BTreeSet::new();
     for name in &a.strings {
         if !seen.insert(name.clone()) {
-            ctx.sink.error(R6, &p, format!("column-order lists '{name}' more than once"));
+            ctx.sink.error(c::H6_ORDER_UNIQUE, &p, format!("column-order lists '{name}' more than once"));
         } else if ctx.column(name).is_none() {
-            ctx.sink.error(R6, &p, format!("column-order lists '{name}', which is not a column"));
+            ctx.sink.error(c::H6_ORDER_COLUMNS, &p, format!("column-order lists '{name}', which is not a column"));
         }
     }
     let missing: Vec<String> = ctx.columns.iter().filter(|c| !seen.contains(&c.name)).map(|c| c.name.clone()).collect();
     for m in missing {
-        ctx.sink.error(R6, &p, format!("column-order does not list column '{m}'"));
+        ctx.sink.error(c::H6_ORDER_COMPLETE, &p, format!("column-order does not list column '{m}'"));
     }
 }
 
@@ -650,16 +652,16 @@ fn req6_column_order(ctx: &mut Ctx) {
 /// list columns); `_index` equals the name of `INDEX_COLUMNS[0]`.
 fn req7_index_columns(ctx: &mut Ctx) {
     let p = ctx.path.clone();
-    let Some((refs, space)) = read_refs(ctx, ctx.id(), &p, n::INDEX_COLUMNS, REF_RULE, R7) else { return };
+    let Some((refs, space)) = read_refs(ctx, ctx.id(), &p, n::INDEX_COLUMNS, c::H_REF_TYPE, R7) else { return };
     if !matches!(space, Space::Simple(ref d) if d.len() == 1) {
-        ctx.sink.error(R7, &p, format!("index_columns has {}, expected a one-dimensional array", describe_space(&space)));
+        ctx.sink.error(c::H7_INDEX_RESOLVE, &p, format!("index_columns has {}, expected a one-dimensional array", describe_space(&space)));
     }
     let mut first = None;
     for (i, r) in refs.iter().enumerate() {
         match r.as_deref().map(|t| (t, ctx.column_by_path(t).map(|c| (c.name.clone(), matches!(c.obj, ColumnObj::List))))) {
-            None => ctx.sink.error(R7, &p, format!("index_columns element {i} is a null or dangling reference")),
-            Some((t, None)) => ctx.sink.error(R7, &p, format!("index_columns element {i} references {t}, which is not a column dataset of the table")),
-            Some((t, Some((_, true)))) => ctx.sink.error(R7, &p, format!("index_columns element {i} references list column {t}; expected a column dataset")),
+            None => ctx.sink.error(c::H7_INDEX_RESOLVE, &p, format!("index_columns element {i} is a null or dangling reference")),
+            Some((t, None)) => ctx.sink.error(c::H7_INDEX_RESOLVE, &p, format!("index_columns element {i} references {t}, which is not a column dataset of the table")),
+            Some((t, Some((_, true)))) => ctx.sink.error(c::H7_INDEX_NOT_LIST, &p, format!("index_columns element {i} references list column {t}; expected a column dataset")),
             Some((_, Some((name, false)))) => {
                 if i == 0 {
                     first = Some(name);
@@ -669,7 +671,7 @@ fn req7_index_columns(ctx: &mut Ctx) {
     }
     if let (Some(first), Ok(Some(idx))) = (first, read_token(ctx.id(), n::INDEX_NAME)) {
         if idx != first {
-            ctx.sink.error(R7, &p, format!("_index is '{idx}' but index_columns[0] is '{first}'"));
+            ctx.sink.error(c::H7_INDEX_NAME, &p, format!("_index is '{idx}' but index_columns[0] is '{first}'"));
         }
     }
 }
@@ -708,7 +710,7 @@ const MAX_VERIFY_BYTES: u64 = 1 << 31;
 /// through `h5col::search::verify_index`. The column is read whole (one index at a time).
 fn check_other_index(ctx: &mut Ctx, ip: &str, kind: &str, col: &str, nrows: u64) {
     let Some(ColumnObj::Dataset(info)) = ctx.column(col).map(|c| c.obj.clone()) else {
-        ctx.sink.error(R9, ip, format!("{kind} index on list column '{col}'"));
+        ctx.sink.error(c::H9_ON_LIST, ip, format!("{kind} index on list column '{col}'"));
         return;
     };
     let cpath = ctx.member_path(col);
@@ -723,11 +725,16 @@ fn check_other_index(ctx: &mut Ctx, ip: &str, kind: &str, col: &str, nrows: u64)
     }
     let a = match h5::dataset_read(cds.id(), 0, nrows, &mem, &cpath) {
         Ok(b) => crate::h5col::Array { dtype: mem, bytes: b },
-        Err(e) => return ctx.sink.error(R9, &cpath, read_err(&e)),
+        Err(e) => return ctx.sink.unreadable(R9, &cpath, read_err(&e)),
     };
     let chunk = info.chunk.as_ref().and_then(|c| c.first().copied()).unwrap_or(nrows).max(1);
+    let check = match kind {
+        k if k == n::KIND_SORTED_ROWS => c::H9_SORTED_CONTENT,
+        k if k == n::KIND_BITMAP => c::H9_BITMAP_CONTENT,
+        _ => c::H9_BLOOM_CONTENT,
+    };
     for problem in crate::h5col::search::verify_index(ctx.id(), kind, ip, &a, info.fill.as_deref(), chunk, nrows) {
-        ctx.sink.error(R9, ip, format!("column '{col}': {problem}"));
+        ctx.sink.error(check, ip, format!("column '{col}': {problem}"));
     }
 }
 
@@ -769,7 +776,7 @@ fn num(d: &Dtype, b: &[u8]) -> Option<Num> {
 
 fn check_chunk_minmax(ctx: &mut Ctx, ip: &str, ids: hdf5_sys::h5i::hid_t, col: &str, nrows: u64) {
     let Some(ColumnObj::Dataset(info)) = ctx.column(col).map(|c| c.obj.clone()) else {
-        ctx.sink.error(R9, ip, format!("chunk_minmax index on list column '{col}'"));
+        ctx.sink.error(c::H9_ON_LIST, ip, format!("chunk_minmax index on list column '{col}'"));
         return;
     };
     let elem = info.dtype.to_le();
@@ -779,19 +786,19 @@ fn check_chunk_minmax(ctx: &mut Ctx, ip: &str, ids: hdf5_sys::h5i::hid_t, col: &
     }
     let iinfo = match h5::dataset_info(ids, ip) {
         Ok(i) => i,
-        Err(e) => return ctx.sink.error(R9, ip, read_err(&e)),
+        Err(e) => return ctx.sink.unreadable(R9, ip, read_err(&e)),
     };
     let Dtype::Compound { fields, .. } = iinfo.dtype.to_le() else {
-        return ctx.sink.error(R9, ip, format!("chunk_minmax datatype is {}, expected a compound", describe(&iinfo.dtype)));
+        return ctx.sink.error(c::H9_MINMAX_LAYOUT, ip, format!("chunk_minmax datatype is {}, expected a compound", describe(&iinfo.dtype)));
     };
     let f = |name: &str| fields.iter().find(|f| f.name == name).cloned();
     let (Some(fmin), Some(fmax), Some(fnan), Some(ffill), Some(fn_)) = (f("min"), f("max"), f("nan_count"), f("fill_count"), f("n")) else {
-        return ctx.sink.error(R9, ip, "chunk_minmax datatype lacks one of the fields min, max, nan_count, fill_count, n");
+        return ctx.sink.error(c::H9_MINMAX_LAYOUT, ip, "chunk_minmax datatype lacks one of the fields min, max, nan_count, fill_count, n");
     };
     let chunk = info.chunk.as_ref().and_then(|c| c.first().copied()).unwrap_or(nrows).max(1);
     let nchunks = nrows.div_ceil(chunk);
     if iinfo.dims.first().copied().unwrap_or(0) < nchunks {
-        return ctx.sink.error(R9, ip, format!("chunk_minmax has {} entries, expected at least {nchunks} for nrows {nrows}", iinfo.dims.first().copied().unwrap_or(0)));
+        return ctx.sink.error(c::H9_MINMAX_LAYOUT, ip, format!("chunk_minmax has {} entries, expected at least {nchunks} for nrows {nrows}", iinfo.dims.first().copied().unwrap_or(0)));
     }
     let cpath = ctx.member_path(col);
     let Ok(cds) = h5::dataset_open(ctx.id(), col) else { return };
@@ -803,7 +810,7 @@ fn check_chunk_minmax(ctx: &mut Ctx, ip: &str, ids: hdf5_sys::h5i::hid_t, col: &
     for j in 0..nchunks {
         let entry = match h5::dataset_read(ids, j, 1, &imem, ip) {
             Ok(e) => e,
-            Err(e) => return ctx.sink.error(R9, ip, read_err(&e)),
+            Err(e) => return ctx.sink.unreadable(R9, ip, read_err(&e)),
         };
         let field = |fl: &crate::h5::Field| entry.get(fl.offset..fl.offset + fl.dtype.size()).and_then(|b| num(&fl.dtype, b));
         let (s, e) = (j * chunk, ((j + 1) * chunk).min(nrows));
@@ -827,7 +834,7 @@ fn check_chunk_minmax(ctx: &mut Ctx, ip: &str, ids: hdf5_sys::h5i::hid_t, col: &
             true
         });
         if let Err(err) = r {
-            return ctx.sink.error(R9, &cpath, read_err(&err));
+            return ctx.sink.unreadable(R9, &cpath, read_err(&err));
         }
         if !is_float {
             nan = 0;
@@ -854,7 +861,7 @@ fn check_chunk_minmax(ctx: &mut Ctx, ip: &str, ids: hdf5_sys::h5i::hid_t, col: &
             }
         }
         for b in bad {
-            ctx.sink.error(R9, ip, format!("entry {j} (rows {s}..{e}) of column '{col}': {b}"));
+            ctx.sink.error(c::H9_MINMAX_CONTENT, ip, format!("entry {j} (rows {s}..{e}) of column '{col}': {b}"));
         }
     }
 }
@@ -876,7 +883,7 @@ fn req10_list_columns(ctx: &mut Ctx) {
 
 fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool, depth: usize) {
     if depth > 32 {
-        return ctx.sink.error(R10, gp, "list columns nested more than 32 levels deep");
+        return ctx.sink.error(c::H10_NESTING, gp, "list columns nested more than 32 levels deep");
     }
     let class = attr(ctx, g.id(), gp, n::CLASS, R10);
     let is_strings = class.as_ref().and_then(|a| a.as_str()) == Some(n::STRING_VALUES);
@@ -888,7 +895,7 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
     }
     if !is_strings {
         match attr(ctx, g.id(), gp, n::KIND, R10) {
-            None => return ctx.sink.error(R10, gp, "list column has no kind attribute; expected \"OFFSETS\""),
+            None => return ctx.sink.error(c::H10_KIND, gp, "list column has no kind attribute; expected \"OFFSETS\""),
             Some(a) => match a.as_str() {
                 Some(k) if k == n::KIND_OFFSETS => {
                     if !is_strict_ascii(&a.dtype, k) {
@@ -896,42 +903,42 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
                     }
                 }
                 Some(k) => return ctx.sink.warn(R10, gp, format!("list kind {k:?} is not defined by this revision; not checked")),
-                None => return ctx.sink.error(R10, gp, "kind is not a string"),
+                None => return ctx.sink.error(c::H10_KIND, gp, "kind is not a string"),
             },
         }
     }
     let leaf_name = if is_strings { n::CHARS } else { n::VALUES };
     let members = match links(g) {
         Ok(m) => m,
-        Err(e) => return ctx.sink.error(R10, gp, format!("cannot list the members: {e}")),
+        Err(e) => return ctx.sink.unreadable(R10, gp, format!("cannot list the members: {e}")),
     };
     for (name, _) in &members {
         if name != n::OFFSETS && name != n::MASK && name != leaf_name {
-            ctx.sink.error(R10, &join(gp, name), format!("unexpected member of a {}; only offsets, {} and mask are allowed", if is_strings { "string_values group" } else { "list column" }, leaf_name.to_lowercase()));
+            ctx.sink.error(c::H10_MEMBERS, &join(gp, name), format!("unexpected member of a {}; only offsets, {} and mask are allowed", if is_strings { "string_values group" } else { "list column" }, leaf_name.to_lowercase()));
         }
     }
     let kind_of = |nm: &str| members.iter().find(|(m, _)| m == nm).map(|(_, k)| k.clone());
     // OFFSETS
     let op = join(gp, n::OFFSETS);
     if kind_of(n::OFFSETS) != Some(Link::Dataset) {
-        return ctx.sink.error(R10, gp, "offsets member is missing or not a dataset");
+        return ctx.sink.error(c::H10_MEMBERS, gp, "offsets member is missing or not a dataset");
     }
     let Ok(ods) = h5::dataset_open(g.id(), n::OFFSETS) else { return };
     let oinfo = match h5::dataset_info(ods.id(), &op) {
         Ok(i) => i,
-        Err(e) => return ctx.sink.error(R10, &op, read_err(&e)),
+        Err(e) => return ctx.sink.unreadable(R10, &op, read_err(&e)),
     };
     match oinfo.dtype {
         Dtype::Int { signed: false, size: 8, .. } => {}
         Dtype::Int { signed: false, .. } => ctx.sink.warn(R10, &op, format!("offsets is {}, expected uint64 (accepted leniently, ruling r3)", describe(&oinfo.dtype))),
-        _ => return ctx.sink.error(R10, &op, format!("offsets is {}, expected uint64", describe(&oinfo.dtype))),
+        _ => return ctx.sink.error(c::H10_OFFSETS_TYPE, &op, format!("offsets is {}, expected uint64", describe(&oinfo.dtype))),
     }
     if oinfo.dims.len() != 1 {
-        return ctx.sink.error(R10, &op, format!("offsets has rank {}, expected 1", oinfo.dims.len()));
+        return ctx.sink.error(c::H10_OFFSETS_TYPE, &op, format!("offsets has rank {}, expected 1", oinfo.dims.len()));
     }
     let Some(lp1) = l.checked_add(1) else { return };
     if oinfo.dims[0] < lp1 {
-        return ctx.sink.error(R10, &op, format!("offsets extent {} is less than {lp1} (entries + 1)", oinfo.dims[0]));
+        return ctx.sink.error(c::H10_OFFSETS_TYPE, &op, format!("offsets extent {} is less than {lp1} (entries + 1)", oinfo.dims[0]));
     }
     // MASK
     let mp = join(gp, n::MASK);
@@ -943,10 +950,10 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
             match (ds, info) {
                 (Some(ds), Some(info)) => {
                     if !info.dtype.is_boolean() {
-                        ctx.sink.error(R10, &mp, format!("mask is {}, expected the hep001 boolean enumeration", describe(&info.dtype)));
+                        ctx.sink.error(c::H10_MASK_TYPE, &mp, format!("mask is {}, expected the hep001 boolean enumeration", describe(&info.dtype)));
                         None
                     } else if info.dims.len() != 1 || info.dims[0] < l {
-                        ctx.sink.error(R10, &mp, format!("mask extent {:?} is less than {l} entries", info.dims));
+                        ctx.sink.error(c::H10_MASK_TYPE, &mp, format!("mask extent {:?} is less than {l} entries", info.dims));
                         None
                     } else {
                         if info.dtype.to_le() != Dtype::hep001_bool() {
@@ -956,13 +963,13 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
                     }
                 }
                 _ => {
-                    ctx.sink.error(R10, &mp, "cannot read the mask dataset");
+                    ctx.sink.unreadable(R10, &mp, "cannot read the mask dataset");
                     None
                 }
             }
         }
         Some(_) => {
-            ctx.sink.error(R10, &mp, "mask member is not a dataset");
+            ctx.sink.error(c::H10_MASK_TYPE, &mp, "mask member is not a dataset");
             None
         }
     };
@@ -976,7 +983,7 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
         let e = s.saturating_add(batch).min(lp1);
         let offs = match h5::dataset_read(ods.id(), s, e - s, &Dtype::U64, &op) {
             Ok(b) => b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect::<Vec<_>>(),
-            Err(err) => return ctx.sink.error(R10, &op, read_err(&err)),
+            Err(err) => return ctx.sink.unreadable(R10, &op, read_err(&err)),
         };
         let ms = s.max(1) - 1;
         let me = e - 1;
@@ -984,7 +991,7 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
             Some(m) if me > ms => match h5::dataset_read(m.id(), ms, me - ms, &Dtype::I8, &mp) {
                 Ok(b) => Some(b),
                 Err(err) => {
-                    ctx.sink.error(R10, &mp, read_err(&err));
+                    ctx.sink.unreadable(R10, &mp, read_err(&err));
                     None
                 }
             },
@@ -993,20 +1000,20 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
         for (k, &o) in offs.iter().enumerate() {
             let i = s + k as u64;
             if i == 0 && o != 0 {
-                ctx.sink.error(R10, &op, format!("offsets[0] is {o}, expected 0"));
+                ctx.sink.error(c::H10_OFFSETS_ZERO, &op, format!("offsets[0] is {o}, expected 0"));
             }
             if let Some(p) = prev {
                 let row = i - 1;
                 let what = if top { String::new() } else { format!("entry {row}: ") };
                 if o < p {
-                    ctx.sink.row_error(R10, &op, row, format!("{what}offsets decrease from {p} to {o}; expected non-decreasing"));
+                    ctx.sink.row_error(c::H10_OFFSETS_ORDER, &op, row, format!("{what}offsets decrease from {p} to {o}; expected non-decreasing"));
                 }
                 if let Some(&b) = mvals.as_ref().and_then(|mv| mv.get((row - ms) as usize)) {
                     let b = b as i8;
                     if b != 0 && b != 1 {
-                        ctx.sink.row_error(R10, &mp, row, format!("{what}mask value {b} is neither false (0) nor true (1)"));
+                        ctx.sink.row_error(c::H10_MASK_VALUES, &mp, row, format!("{what}mask value {b} is neither false (0) nor true (1)"));
                     } else if b == 0 && o != p {
-                        ctx.sink.row_error(R10, &op, row, format!("{what}null entry (mask false) has a slice of {} elements; expected an empty slice", o.wrapping_sub(p)));
+                        ctx.sink.row_error(c::H10_NULL_SLICES, &op, row, format!("{what}null entry (mask false) has a slice of {} elements; expected an empty slice", o.wrapping_sub(p)));
                     }
                 }
             }
@@ -1018,30 +1025,30 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
     // VALUES / CHARS
     let vp = join(gp, leaf_name);
     match kind_of(leaf_name) {
-        None => ctx.sink.error(R10, gp, format!("{} member is missing", leaf_name.to_lowercase())),
+        None => ctx.sink.error(c::H10_MEMBERS, gp, format!("{} member is missing", leaf_name.to_lowercase())),
         Some(Link::Dataset) => match h5::dataset_open(g.id(), leaf_name).and_then(|d| h5::dataset_info(d.id(), &vp)) {
             Ok(info) => {
                 if info.dims.len() != 1 {
-                    ctx.sink.error(R10, &vp, format!("{} has rank {}, expected 1", leaf_name.to_lowercase(), info.dims.len()));
+                    ctx.sink.error(c::H10_VALUES_TYPE, &vp, format!("{} has rank {}, expected 1", leaf_name.to_lowercase(), info.dims.len()));
                 } else if info.dims[0] < last {
-                    ctx.sink.error(R10, &vp, format!("extent {} is less than offsets[{l}] = {last}", info.dims[0]));
+                    ctx.sink.error(c::H10_VALUES_TYPE, &vp, format!("extent {} is less than offsets[{l}] = {last}", info.dims[0]));
                 }
                 if is_strings && info.dtype.to_le() != Dtype::U8 {
-                    ctx.sink.error(R10, &vp, format!("chars is {}, expected uint8", describe(&info.dtype)));
+                    ctx.sink.error(c::H10_VALUES_TYPE, &vp, format!("chars is {}, expected uint8", describe(&info.dtype)));
                 }
             }
-            Err(e) => ctx.sink.error(R10, &vp, read_err(&e)),
+            Err(e) => ctx.sink.unreadable(R10, &vp, read_err(&e)),
         },
         Some(Link::Group) if !is_strings => match g.group(leaf_name) {
             Ok(sub) => {
                 match read_token(sub.id(), n::CLASS).ok().flatten().as_deref() {
                     Some(c) if c == n::LIST_COLUMN || c == n::STRING_VALUES => check_list_level(ctx, &sub, &vp, last, false, depth + 1),
-                    other => ctx.sink.error(R10, &vp, format!("values group has class {other:?}; expected \"LIST_COLUMN\" or \"STRING_VALUES\"")),
+                    other => ctx.sink.error(c::H10_MEMBERS, &vp, format!("values group has class {other:?}; expected \"LIST_COLUMN\" or \"STRING_VALUES\"")),
                 }
             }
-            Err(_) => ctx.sink.error(R10, &vp, "cannot open the values group"),
+            Err(_) => ctx.sink.unreadable(R10, &vp, "cannot open the values group"),
         },
-        Some(_) => ctx.sink.error(R10, &vp, format!("{} is not a dataset", leaf_name.to_lowercase())),
+        Some(_) => ctx.sink.error(c::H10_MEMBERS, &vp, format!("{} is not a dataset", leaf_name.to_lowercase())),
     }
 }
 
@@ -1078,7 +1085,7 @@ fn vlen_walk(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, depth: usize) {
             Link::Dataset => {
                 if let Ok(info) = h5::dataset_open(g.id(), &name).and_then(|d| h5::dataset_info(d.id(), &mp)) {
                     if has_vlen(&info.dtype) {
-                        ctx.sink.error(R11, &mp, format!("variable-length datatype ({}) below a list column; expected fixed-size types", describe(&info.dtype)));
+                        ctx.sink.error(c::H11_NO_VLEN, &mp, format!("variable-length datatype ({}) below a list column; expected fixed-size types", describe(&info.dtype)));
                     }
                 }
             }
@@ -1111,12 +1118,12 @@ fn req12_validity_tokens(ctx: &mut Ctx) {
         }
         any = true;
         let mp = join(&sp, &name);
-        read_u64_token(ctx, ds.id(), &mp, n::SOURCE_GENERATION, R12, true);
-        read_u64_token(ctx, ds.id(), &mp, n::SOURCE_NROWS, R12, true);
+        read_u64_token(ctx, ds.id(), &mp, n::SOURCE_GENERATION, c::H12_SOURCE_TOKENS, true);
+        read_u64_token(ctx, ds.id(), &mp, n::SOURCE_NROWS, c::H12_SOURCE_TOKENS, true);
     }
     if any {
         let p = ctx.path.clone();
-        ctx.generation = read_u64_token(ctx, ctx.id(), &p, n::GENERATION, R12, true);
+        ctx.generation = read_u64_token(ctx, ctx.id(), &p, n::GENERATION, c::H12_GENERATION, true);
     }
 }
 
@@ -1133,7 +1140,7 @@ fn req13_boolean_columns(ctx: &mut Ctx) {
             ctx.sink.warn(R13, &c.path, format!("boolean column is {}, expected base int8 little-endian (accepted leniently)", describe(&info.dtype)));
         }
         if info.fill.is_some() {
-            ctx.sink.error(R13, &c.path, "boolean column declares a user-defined fill value; expected none");
+            ctx.sink.error(c::H13_BOOL_FILL, &c.path, "boolean column declares a user-defined fill value; expected none");
         }
         let Some(nrows) = ctx.nrows else { continue };
         let Ok(ds) = h5::dataset_open(ctx.id(), &c.name) else { continue };
@@ -1147,10 +1154,10 @@ fn req13_boolean_columns(ctx: &mut Ctx) {
             bad.len() < 1000
         });
         if let Err(e) = r {
-            ctx.sink.error(R13, &c.path, read_err(&e));
+            ctx.sink.unreadable(R13, &c.path, read_err(&e));
         }
         for (row, b) in bad {
-            ctx.sink.row_error(R13, &c.path, row, format!("boolean value {b} is neither false (0) nor true (1)"));
+            ctx.sink.row_error(c::H13_BOOL_VALUES, &c.path, row, format!("boolean value {b} is neither false (0) nor true (1)"));
         }
     }
 }

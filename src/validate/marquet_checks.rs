@@ -1,8 +1,10 @@
 //! HEP002 checks: §12 requirements 1–17, the marker-attribute rule of §5.1 and ruling R16.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::h5col_checks::{attr, describe, is_strict_ascii, read_refs, read_u64_token};
+use super::checks as c;
+use super::geodesic_check::{EdgeBoxes, EdgeNeeds};
 use super::rows::{Batch, CoverReader, Form, Item, Reader};
 use super::{n, read_err, ColumnObj, Ctx};
 use crate::h5::{self, Dtype, Space};
@@ -44,6 +46,8 @@ struct GeomCol {
     geographic: bool,
     planar: bool,
     ccw: bool,
+    /// The edge model (ruling R8): boxes must hold geodesic edges under non-planar edges.
+    edges: EdgeBoxes,
     bbox: Option<(BBox, bool, bool)>,
     covering: Option<Covering>,
     blocks: Vec<BlockIndex>,
@@ -134,7 +138,7 @@ fn req1_marquet_version(ctx: &mut Ctx) -> bool {
     let p = ctx.path.clone();
     let Some(a) = attr(ctx, ctx.id(), &p, n::MARQUET_VERSION, R1) else { return false };
     let Some(v) = a.as_str().map(|s| s.trim_end().to_string()) else {
-        ctx.sink.error(R1, &p, format!("marquet_version is {}, expected a scalar string \"1.0\"", describe(&a.dtype)));
+        ctx.sink.error(c::M1_VERSION, &p, format!("marquet_version is {}, expected a scalar string \"1.0\"", describe(&a.dtype)));
         return false;
     };
     if !is_strict_ascii(&a.dtype, &v) {
@@ -142,11 +146,11 @@ fn req1_marquet_version(ctx: &mut Ctx) -> bool {
     }
     match crate::h5col::parse_version(&v) {
         None => {
-            ctx.sink.error(R1, &p, format!("marquet_version {v:?} is not major.minor"));
+            ctx.sink.error(c::M1_VERSION, &p, format!("marquet_version {v:?} is not major.minor"));
             false
         }
         Some((major, _, _)) if major > 1 => {
-            ctx.sink.error(MARKER, &p, format!("unsupported marquet_version {v:?}: this validator implements 1.x; geometry columns are not interpreted (ruling r16)"));
+            ctx.sink.error(c::M_VERSION_SUPPORTED, &p, format!("unsupported marquet_version {v:?}: this validator implements 1.x; geometry columns are not interpreted (ruling r16)"));
             false
         }
         _ => true,
@@ -157,26 +161,26 @@ fn req1_marquet_version(ctx: &mut Ctx) -> bool {
 /// references to distinct columns of the table. Returns the resolved column names.
 fn req2_geometry_columns(ctx: &mut Ctx) -> Vec<String> {
     let p = ctx.path.clone();
-    let Some((refs, space)) = read_refs(ctx, ctx.id(), &p, n::GEOMETRY_COLUMNS, R2, R2) else {
+    let Some((refs, space)) = read_refs(ctx, ctx.id(), &p, n::GEOMETRY_COLUMNS, c::M2_REF_TYPE, R2) else {
         if !h5::attr_exists(ctx.id(), n::GEOMETRY_COLUMNS).unwrap_or(false) {
-            ctx.sink.error(R2, &p, "geometry_columns attribute is missing; expected references to the geometry columns");
+            ctx.sink.error(c::M2_PRESENT, &p, "geometry_columns attribute is missing; expected references to the geometry columns");
         }
         return Vec::new();
     };
     if !matches!(space, Space::Simple(ref d) if d.len() == 1) {
-        ctx.sink.error(R2, &p, "geometry_columns is not one-dimensional");
+        ctx.sink.error(c::M2_PRESENT, &p, "geometry_columns is not one-dimensional");
     }
     if refs.is_empty() {
-        ctx.sink.error(R2, &p, "geometry_columns has no elements; expected at least one");
+        ctx.sink.error(c::M2_PRESENT, &p, "geometry_columns has no elements; expected at least one");
     }
     let mut out: Vec<String> = Vec::new();
     for (i, r) in refs.iter().enumerate() {
         match r {
-            None => ctx.sink.error(R2, &p, format!("geometry_columns element {i} is a null or dangling reference")),
+            None => ctx.sink.error(c::M2_RESOLVE, &p, format!("geometry_columns element {i} is a null or dangling reference")),
             Some(t) => match ctx.column_by_path(t).map(|c| c.name.clone()) {
-                None => ctx.sink.error(R2, &p, format!("geometry_columns element {i} references {t}, which is not a column of the table")),
+                None => ctx.sink.error(c::M2_RESOLVE, &p, format!("geometry_columns element {i} references {t}, which is not a column of the table")),
                 Some(name) if out.contains(&name) => {
-                    ctx.sink.error(R2, &p, format!("geometry_columns references column '{name}' more than once"))
+                    ctx.sink.error(c::M2_DISTINCT, &p, format!("geometry_columns references column '{name}' more than once"))
                 }
                 Some(name) => out.push(name),
             },
@@ -194,13 +198,13 @@ fn req3_encoding_and_types(ctx: &mut Ctx, geoms: &[String]) {
         let gt = h5::attr_exists(o.id(), n::GEOMETRY_TYPES).unwrap_or(false);
         if geoms.contains(&c.name) {
             if !enc {
-                ctx.sink.error(R3, &c.path, "geometry column has no geometry_encoding attribute");
+                ctx.sink.error(c::M3_ATTRS, &c.path, "geometry column has no geometry_encoding attribute");
             }
             if !gt {
-                ctx.sink.error(R3, &c.path, "geometry column has no geometry_types attribute");
+                ctx.sink.error(c::M3_ATTRS, &c.path, "geometry column has no geometry_types attribute");
             }
         } else if enc {
-            ctx.sink.error(R3, &c.path, "column carries geometry_encoding but is not referenced by geometry_columns");
+            ctx.sink.error(c::M3_REFERENCED, &c.path, "column carries geometry_encoding but is not referenced by geometry_columns");
         }
     }
 }
@@ -212,7 +216,7 @@ fn req4_not_row_labels(ctx: &mut Ctx, geoms: &[String]) {
     if let Ok(Some((refs, _, _))) = h5::attr_read_refs(ctx.id(), n::INDEX_COLUMNS) {
         for t in refs.into_iter().flatten() {
             if let Some(c) = ctx.column_by_path(&t).filter(|c| geoms.contains(&c.name)).map(|c| c.name.clone()) {
-                ctx.sink.error(R4, &p, format!("index_columns references geometry column '{c}'"));
+                ctx.sink.error(c::M4_ROW_LABEL, &p, format!("index_columns references geometry column '{c}'"));
             }
         }
     }
@@ -221,7 +225,7 @@ fn req4_not_row_labels(ctx: &mut Ctx, geoms: &[String]) {
         let Ok(o) = h5::object_open(ctx.id(), g) else { continue };
         for a in [n::CATEGORIES, n::VALID_MIN, n::VALID_MAX] {
             if h5::attr_exists(o.id(), a).unwrap_or(false) {
-                ctx.sink.error(R4, &path, format!("geometry column carries {}, which has no meaning for geometries", a.to_lowercase()));
+                ctx.sink.error(c::M4_H5COL_ATTRS, &path, format!("geometry column carries {}, which has no meaning for geometries", a.to_lowercase()));
             }
         }
         for a in [n::UNITS, n::UNITS_VOCABULARY] {
@@ -251,8 +255,13 @@ fn describe_column(ctx: &mut Ctx, name: &str) -> Option<GeomCol> {
         Form::Point { dtype, fill } => req10_point_type(ctx, &path, dtype, fill.as_deref()),
     }
     let crs = req11_crs(ctx, id, &path);
-    let (planar, ccw) = req12_edges_orientation(ctx, id, &path, &crs);
+    let (edges_name, ccw) = req12_edges_orientation(ctx, id, &path, &crs);
     let geographic = crs.as_ref().map(|c| c.is_geographic()).unwrap_or(false);
+    // Non-planar edges without a geographic CRS are reported once (req 12); the data is then
+    // checked as planar, so that one defect gives one finding.
+    let planar = edges_name == "PLANAR" || !geographic;
+    let model = if planar { crate::index::geodesic::EdgeModel::Planar } else { crate::marquet::bounds::edge_model(&crate::marquet::Edges::from_name(&edges_name)) };
+    let edges = EdgeBoxes { model, ccw };
     let bbox = req14_bbox_attr(ctx, id, &path, geographic);
     Some(GeomCol {
         name: name.to_string(),
@@ -263,6 +272,7 @@ fn describe_column(ctx: &mut Ctx, name: &str) -> Option<GeomCol> {
         geographic,
         planar,
         ccw,
+        edges,
         bbox,
         covering: None,
         blocks: Vec::new(),
@@ -275,7 +285,7 @@ fn req5_storage_form(ctx: &mut Ctx, col: &super::Col) -> Option<Form> {
     let o = h5::object_open(ctx.id(), &col.name).ok()?;
     let a = attr(ctx, o.id(), &col.path, n::GEOMETRY_ENCODING, R5)?;
     let Some(v) = a.as_str().map(|s| s.trim_end().to_string()) else {
-        ctx.sink.error(R5, &col.path, format!("geometry_encoding is {}, expected a scalar string", describe(&a.dtype)));
+        ctx.sink.error(c::M5_ENCODING_STRING, &col.path, format!("geometry_encoding is {}, expected a scalar string", describe(&a.dtype)));
         return None;
     };
     if !is_strict_ascii(&a.dtype, &v) {
@@ -286,32 +296,61 @@ fn req5_storage_form(ctx: &mut Ctx, col: &super::Col) -> Option<Form> {
         (e, ColumnObj::Dataset(info)) if e == n::ENCODING_WKB => match &info.dtype {
             Dtype::Opaque { size, tag } if tag == n::OPAQUE_TAG_WKB => Some(Form::Fixed { size: *size, fill: info.fill.clone() }),
             d => {
-                ctx.sink.error(R5, &col.path, format!("geometry_encoding \"WKB\" on a column dataset of {}; expected an opaque datatype tagged \"WKB\"", describe(d)));
+                ctx.sink.error(c::M5_FORM, &col.path, format!("geometry_encoding \"WKB\" on a column dataset of {}; expected an opaque datatype tagged \"WKB\"", describe(d)));
                 None
             }
         },
         (e, ColumnObj::Dataset(info)) if e == n::ENCODING_POINT => match &info.dtype {
             Dtype::Compound { .. } => Some(Form::Point { dtype: info.dtype.clone(), fill: info.fill.clone() }),
             d => {
-                ctx.sink.error(R5, &col.path, format!("geometry_encoding \"POINT\" on a column dataset of {}; expected a compound datatype", describe(d)));
+                ctx.sink.error(c::M5_FORM, &col.path, format!("geometry_encoding \"POINT\" on a column dataset of {}; expected a compound datatype", describe(d)));
                 None
             }
         },
         (e, ColumnObj::List) if e == n::ENCODING_POINT => {
-            ctx.sink.error(R5, &col.path, "geometry_encoding \"POINT\" on a list column; expected a compound column dataset");
+            ctx.sink.error(c::M5_FORM, &col.path, "geometry_encoding \"POINT\" on a list column; expected a compound column dataset");
             None
         }
         (e, _) => {
             let reserved = if n::RESERVED_ENCODINGS.contains(&e) { " (reserved for a future revision)" } else { "" };
-            ctx.sink.error(R5, &col.path, format!("geometry_encoding {e:?}{reserved} is not one of \"WKB\", \"POINT\""));
+            ctx.sink.error(c::M5_ENCODING_KNOWN, &col.path, format!("geometry_encoding {e:?}{reserved} is not one of \"WKB\", \"POINT\""));
             None
         }
     }
 }
 
-/// Is `d` an enumeration whose member names all come from `names`?
-fn enum_names_from(d: &Dtype, ok: impl Fn(&str) -> bool) -> bool {
-    matches!(d, Dtype::Enum { base, members } if matches!(**base, Dtype::Int { .. }) && members.iter().all(|(m, _)| ok(m)))
+/// A closed vocabulary (HEP002 §6.3, §9.1, §9.2; rulings R1, R2): `d` must be an
+/// enumeration over an integer base (any width and byte order) whose member names are
+/// exactly `want`, each once. `Ok(true)` when the member values are also the specified
+/// ones (`value(name)`), `Ok(false)` when only the names match (read by name: a warning);
+/// `Err` says what is wrong.
+fn vocabulary(d: &Dtype, want: &[String], value: impl Fn(&str) -> Option<i64>) -> Result<bool, String> {
+    let Dtype::Enum { base, members } = d else { return Err("not an enumeration".into()) };
+    if !matches!(**base, Dtype::Int { .. }) {
+        return Err(format!("an enumeration over {}, not over an integer type", describe(base)));
+    }
+    let have: BTreeSet<&str> = members.iter().map(|(m, _)| m.as_str()).collect();
+    let wanted: BTreeSet<&str> = want.iter().map(|s| s.as_str()).collect();
+    let extra: Vec<&str> = have.difference(&wanted).copied().collect();
+    let missing: Vec<&str> = wanted.difference(&have).copied().collect();
+    if !extra.is_empty() || !missing.is_empty() || have.len() != members.len() {
+        let mut why = Vec::new();
+        if !missing.is_empty() {
+            why.push(format!("lacks the member(s) {}", missing.join(", ")));
+        }
+        if !extra.is_empty() {
+            why.push(format!("has the unknown member(s) {}", extra.join(", ")));
+        }
+        if have.len() != members.len() {
+            why.push("names a member twice".into());
+        }
+        return Err(format!("{} members: {}", members.len(), why.join("; ")));
+    }
+    Ok(members.iter().all(|(m, v)| value(m) == Some(*v)))
+}
+
+fn geometry_type_names() -> Vec<String> {
+    crate::spec::all_geometry_types().into_iter().map(|t| t.name()).collect()
 }
 
 /// HEP002 §12 req 6 (datatype part): the geometry-type enumeration (strict: base
@@ -325,31 +364,39 @@ fn req6_geometry_types_attr(
     is_point: bool,
 ) -> Option<BTreeSet<GeometryType>> {
     let a = attr(ctx, id, path, n::GEOMETRY_TYPES, R6)?;
+    if !matches!(a.space, Space::Simple(ref d) if d.len() == 1) {
+        ctx.sink.error(c::M6_TYPES_SHAPE, path, "geometry_types is not one-dimensional");
+        return None;
+    }
     let strict = types::geometry_types_dtype();
-    if a.dtype != strict {
-        if enum_names_from(&a.dtype, |m| GeometryType::from_name(m).is_some()) {
-            ctx.sink.warn(R6, path, format!("geometry_types is an {}, expected the 28-member enumeration over uint16 little-endian (accepted by member name, ruling r1)", describe(&a.dtype)));
-        } else {
-            ctx.sink.error(R6, path, format!("geometry_types is {}, expected the marquet geometry-type enumeration", describe(&a.dtype)));
+    let code = |m: &str| GeometryType::from_name(m).map(|t| t.iso_code() as i64);
+    match vocabulary(&a.dtype, &geometry_type_names(), code) {
+        Err(why) => {
+            ctx.sink.error(c::M6_TYPES_ENUM, path, format!("geometry_types is {}: {why}; expected the marquet geometry-type enumeration with exactly its 28 members (ruling r1)", describe(&a.dtype)));
             return None;
         }
+        Ok(values_ok) if a.dtype != strict => {
+            let values = if values_ok { "" } else { " and member values other than the iso codes" };
+            ctx.sink.warn(R6, path, format!("geometry_types is an {}{values}, expected the 28-member enumeration over uint16 little-endian (accepted by member name, ruling r1)", describe(&a.dtype)));
+        }
+        Ok(_) => {}
     }
     let list = match types::read_geometry_types(&a) {
         Ok(l) => l,
         Err(e) => {
-            ctx.sink.error(R6, path, e.to_lowercase());
+            ctx.sink.error(c::M6_TYPES_ENUM, path, e.to_lowercase());
             return None;
         }
     };
     let set: BTreeSet<GeometryType> = list.iter().copied().collect();
     if set.len() != list.len() {
-        ctx.sink.error(R6, path, "geometry_types lists a type more than once; expected distinct elements");
+        ctx.sink.error(c::M6_TYPES_DISTINCT, path, "geometry_types lists a type more than once; expected distinct elements");
     }
     if is_point && !set.is_empty() {
         let ok = point_type.is_some_and(|t| set.len() == 1 && set.contains(&t));
         if !ok {
             ctx.sink.error(
-                R6,
+                c::M6_POINT_TYPES,
                 path,
                 format!(
                     "point column lists {:?}, expected nothing or exactly [{}]",
@@ -372,19 +419,19 @@ fn req8_values_member(ctx: &mut Ctx, name: &str, path: &str) {
     let Ok(g) = ctx.grp.group(name) else { return };
     match g.loc_type_by_name(n::VALUES) {
         Ok(hdf5::LocationType::Dataset) => {}
-        Ok(_) => return ctx.sink.error(R8, &vp, "values is not a dataset; a wkb list column must not be nested or use string_values"),
+        Ok(_) => return ctx.sink.error(c::M8_VALUES_TYPE, &vp, "values is not a dataset; a wkb list column must not be nested or use string_values"),
         Err(_) => return, // HEP001 req 10
     }
     match h5::dataset_open(g.id(), n::VALUES).and_then(|d| h5::dataset_info(d.id(), &vp)) {
         Ok(info) => {
             if info.dtype.to_le() != Dtype::U8 || info.dims.len() != 1 {
-                ctx.sink.error(R8, &vp, format!("values is {} of rank {}, expected a rank-1 uint8 dataset", describe(&info.dtype), info.dims.len()));
+                ctx.sink.error(c::M8_VALUES_TYPE, &vp, format!("values is {} of rank {}, expected a rank-1 uint8 dataset", describe(&info.dtype), info.dims.len()));
             }
             if info.fill.is_some() {
-                ctx.sink.error(R8, &vp, "values declares a user-defined fill value; a wkb values dataset must not");
+                ctx.sink.error(c::M8_VALUES_NO_FILL, &vp, "values declares a user-defined fill value; a wkb values dataset must not");
             }
         }
-        Err(e) => ctx.sink.error(R8, &vp, read_err(&e)),
+        Err(e) => ctx.sink.unreadable(R8, &vp, read_err(&e)),
     }
 }
 
@@ -392,7 +439,7 @@ fn req8_values_member(ctx: &mut Ctx, name: &str, path: &str) {
 fn req9_fixed_fill(ctx: &mut Ctx, path: &str, fill: Option<&[u8]>) {
     if let Some(f) = fill {
         if wkb::scan(f).is_ok() {
-            ctx.sink.error(R9, path, "the fill value is a valid wkb value; expected bytes that are not (e.g. \"FILL\" and a byte ramp)");
+            ctx.sink.error(c::M9_FILL_NOT_WKB, path, "the fill value is a valid wkb value; expected bytes that are not (e.g. \"FILL\" and a byte ramp)");
         }
     }
 }
@@ -401,7 +448,7 @@ fn req9_fixed_fill(ctx: &mut Ctx, path: &str, fill: Option<&[u8]>) {
 /// value has no NaN field.
 fn req10_point_type(ctx: &mut Ctx, path: &str, dtype: &Dtype, fill: Option<&[u8]>) {
     if types::point_layout(dtype).is_none() {
-        return ctx.sink.error(R10, path, format!("point column is {}, expected fields x, y[, z][, m] of one float type", describe(dtype)));
+        return ctx.sink.error(c::M10_POINT_TYPE, path, format!("point column is {}, expected fields x, y[, z][, m] of one float type", describe(dtype)));
     }
     if let (Some(f), Dtype::Compound { fields, .. }) = (fill, &dtype.to_le()) {
         for fl in fields {
@@ -412,7 +459,7 @@ fn req10_point_type(ctx: &mut Ctx, path: &str, dtype: &Dtype, fill: Option<&[u8]
                 _ => false,
             };
             if nan {
-                ctx.sink.error(R10, path, format!("fill value has nan in field {}; an all-nan point is an empty point", fl.name));
+                ctx.sink.error(c::M10_FILL_NO_NAN, path, format!("fill value has nan in field {}; an all-nan point is an empty point", fl.name));
             }
         }
     }
@@ -428,62 +475,71 @@ fn req11_crs(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str) -> Option<Crs>
         return Some(Crs::Unknown);
     }
     let Some(doc) = a.as_str().map(|s| s.to_string()) else {
-        ctx.sink.error(R11, path, format!("crs is {}, expected a scalar utf-8 string holding a projjson document", describe(&a.dtype)));
+        ctx.sink.error(c::M11_CRS_TYPE, path, format!("crs is {}, expected a scalar utf-8 string holding a projjson document", describe(&a.dtype)));
         return None;
     };
     if !matches!(a.dtype, Dtype::FixedString { utf8: true, .. }) {
         ctx.sink.warn(R11, path, format!("crs is a {}, expected fixed-length utf-8 (accepted leniently, ruling r3)", describe(&a.dtype)));
     }
-    match types::parse_projjson(&doc) {
+    // A PROJJSON coordinate reference system: a CRS `type` and the members it requires.
+    match crate::marquet::projjson::check_projjson(&doc) {
         Ok(_) => Some(Crs::ProjJson(doc)),
         Err(e) => {
             let shown: String = doc.chars().take(40).collect();
-            ctx.sink.error(R11, path, format!("crs {shown:?} is not a projjson document: {e}"));
+            ctx.sink.error(c::M11_CRS_PROJJSON, path, format!("crs {shown:?} is not a projjson coordinate reference system: {e}"));
             None
         }
     }
 }
 
-/// HEP002 §12 req 12: EDGES and ORIENTATION have the Marquet enumerations (by member
-/// name, R2); non-planar EDGES need a geographic CRS (R10). Returns (planar, ccw).
-fn req12_edges_orientation(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, crs: &Option<Crs>) -> (bool, bool) {
-    let mut planar = true;
+/// HEP002 §12 req 12: EDGES and ORIENTATION have the Marquet enumerations, checked by
+/// their member sets (exactly the six EDGES members, exactly COUNTERCLOCKWISE; rulings R1,
+/// R2: any integer base and byte order, values only warned); non-planar EDGES need a
+/// geographic CRS (R10). Returns (edges member name when usable, ccw).
+fn req12_edges_orientation(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, crs: &Option<Crs>) -> (String, bool) {
+    let mut edges = "PLANAR".to_string();
     if let Some(a) = attr(ctx, id, path, n::EDGES, R12) {
-        let known = |m: &str| n::EDGES_MEMBERS.iter().any(|(e, _)| *e == m);
-        if !enum_names_from(&a.dtype, known) {
-            ctx.sink.error(R12, path, format!("edges is {}, expected the marquet edges enumeration", describe(&a.dtype)));
-        } else {
-            if a.dtype != types::edges_dtype() {
-                ctx.sink.warn(R12, path, format!("edges is an {}, expected the six-member enumeration over uint8 (accepted by member name, ruling r2)", describe(&a.dtype)));
-            }
-            let name = a.enum_names().and_then(|v| v.into_iter().next()).flatten();
-            match (a.space == Space::Scalar, name) {
-                (true, Some(nm)) => {
-                    planar = nm == "PLANAR";
-                    if !planar && !crs.as_ref().is_some_and(|c| c.is_geographic()) {
-                        ctx.sink.error(R12, path, format!("edges is {nm} but the crs is not geographic; non-planar edges need a geographic crs"));
-                    }
+        let want: Vec<String> = n::EDGES_MEMBERS.iter().map(|(e, _)| e.to_string()).collect();
+        let value = |m: &str| n::EDGES_MEMBERS.iter().find(|(e, _)| *e == m).map(|(_, v)| *v as i64);
+        match vocabulary(&a.dtype, &want, value) {
+            Err(why) => ctx.sink.error(c::M12_EDGES_ENUM, path, format!("edges is {}: {why}; expected the marquet edges enumeration with exactly its six members (ruling r2)", describe(&a.dtype))),
+            Ok(values_ok) => {
+                if a.dtype != types::edges_dtype() {
+                    let values = if values_ok { "" } else { " and other member values" };
+                    ctx.sink.warn(R12, path, format!("edges is an {}{values}, expected the six-member enumeration over uint8 (accepted by member name, ruling r2)", describe(&a.dtype)));
                 }
-                _ => ctx.sink.error(R12, path, "edges is not a scalar holding one of the enumeration's members"),
+                let name = a.enum_names().and_then(|v| v.into_iter().next()).flatten();
+                match (a.space == Space::Scalar, name) {
+                    (true, Some(nm)) => {
+                        if nm != "PLANAR" && !crs.as_ref().is_some_and(|c| c.is_geographic()) {
+                            ctx.sink.error(c::M12_EDGES_GEOGRAPHIC, path, format!("edges is {nm} but the crs is not geographic; non-planar edges need a geographic crs"));
+                        }
+                        edges = nm;
+                    }
+                    _ => ctx.sink.error(c::M12_EDGES_VALUE, path, "edges is not a scalar holding one of the enumeration's members"),
+                }
             }
         }
     }
     let mut ccw = false;
     if let Some(a) = attr(ctx, id, path, n::ORIENTATION, R12) {
-        if !enum_names_from(&a.dtype, |m| m == n::ORIENTATION_COUNTERCLOCKWISE.0) {
-            ctx.sink.error(R12, path, format!("orientation is {}, expected the marquet orientation enumeration", describe(&a.dtype)));
-        } else {
-            if a.dtype != types::orientation_dtype() {
-                ctx.sink.warn(R12, path, format!("orientation is an {}, expected the one-member enumeration over uint8 (accepted by member name)", describe(&a.dtype)));
-            }
-            let name = a.enum_names().and_then(|v| v.into_iter().next()).flatten();
-            ccw = a.space == Space::Scalar && name.as_deref() == Some(n::ORIENTATION_COUNTERCLOCKWISE.0);
-            if !ccw {
-                ctx.sink.error(R12, path, "orientation is not a scalar holding counterclockwise");
+        let (m, v) = n::ORIENTATION_COUNTERCLOCKWISE;
+        match vocabulary(&a.dtype, &[m.to_string()], |x| (x == m).then_some(v as i64)) {
+            Err(why) => ctx.sink.error(c::M12_ORIENTATION_ENUM, path, format!("orientation is {}: {why}; expected the marquet orientation enumeration with exactly its one member (ruling r2)", describe(&a.dtype))),
+            Ok(values_ok) => {
+                if a.dtype != types::orientation_dtype() {
+                    let values = if values_ok { "" } else { " and another member value" };
+                    ctx.sink.warn(R12, path, format!("orientation is an {}{values}, expected the one-member enumeration over uint8 (accepted by member name)", describe(&a.dtype)));
+                }
+                let name = a.enum_names().and_then(|v| v.into_iter().next()).flatten();
+                ccw = a.space == Space::Scalar && name.as_deref() == Some(m);
+                if !ccw {
+                    ctx.sink.error(c::M12_ORIENTATION_VALUE, path, "orientation is not a scalar holding counterclockwise");
+                }
             }
         }
     }
-    (planar, ccw)
+    (edges, ccw)
 }
 
 /// HEP002 §12 req 14 (attribute part): BBOX fields and order, scalar, xmin ≤ xmax unless
@@ -491,19 +547,19 @@ fn req12_edges_orientation(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, 
 fn req14_bbox_attr(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, geographic: bool) -> Option<(BBox, bool, bool)> {
     let a = attr(ctx, id, path, n::BBOX, R14)?;
     let Some((z, m)) = types::is_strict_bbox_dtype(&a.dtype.to_le()) else {
-        ctx.sink.error(R14, path, format!("bbox is {}, expected compound {{xmin, ymin, [zmin,] [mmin,] xmax, ymax, [zmax,] [mmax]}} of float64", describe(&a.dtype)));
+        ctx.sink.error(c::M14_TYPE, path, format!("bbox is {}, expected compound {{xmin, ymin, [zmin,] [mmin,] xmax, ymax, [zmax,] [mmax]}} of float64", describe(&a.dtype)));
         return None;
     };
     if a.space != Space::Scalar {
-        ctx.sink.error(R14, path, "bbox is not scalar");
+        ctx.sink.error(c::M14_TYPE, path, "bbox is not scalar");
         return None;
     }
     let (b, _, _) = types::decode_box(&a.dtype.to_le(), &a.data)?;
     if [b.xmin, b.ymin, b.xmax, b.ymax].iter().any(|v| v.is_nan()) {
-        ctx.sink.error(R14, path, "bbox has a nan bound");
+        ctx.sink.error(c::M14_NAN, path, "bbox has a nan bound");
     }
     if b.xmin > b.xmax && !geographic {
-        ctx.sink.error(R14, path, format!("bbox xmin {} exceeds xmax {}; a wrapping box is allowed only for a geographic crs", b.xmin, b.xmax));
+        ctx.sink.error(c::M14_WRAP, path, format!("bbox xmin {} exceeds xmax {}; a wrapping box is allowed only for a geographic crs", b.xmin, b.xmax));
     }
     Some((b, z, m))
 }
@@ -533,25 +589,25 @@ fn req15_covering_columns(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
     let mut users: Vec<(String, String)> = Vec::new();
     for gc in cols.iter_mut() {
         let Ok(o) = h5::object_open(ctx.id(), &gc.name) else { continue };
-        let Some((refs, space)) = read_refs(ctx, o.id(), &gc.path, n::COVERING, R15, R15) else { continue };
+        let Some((refs, space)) = read_refs(ctx, o.id(), &gc.path, n::COVERING, c::M15_REFERENCE, R15) else { continue };
         if space != Space::Scalar || refs.len() != 1 {
-            ctx.sink.error(R15, &gc.path, "covering is not a scalar reference");
+            ctx.sink.error(c::M15_REFERENCE, &gc.path, "covering is not a scalar reference");
             continue;
         }
         let Some(Some(t)) = refs.first() else {
-            ctx.sink.error(R15, &gc.path, "covering is a null or dangling reference");
+            ctx.sink.error(c::M15_REFERENCE, &gc.path, "covering is a null or dangling reference");
             continue;
         };
         let Some(c) = ctx.column_by_path(t).cloned() else {
-            ctx.sink.error(R15, &gc.path, format!("covering references {t}, which is not a column of the table"));
+            ctx.sink.error(c::M15_REFERENCE, &gc.path, format!("covering references {t}, which is not a column of the table"));
             continue;
         };
         let ColumnObj::Dataset(info) = &c.obj else {
-            ctx.sink.error(R15, &gc.path, format!("covering references list column '{}'; expected a column dataset", c.name));
+            ctx.sink.error(c::M15_REFERENCE, &gc.path, format!("covering references list column '{}'; expected a column dataset", c.name));
             continue;
         };
         if geoms.contains(&c.name) {
-            ctx.sink.error(R15, &c.path, "covering column is itself a geometry column");
+            ctx.sink.error(c::M15_REFERENCE, &c.path, "covering column is itself a geometry column");
             continue;
         }
         users.push((c.name.clone(), gc.name.clone()));
@@ -568,7 +624,7 @@ fn req15_covering_columns(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
             _ => None,
         };
         match ok {
-            None => ctx.sink.error(R15, &c.path, format!("covering column is {}, expected compound {{xmin, ymin, [zmin,] xmax, ymax[, zmax]}} of one float type", describe(&info.dtype))),
+            None => ctx.sink.error(c::M15_TYPE, &c.path, format!("covering column is {}, expected compound {{xmin, ymin, [zmin,] xmax, ymax[, zmax]}} of one float type", describe(&info.dtype))),
             Some(z) => {
                 gc.covering = Some(Covering { name: c.name.clone(), path: c.path.clone(), dtype: le, fill: info.fill.clone(), z });
             }
@@ -578,7 +634,7 @@ fn req15_covering_columns(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
     for w in users.windows(2) {
         if w[0].0 == w[1].0 {
             let p = ctx.member_path(&w[0].0);
-            ctx.sink.error(R15, &p, format!("covering column is referenced by geometry columns '{}' and '{}'; expected exactly one", w[0].1, w[1].1));
+            ctx.sink.error(c::M15_UNSHARED, &p, format!("covering column is referenced by geometry columns '{}' and '{}'; expected exactly one", w[0].1, w[1].1));
         }
     }
 }
@@ -610,23 +666,24 @@ fn req16_index_attributes(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
         }
         for c in &linked {
             if !geoms.contains(c) {
-                ctx.sink.error(R16, &ip, format!("{} index is referenced by '{c}', which is not a geometry column", kind.to_lowercase()));
+                ctx.sink.error(c::M16_LINKAGE, &ip, format!("{} index is referenced by '{c}', which is not a geometry column", kind.to_lowercase()));
                 ok = false;
             }
         }
         if linked.len() > 1 {
-            ctx.sink.error(R16, &ip, format!("index is referenced by {} columns; expected exactly one geometry column", linked.len()));
+            ctx.sink.error(c::M16_LINKAGE, &ip, format!("index is referenced by {} columns; expected exactly one geometry column", linked.len()));
             ok = false;
         }
         let info = match h5::dataset_info(ds.id(), &ip) {
             Ok(i) => i,
             Err(e) => {
-                ctx.sink.error(R16, &ip, read_err(&e));
+                ctx.sink.unreadable(R16, &ip, read_err(&e));
                 continue;
             }
         };
         if info.dims.len() != 1 {
-            ctx.sink.error(R16, &ip, format!("index has rank {}, expected 1", info.dims.len()));
+            let layout = if kind == n::KIND_BLOCK_BBOX { c::M16_BLOCK_LAYOUT } else { c::M16_RTREE_LAYOUT };
+            ctx.sink.error(layout, &ip, format!("index has rank {}, expected 1", info.dims.len()));
             continue;
         }
         let le = info.dtype.to_le();
@@ -641,9 +698,9 @@ fn req16_index_attributes(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
         };
         let col = linked.first().cloned();
         if kind == n::KIND_BLOCK_BBOX {
-            let b = read_u64_token(ctx, ds.id(), &ip, n::BLOCK_LENGTH, R16, true);
+            let b = read_u64_token(ctx, ds.id(), &ip, n::BLOCK_LENGTH, c::M16_BLOCK_LAYOUT, true);
             if b == Some(0) {
-                ctx.sink.error(R16, &ip, "block_length is 0, expected at least 1");
+                ctx.sink.error(c::M16_BLOCK_LAYOUT, &ip, "block_length is 0, expected at least 1");
             }
             let mut shape = None;
             for (z, m) in [(false, false), (true, false), (false, true), (true, true)] {
@@ -654,7 +711,7 @@ fn req16_index_attributes(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
                 }
             }
             let Some((z, m)) = shape else {
-                ctx.sink.error(R16, &ip, format!("block_bbox datatype is {}, expected {{xmin, ymin, [zmin,] [mmin,] xmax, ymax, [zmax,] [mmax,] n, null_count, empty_count}}", describe(&info.dtype)));
+                ctx.sink.error(c::M16_BLOCK_LAYOUT, &ip, format!("block_bbox datatype is {}, expected {{xmin, ymin, [zmin,] [mmin,] xmax, ymax, [zmax,] [mmax,] n, null_count, empty_count}}", describe(&info.dtype)));
                 continue;
             };
             if let (true, true, Some(b), Some(c)) = (ok, valid, b.filter(|b| *b > 0), col) {
@@ -664,15 +721,15 @@ fn req16_index_attributes(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
             }
         } else {
             let ns = read_u64_token_any(ctx, ds.id(), &ip, n::NODE_SIZE, 2);
-            let ni = read_u64_token(ctx, ds.id(), &ip, n::NUM_ITEMS, R16, true);
+            let ni = read_u64_token(ctx, ds.id(), &ip, n::NUM_ITEMS, c::M16_RTREE_LAYOUT, true);
             if names != ["xmin", "ymin", "xmax", "ymax", "index"] || !float_fields(4) || !uint_tail(4) {
-                ctx.sink.error(R16, &ip, format!("packed_rtree datatype is {}, expected {{xmin, ymin, xmax, ymax: float64, index: uint64}}", describe(&info.dtype)));
+                ctx.sink.error(c::M16_RTREE_LAYOUT, &ip, format!("packed_rtree datatype is {}, expected {{xmin, ymin, xmax, ymax: float64, index: uint64}}", describe(&info.dtype)));
                 continue;
             }
             let ns = match ns {
                 Some(v) if v >= 2 && v <= u16::MAX as u64 => Some(v as u16),
                 Some(v) => {
-                    ctx.sink.error(R16, &ip, format!("node_size {v} is outside 2..=65535"));
+                    ctx.sink.error(c::M16_RTREE_LAYOUT, &ip, format!("node_size {v} is outside 2..=65535"));
                     None
                 }
                 None => None,
@@ -690,7 +747,7 @@ fn req16_index_attributes(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
 fn read_u64_token_any(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, name: &str, width: usize) -> Option<u64> {
     let a = attr(ctx, id, path, name, R16);
     let Some(a) = a else {
-        ctx.sink.error(R16, path, format!("{name} attribute is missing"));
+        ctx.sink.error(c::M16_RTREE_LAYOUT, path, format!("{name} attribute is missing"));
         return None;
     };
     match (&a.dtype, &a.space) {
@@ -701,7 +758,7 @@ fn read_u64_token_any(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, name:
             a.as_u64()
         }
         _ => {
-            ctx.sink.error(R16, path, format!("{name} is {}, expected a scalar uint{}", describe(&a.dtype), width * 8));
+            ctx.sink.error(c::M16_RTREE_LAYOUT, path, format!("{name} is {}, expected a scalar uint{}", describe(&a.dtype), width * 8));
             None
         }
     }
@@ -710,7 +767,7 @@ fn read_u64_token_any(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, name:
 /// HEP002 §12 req 17: no Marquet datatype stored as a named datatype below the table group.
 fn req17_named_datatypes(ctx: &mut Ctx) {
     for p in std::mem::take(&mut ctx.named_marquet_types) {
-        ctx.sink.error(R17, &p, "a marquet datatype is stored as a named (committed) datatype below the table group; expected it stored with its attribute or dataset");
+        ctx.sink.error(c::M17_NAMED_TYPES, &p, "a marquet datatype is stored as a named (committed) datatype below the table group; expected it stored with its attribute or dataset");
     }
 }
 
@@ -807,7 +864,7 @@ fn decode_row<'a>(ctx: &mut Ctx, gc: &GeomCol, batch: &'a Batch, i: usize) -> Ro
         Item::Null => Row::Null,
         Item::Skip => Row::Skip,
         Item::EmptySlice => {
-            ctx.sink.row_error(R8, &gc.path, row, "non-null row has an empty slice; a null row must be marked false in mask, an empty geometry is a wkb value");
+            ctx.sink.row_error(c::M8_NONNULL_SLICES, &gc.path, row, "non-null row has an empty slice; a null row must be marked false in mask, an empty geometry is a wkb value");
             Row::Skip
         }
         Item::Wkb(..) => {
@@ -817,8 +874,8 @@ fn decode_row<'a>(ctx: &mut Ctx, gc: &GeomCol, batch: &'a Batch, i: usize) -> Ro
                 Err(e) => {
                     let fixed = matches!(gc.form, Form::Fixed { .. });
                     let rule = match e.kind {
-                        WkbErrorKind::TrailingBytes(_) if fixed => R9,
-                        _ => R7,
+                        WkbErrorKind::TrailingBytes(_) if fixed => c::M9_ONE_VALUE,
+                        _ => c::M7_WKB,
                     };
                     let what = if fixed { "element" } else { "value" };
                     ctx.sink.row_error(rule, &gc.path, row, format!("{what} is not one iso wkb geometry: {}", super::lower(&e.to_string())));
@@ -834,7 +891,7 @@ fn decode_row<'a>(ctx: &mut Ctx, gc: &GeomCol, batch: &'a Batch, i: usize) -> Ro
                 return Row::Geometry { gtype: GeometryType::new(GeometryKind::Point, dims), bbox: BBox::EMPTY, empty: true, wkb: None, point: Some(c) };
             }
             if c[0].is_nan() || c[1].is_nan() {
-                ctx.sink.row_error(R10, &gc.path, row, format!("point ({:?}, {:?}) has a nan x or y but is not an empty point (nan in every field)", c[0], c[1]));
+                ctx.sink.row_error(c::M10_POINT_VALUES, &gc.path, row, format!("point ({:?}, {:?}) has a nan x or y but is not an empty point (nan in every field)", c[0], c[1]));
                 return Row::Skip;
             }
             let mut b = BBox::EMPTY;
@@ -850,39 +907,17 @@ fn decode_row<'a>(ctx: &mut Ctx, gc: &GeomCol, batch: &'a Batch, i: usize) -> Ro
     }
 }
 
-/// Ring orientation of one polygon ring (R9): Some(true) when it must be reported wrong,
-/// None when it cannot be checked (non-planar ring crossing ±180 or around a pole, or
-/// zero area).
+/// Ring orientation of one polygon ring (R9), judged as the producer judges it
+/// ([`crate::marquet::checks::ring_check`]): `Ok(true)` when wrong, `Err(())` when it
+/// cannot be checked (non-planar ring crossing ±180 or around a pole).
 fn ring_wrong(seq: &CoordSeq<'_>, ring: usize, planar: bool) -> Result<bool, ()> {
-    let pts: Vec<(f64, f64)> = seq.xy().filter(|(x, y)| !x.is_nan() && !y.is_nan()).collect();
-    if pts.len() < 3 {
-        return Ok(false);
+    use crate::marquet::checks::{ring_check, RingCheck};
+    let pts: Vec<(f64, f64)> = seq.xy().collect();
+    match ring_check(&pts, ring, planar) {
+        RingCheck::Ok => Ok(false),
+        RingCheck::Wrong => Ok(true),
+        RingCheck::Unchecked => Err(()),
     }
-    if !planar {
-        let mut wind = 0.0;
-        for w in pts.windows(2) {
-            let d = w[1].0 - w[0].0;
-            if d.abs() > 180.0 {
-                return Err(());
-            }
-            wind += d;
-        }
-        if wind.abs() > 180.0 {
-            return Err(());
-        }
-    }
-    let mut a = 0.0;
-    let (x0, y0) = pts[0];
-    for w in pts.windows(2) {
-        a += (w[0].0 - x0) * (w[1].1 - y0) - (w[1].0 - x0) * (w[0].1 - y0);
-    }
-    if let (Some(l), Some(f)) = (pts.last(), pts.first()) {
-        a += (l.0 - x0) * (f.1 - y0) - (f.0 - x0) * (l.1 - y0);
-    }
-    if a == 0.0 {
-        return Ok(false);
-    }
-    Ok(if ring == 0 { a < 0.0 } else { a > 0.0 })
 }
 
 /// Block bookkeeping while streaming (req 16).
@@ -896,6 +931,9 @@ struct BlockState {
     empties: u64,
     skipped: u64,
     reported_box: bool,
+    /// Some non-empty geometry of the block has a non-NaN Z (M) value.
+    zseen: bool,
+    mseen: bool,
 }
 
 fn read_block_entries(ds: hdf5_sys::h5i::hid_t, bi: &BlockIndex, start: u64, count: u64) -> crate::Result<Vec<(BBox, u64, u64, u64)>> {
@@ -919,56 +957,70 @@ fn read_block_entries(ds: hdf5_sys::h5i::hid_t, bi: &BlockIndex, start: u64, cou
         .collect())
 }
 
+/// Does box `b` contain the row: its vertices (`Err((false, msg))` when not) and, under
+/// non-planar edges (`needs`), its geodesic edges and enclosed pole (`Err((true, msg))`)?
+fn check_box(b: &BBox, bz: bool, bm: bool, g: &BBox, row: &Row<'_>, needs: Option<&EdgeNeeds>, tol: f64) -> Result<(), (bool, String)> {
+    if let Some(msg) = containment(b, bz, bm, g, row, tol) {
+        return Err((false, msg));
+    }
+    if let Some(msg) = needs.and_then(|n| n.outside(b, tol)) {
+        return Err((true, msg));
+    }
+    Ok(())
+}
+
 /// Stream the column once: req 6 (types listed), 7–10 (values), 12 (ranges for non-planar
-/// edges), 13 (orientation), 14 (BBOX), 15 (covering rows), 16 (block entries).
+/// edges), 13 (orientation), 14 (BBOX), 15 (covering rows), 16 (block entries). Under
+/// non-planar edges every box must also hold the geodesic edges (ruling R8).
 fn data_pass(ctx: &mut Ctx, gc: &GeomCol) -> u64 {
     let Some(nrows) = ctx.nrows else { return 0 };
     let tol = if gc.geographic { ctx.tolerance_geographic } else { 0.0 };
     let mut reader = match Reader::open(ctx.id(), &gc.name, &gc.path, gc.form.clone(), nrows, ctx.opts.batch_rows) {
         Ok(r) => r,
         Err(e) => {
-            ctx.sink.error(R7, &gc.path, read_err(&e));
+            ctx.sink.unreadable(R7, &gc.path, read_err(&e));
             return 0;
         }
     };
     let cover = gc.covering.as_ref().and_then(|c| CoverReader::open(ctx.id(), &c.name, &c.path, &c.dtype, c.fill.clone()).ok());
-    if !gc.planar && (gc.bbox.is_some() || gc.covering.is_some() || !gc.blocks.is_empty()) {
-        ctx.sink.warn(R14, &gc.path, "non-planar edges: boxes are checked against the vertices only; the geodesic bulge of edges (ruling r8) is not checked");
-    }
     let mut blocks: Vec<(BlockState, Option<h5::Hid>)> = gc
         .blocks
         .iter()
         .map(|bi| {
             let ds = h5::dataset_open(ctx.id(), &bi.path).ok();
             let extent = ds.as_ref().and_then(|d| h5::dataset_info(d.id(), &bi.path).ok()).map(|i| i.dims[0]).unwrap_or(0);
-            (BlockState { cache_start: 0, cache: Vec::new(), extent, block: 0, n: 0, nulls: 0, empties: 0, skipped: 0, reported_box: false }, ds)
+            let st = BlockState { cache_start: 0, cache: Vec::new(), extent, block: 0, n: 0, nulls: 0, empties: 0, skipped: 0, reported_box: false, zseen: false, mseen: false };
+            (st, ds)
         })
         .collect();
     for (k, bi) in gc.blocks.iter().enumerate() {
         let need = nrows.div_ceil(bi.b);
         if blocks[k].0.extent < need {
-            ctx.sink.error(R16, &bi.path, format!("block_bbox has {} entries, expected at least {need} (ceil(nrows {nrows} / block_length {}))", blocks[k].0.extent, bi.b));
+            ctx.sink.error(c::M16_BLOCK_LAYOUT, &bi.path, format!("block_bbox has {} entries, expected at least {need} (ceil(nrows {nrows} / block_length {}))", blocks[k].0.extent, bi.b));
             blocks[k].1 = None;
         }
     }
     let mut unchecked_rings = 0u64;
-    let mut rows_seen = 0u64;
     let mut skipped_here = 0u64;
+    let mut rows_read = 0u64;
     loop {
         let batch = match reader.next_batch() {
             Ok(Some(b)) => b,
             Ok(None) => break,
             Err(e) => {
-                ctx.sink.error(R7, &gc.path, read_err(&e));
+                ctx.sink.unreadable(R7, &gc.path, read_err(&e));
+                // The rows not read count as skipped: an R-tree over them is not verified.
+                skipped_here += nrows.saturating_sub(rows_read).max(1);
                 break;
             }
         };
+        rows_read = batch.end();
         let covers = match &cover {
-            Some(c) => match c.read(batch.start, batch.end()) {
+            Some(cr) => match cr.read(batch.start, batch.end()) {
                 Ok(v) => Some(v),
                 Err(e) => {
                     if let Some(cc) = &gc.covering {
-                        ctx.sink.error(R15, &cc.path, read_err(&e));
+                        ctx.sink.unreadable(R15, &cc.path, read_err(&e));
                     }
                     None
                 }
@@ -977,7 +1029,6 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) -> u64 {
         };
         for i in 0..batch.items.len() {
             let row_no = batch.start + i as u64;
-            rows_seen += 1;
             let row = decode_row(ctx, gc, &batch, i);
             if matches!(row, Row::Skip) {
                 skipped_here += 1;
@@ -985,18 +1036,23 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) -> u64 {
             // req 6: type listed
             if let (Row::Geometry { gtype, .. }, Some(types)) = (&row, &gc.types) {
                 if !types.contains(gtype) {
-                    ctx.sink.row_error(R6, &gc.path, row_no, format!("geometry type {} is not listed in geometry_types {:?}", gtype.name(), types.iter().map(|t| t.name()).collect::<Vec<_>>()));
+                    ctx.sink.row_error(c::M6_TYPES_COMPLETE, &gc.path, row_no, format!("geometry type {} is not listed in geometry_types {:?}", gtype.name(), types.iter().map(|t| t.name()).collect::<Vec<_>>()));
                 }
             }
+            // What the geodesic edges need of a box (ruling R8), once per row.
+            let needs = match &row {
+                Row::Geometry { empty: false, wkb: Some(bytes), .. } if !gc.planar => gc.edges.needs(bytes),
+                _ => None,
+            };
             if let Row::Geometry { bbox, empty: false, .. } = &row {
                 // req 12: lon/lat ranges under non-planar edges
                 if !gc.planar && (bbox.xmin < -180.0 - tol || bbox.xmax > 180.0 + tol || bbox.ymin < -90.0 - tol || bbox.ymax > 90.0 + tol) {
-                    ctx.sink.row_error(R12, &gc.path, row_no, format!("coordinates [{:?}, {:?}] x [{:?}, {:?}] leave longitude [-180, 180] / latitude [-90, 90] under non-planar edges", bbox.xmin, bbox.xmax, bbox.ymin, bbox.ymax));
+                    ctx.sink.row_error(c::M12_LONLAT, &gc.path, row_no, format!("coordinates [{:?}, {:?}] x [{:?}, {:?}] leave longitude [-180, 180] / latitude [-90, 90] under non-planar edges", bbox.xmin, bbox.xmax, bbox.ymin, bbox.ymax));
                 }
                 // req 14: BBOX
                 if let Some((b, z, m)) = &gc.bbox {
-                    if let Some(msg) = containment(b, *z, *m, bbox, &row, tol) {
-                        ctx.sink.row_error(R14, &gc.path, row_no, format!("bbox {msg}"));
+                    if let Err((edges, msg)) = check_box(b, *z, *m, bbox, &row, needs.as_ref(), tol) {
+                        ctx.sink.row_error(if edges { c::M14_CONTAINS_EDGES } else { c::M14_CONTAINS }, &gc.path, row_no, format!("bbox {msg}"));
                     }
                 }
             }
@@ -1011,54 +1067,54 @@ fn data_pass(ctx: &mut Ctx, gc: &GeomCol) -> u64 {
                     });
                     if let Some((p, r)) = wrong {
                         let want = if r == 0 { "counterclockwise (exterior)" } else { "clockwise (interior)" };
-                        ctx.sink.row_error(R13, &gc.path, row_no, format!("polygon {p} ring {r} is not {want} as orientation counterclockwise requires"));
+                        ctx.sink.row_error(c::M13_RINGS, &gc.path, row_no, format!("polygon {p} ring {r} is not {want} as orientation counterclockwise requires"));
                     }
                 }
             }
             // req 15: covering row
             if let (Some(cv), Some(cc)) = (&covers, &gc.covering) {
                 if let Some(cb) = cv.get(i) {
-                    check_cover_row(ctx, gc, cc, row_no, cb, &row, tol);
+                    check_cover_row(ctx, gc, cc, row_no, cb, &row, needs.as_ref(), tol);
                 }
             }
             // req 16: block entries
             for (k, bi) in gc.blocks.iter().enumerate() {
                 let (st, ds) = &mut blocks[k];
                 let Some(ds) = ds else { continue };
-                block_row(ctx, bi, st, ds.id(), row_no, nrows, &row, tol, gc.geographic);
+                block_row(ctx, bi, st, ds.id(), row_no, nrows, &row, needs.as_ref(), tol, gc.geographic);
             }
         }
     }
-    let _ = rows_seen;
     if unchecked_rings > 0 {
         ctx.sink.warn(R13, &gc.path, format!("{unchecked_rings} rings crossing the antimeridian or enclosing a pole under non-planar edges: orientation not checked (ruling r9)"));
     }
     skipped_here
 }
 
-fn check_cover_row(ctx: &mut Ctx, gc: &GeomCol, cc: &Covering, row_no: u64, cb: &Option<BBox>, row: &Row<'_>, tol: f64) {
+#[allow(clippy::too_many_arguments)]
+fn check_cover_row(ctx: &mut Ctx, gc: &GeomCol, cc: &Covering, row_no: u64, cb: &Option<BBox>, row: &Row<'_>, needs: Option<&EdgeNeeds>, tol: f64) {
     match (row, cb) {
         (Row::Skip, _) => {}
         (Row::Null, None) => {}
-        (Row::Null, Some(_)) => ctx.sink.row_error(R15, &cc.path, row_no, format!("covering row is not the fill value but the geometry of '{}' is null", gc.name)),
-        (Row::Geometry { .. }, None) => ctx.sink.row_error(R15, &cc.path, row_no, format!("covering row holds the fill value but the geometry of '{}' is not null", gc.name)),
+        (Row::Null, Some(_)) => ctx.sink.row_error(c::M15_NULL_ROWS, &cc.path, row_no, format!("covering row is not the fill value but the geometry of '{}' is null", gc.name)),
+        (Row::Geometry { .. }, None) => ctx.sink.row_error(c::M15_NULL_ROWS, &cc.path, row_no, format!("covering row holds the fill value but the geometry of '{}' is not null", gc.name)),
         (Row::Geometry { empty: true, .. }, Some(b)) => {
             if !is_placeholder(b, cc.z, false) {
-                ctx.sink.row_error(R15, &cc.path, row_no, "geometry is empty but the covering row is not the empty box (+inf minima, -inf maxima)");
+                ctx.sink.row_error(c::M15_EMPTY_ROWS, &cc.path, row_no, "geometry is empty but the covering row is not the empty box (+inf minima, -inf maxima)");
             }
         }
         (Row::Geometry { bbox, .. }, Some(b)) => {
             if b.xmin > b.xmax && !gc.geographic {
-                ctx.sink.row_error(R15, &cc.path, row_no, format!("covering box xmin {:?} exceeds xmax {:?}; wrapping boxes need a geographic crs", b.xmin, b.xmax));
-            } else if let Some(msg) = containment(b, cc.z, false, bbox, row, tol) {
-                ctx.sink.row_error(R15, &cc.path, row_no, format!("covering box {msg}"));
+                ctx.sink.row_error(c::M15_WRAP, &cc.path, row_no, format!("covering box xmin {:?} exceeds xmax {:?}; wrapping boxes need a geographic crs", b.xmin, b.xmax));
+            } else if let Err((edges, msg)) = check_box(b, cc.z, false, bbox, row, needs, tol) {
+                ctx.sink.row_error(if edges { c::M15_CONTAINS_EDGES } else { c::M15_CONTAINS }, &cc.path, row_no, format!("covering box {msg}"));
             }
         }
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::h5i::hid_t, row_no: u64, nrows: u64, row: &Row<'_>, tol: f64, geographic: bool) {
+fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::h5i::hid_t, row_no: u64, nrows: u64, row: &Row<'_>, needs: Option<&EdgeNeeds>, tol: f64, geographic: bool) {
     let j = row_no / bi.b;
     if st.cache.is_empty() || j < st.cache_start || j >= st.cache_start + st.cache.len() as u64 {
         let cnt = (st.extent.saturating_sub(j)).min(4096);
@@ -1068,7 +1124,7 @@ fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::
                 st.cache_start = j;
             }
             Err(e) => {
-                ctx.sink.error(R16, &bi.path, read_err(&e));
+                ctx.sink.unreadable(R16, &bi.path, read_err(&e));
                 st.cache.clear();
                 return;
             }
@@ -1082,16 +1138,20 @@ fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::
         st.empties = 0;
         st.skipped = 0;
         st.reported_box = false;
+        st.zseen = false;
+        st.mseen = false;
     }
     st.n += 1;
     match row {
         Row::Null => st.nulls += 1,
         Row::Geometry { empty: true, .. } => st.empties += 1,
         Row::Geometry { bbox, .. } => {
+            st.zseen |= bbox.zmin <= bbox.zmax;
+            st.mseen |= bbox.mmin <= bbox.mmax;
             if !st.reported_box {
-                if let Some(msg) = containment(&eb, bi.z, bi.m, bbox, row, tol) {
+                if let Err((edges, msg)) = check_box(&eb, bi.z, bi.m, bbox, row, needs, tol) {
                     st.reported_box = true;
-                    ctx.sink.row_error(R16, &bi.path, row_no, format!("entry {j} box {msg}"));
+                    ctx.sink.row_error(if edges { c::M16_BLOCK_CONTAINS_EDGES } else { c::M16_BLOCK_CONTAINS }, &bi.path, row_no, format!("entry {j} box {msg}"));
                 }
             }
         }
@@ -1103,41 +1163,61 @@ fn block_row(ctx: &mut Ctx, bi: &BlockIndex, st: &mut BlockState, ds: hdf5_sys::
     } else if row_no + 1 == block_end {
         let mut bad = Vec::new();
         if en != st.n {
-            bad.push(format!("n {en} but the block has {} rows", st.n));
+            bad.push((c::M16_BLOCK_COUNTS, format!("n {en} but the block has {} rows", st.n)));
         }
         if enull != st.nulls {
-            bad.push(format!("null_count {enull} but the block has {} null rows", st.nulls));
+            bad.push((c::M16_BLOCK_COUNTS, format!("null_count {enull} but the block has {} null rows", st.nulls)));
         }
         if eempty != st.empties {
-            bad.push(format!("empty_count {eempty} but the block has {} empty rows", st.empties));
+            bad.push((c::M16_BLOCK_COUNTS, format!("empty_count {eempty} but the block has {} empty rows", st.empties)));
         }
         if !geographic && eb.xmin > eb.xmax && !is_placeholder(&eb, bi.z, bi.m) {
-            bad.push(format!("box xmin {:?} exceeds xmax {:?}; wrapping boxes need a geographic crs", eb.xmin, eb.xmax));
+            bad.push((c::M16_BLOCK_WRAP, format!("box xmin {:?} exceeds xmax {:?}; wrapping boxes need a geographic crs", eb.xmin, eb.xmax)));
         }
-        if st.nulls + st.empties == st.n && !is_placeholder(&eb, bi.z, bi.m) {
-            bad.push("the block has no geometry but its box is not the empty placeholder (+inf minima, -inf maxima)".into());
+        let no_geometry = st.nulls + st.empties == st.n;
+        if no_geometry && !is_placeholder(&eb, bi.z, bi.m) {
+            bad.push((c::M16_BLOCK_EMPTY, "the block has no geometry but its box is not the empty placeholder (+inf minima, -inf maxima)".into()));
         }
-        for b in bad {
-            ctx.sink.error(R16, &bi.path, format!("entry {j} (rows {}..{block_end}): {b}", j.saturating_mul(bi.b)));
+        // HEP002 §10.3: all Z (M) values NaN or absent: the empty range (+inf, -inf).
+        if !no_geometry {
+            for (has, seen, lo, hi, name) in [(bi.z, st.zseen, eb.zmin, eb.zmax, "z"), (bi.m, st.mseen, eb.mmin, eb.mmax, "m")] {
+                if has && !seen && !(lo == f64::INFINITY && hi == f64::NEG_INFINITY) {
+                    bad.push((c::M16_BLOCK_ZM_EMPTY, format!("no geometry of the block has a {name} value but {name}min {lo:?}, {name}max {hi:?} is not the empty range (+inf, -inf)")));
+                }
+            }
+        }
+        for (k, b) in bad {
+            ctx.sink.error(k, &bi.path, format!("entry {j} (rows {}..{block_end}): {b}", j.saturating_mul(bi.b)));
         }
         st.n = 0;
     }
 }
 
+/// The sub-check a packed R-tree finding belongs to.
+fn tree_check(f: &packed_rtree::TreeFinding) -> super::Check {
+    use packed_rtree::TreeFinding as F;
+    match f {
+        F::InternalIndex { .. } | F::InternalBox { .. } => c::M16_RTREE_INTERNAL,
+        F::LeafBoxMissesGeometry { .. } => c::M16_RTREE_LEAF_BOXES,
+        F::LeafRowOutOfRange { .. } | F::LeafForNullOrEmptyRow { .. } | F::DuplicateRow { .. } | F::MissingRow { .. } | F::ItemCount { .. } | F::Truncated => c::M16_RTREE_LEAVES,
+    }
+}
+
 /// HEP002 §12 req 16 for packed R-trees whose validity check passes: §17 header checks and
-/// [`packed_rtree::verify`] against a second streamed pass over the column.
+/// [`packed_rtree::verify`] against a second streamed pass over the column; under
+/// non-planar edges every leaf box must also hold its row's geodesic edges (ruling R8).
 fn rtree_pass(ctx: &mut Ctx, gc: &GeomCol) {
     let Some(nrows) = ctx.nrows else { return };
     let tol = if gc.geographic { ctx.tolerance_geographic } else { 0.0 };
     for t in &gc.rtrees {
         if t.num_items > nrows {
-            ctx.sink.error(R16, &t.path, format!("fails the hep002 §17 checks: num_items {} exceeds nrows {nrows}", t.num_items));
+            ctx.sink.error(c::M16_RTREE_HEADER, &t.path, format!("fails the hep002 §17 checks: num_items {} exceeds nrows {nrows}", t.num_items));
             continue;
         }
         let entries = match read_rtree(ctx, t) {
             Ok(e) => e,
             Err(e) => {
-                ctx.sink.error(R16, &t.path, read_err(&e));
+                ctx.sink.unreadable(R16, &t.path, read_err(&e));
                 continue;
             }
         };
@@ -1145,9 +1225,18 @@ fn rtree_pass(ctx: &mut Ctx, gc: &GeomCol) {
             Ok(r) => r,
             Err(_) => continue,
         };
+        // Leaf box of each row (first leaf), for the geodesic check.
+        let mut leaf_of: HashMap<u64, BBox> = HashMap::new();
+        if !gc.planar {
+            let total = entries.len() as u64;
+            let first_leaf = total.saturating_sub(t.num_items) as usize;
+            for e in entries.iter().skip(first_leaf) {
+                leaf_of.entry(e.index).or_insert(BBox::xy(e.xmin, e.ymin, e.xmax, e.ymax));
+            }
+        }
+        let mut edge_findings: Vec<(u64, String)> = Vec::new();
         let rows = reader.rows();
         let mut cur: Option<Batch> = None;
-        let dims = gc.point_type.map(|t| t.dims).unwrap_or(Dimensions::Xy);
         let res = packed_rtree::verify(&entries, t.num_items, t.node_size, nrows, tol, |r| {
             if r >= rows {
                 return Ok(None);
@@ -1161,21 +1250,38 @@ fn rtree_pass(ctx: &mut Ctx, gc: &GeomCol) {
             let b = cur.as_ref().expect("set above");
             let i = (r - b.start) as usize;
             Ok(match b.items[i] {
-                Item::Wkb(..) => wkb::scan(b.wkb(i).unwrap_or(&[])).ok().filter(|w| !w.is_empty).map(|w| w.bbox),
-                Item::Point(c) if !c[0].is_nan() && !c[1].is_nan() => {
-                    let _ = dims;
-                    Some(BBox::xy(c[0], c[1], c[0], c[1]))
+                Item::Wkb(..) => {
+                    let bytes = b.wkb(i).unwrap_or(&[]);
+                    let vertex = wkb::scan(bytes).ok().filter(|w| !w.is_empty).map(|w| w.bbox);
+                    if let (Some(v), Some(leaf)) = (vertex, leaf_of.get(&r)) {
+                        let inside = |l: &BBox| l.xmin <= v.xmin + tol && l.xmax >= v.xmax - tol && l.ymin <= v.ymin + tol && l.ymax >= v.ymax - tol;
+                        if inside(leaf) {
+                            if let Some(msg) = gc.edges.needs(bytes).and_then(|n| n.outside(leaf, tol)) {
+                                if edge_findings.len() < ctx.opts.max_row_findings {
+                                    edge_findings.push((r, msg));
+                                }
+                            }
+                        }
+                    }
+                    vertex
                 }
+                Item::Point(p) if !p[0].is_nan() && !p[1].is_nan() => Some(BBox::xy(p[0], p[1], p[0], p[1])),
                 _ => None,
             })
         });
         match res {
             Ok(findings) => {
                 for f in findings {
-                    ctx.sink.error(R16, &t.path, super::lower(&f.to_string()));
+                    ctx.sink.error(tree_check(&f), &t.path, super::lower(&f.to_string()));
                 }
             }
-            Err(e) => ctx.sink.error(R16, &t.path, format!("fails the hep002 §17 checks: {}", super::lower(&e.to_string()))),
+            Err(e @ crate::MarquetError::SpecViolation { .. }) => {
+                ctx.sink.error(c::M16_RTREE_HEADER, &t.path, format!("fails the hep002 §17 checks: {}", super::lower(&e.to_string())))
+            }
+            Err(e) => ctx.sink.unreadable(R16, &t.path, read_err(&e)),
+        }
+        for (r, msg) in edge_findings {
+            ctx.sink.row_error(c::M16_RTREE_LEAF_EDGES, &t.path, r, format!("leaf box of row {r} {msg}"));
         }
     }
 }

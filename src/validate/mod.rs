@@ -17,6 +17,8 @@
 //! enumeration with another base) are warnings; with [`Options::strict`] warnings also make
 //! the file non-conformant.
 
+pub mod checks;
+mod geodesic_check;
 mod h5col_checks;
 pub mod indexes;
 mod marquet_checks;
@@ -28,6 +30,7 @@ use std::fmt;
 use crate::error::{MarquetError, Result};
 use crate::h5;
 
+pub use checks::Check;
 pub use indexes::{verify_indexes, IndexCheck, IndexVerdict};
 
 
@@ -89,6 +92,10 @@ pub struct Finding {
     pub row: Option<u64>,
     /// Lowercase: what was found and what was expected.
     pub message: String,
+    /// The registered sub-check ([`checks::ALL`]) an error comes from: its
+    /// [`Check::id`], `"unreadable"` for an object that could not be read; `None` for
+    /// warnings.
+    pub check: Option<&'static str>,
 }
 
 impl fmt::Display for Finding {
@@ -138,6 +145,10 @@ impl Report {
     pub fn error_rules(&self) -> BTreeSet<&'static str> {
         self.errors().map(|f| f.rule).collect()
     }
+    /// The set of sub-checks ([`Check::id`]) with at least one error.
+    pub fn error_checks(&self) -> BTreeSet<&'static str> {
+        self.errors().filter_map(|f| f.check).collect()
+    }
     /// A machine-readable form (the CLI's `--json`).
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::json;
@@ -152,6 +163,7 @@ impl Report {
                         json!({
                             "severity": f.severity.as_str(),
                             "rule": f.rule,
+                            "check": f.check,
                             "path": f.path,
                             "row": f.row,
                             "message": f.message,
@@ -198,10 +210,11 @@ pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Resul
                     is_marquet: false,
                     findings: vec![Finding {
                         severity: Severity::Error,
-                        rule: "HEP001 §7.1",
+                        rule: checks::H_TABLE_GROUP.rule,
                         path: "/".into(),
                         row: None,
                         message: "no table group (a group with class \"COLUMN_TABLE\") found in the file".into(),
+                        check: Some(checks::H_TABLE_GROUP.id),
                     }],
                 });
             }
@@ -241,10 +254,10 @@ fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, depth: usize)
     }
 }
 
-/// Collects findings, capping per-row findings per (rule, object).
+/// Collects findings, capping per-row findings per (sub-check, object).
 pub(crate) struct Sink {
     findings: Vec<Finding>,
-    row_counts: HashMap<(&'static str, String), usize>,
+    row_counts: HashMap<(&'static str, String), (usize, &'static str)>,
     max_rows: usize,
 }
 
@@ -252,40 +265,42 @@ impl Sink {
     fn new(max_rows: usize) -> Sink {
         Sink { findings: Vec::new(), row_counts: HashMap::new(), max_rows: max_rows.max(1) }
     }
-    pub(crate) fn error(&mut self, rule: &'static str, path: &str, message: impl Into<String>) {
-        self.push(Severity::Error, rule, path, None, message.into());
+    /// An error of sub-check `c`.
+    pub(crate) fn error(&mut self, c: Check, path: &str, message: impl Into<String>) {
+        self.push(Severity::Error, c.rule, Some(c.id), path, None, message.into());
+    }
+    /// An object the checks of `rule` need could not be read (sub-check
+    /// [`checks::UNREADABLE`]).
+    pub(crate) fn unreadable(&mut self, rule: &'static str, path: &str, message: impl Into<String>) {
+        self.push(Severity::Error, rule, Some(checks::UNREADABLE.id), path, None, message.into());
     }
     pub(crate) fn warn(&mut self, rule: &'static str, path: &str, message: impl Into<String>) {
-        self.push(Severity::Warning, rule, path, None, message.into());
+        self.push(Severity::Warning, rule, None, path, None, message.into());
     }
-    /// A per-row error; after `max_rows` for the same rule and object only counted.
-    pub(crate) fn row_error(&mut self, rule: &'static str, path: &str, row: u64, message: impl Into<String>) {
-        let n = self.row_counts.entry((rule, path.to_string())).or_insert(0);
-        *n += 1;
-        if *n <= self.max_rows {
-            self.push(Severity::Error, rule, path, Some(row), message.into());
+    /// A per-row error of sub-check `c`; after `max_rows` for the same sub-check and object
+    /// only counted.
+    pub(crate) fn row_error(&mut self, c: Check, path: &str, row: u64, message: impl Into<String>) {
+        let n = self.row_counts.entry((c.id, path.to_string())).or_insert((0, c.rule));
+        n.0 += 1;
+        if n.0 <= self.max_rows {
+            self.push(Severity::Error, c.rule, Some(c.id), path, Some(row), message.into());
         }
     }
-    fn push(&mut self, severity: Severity, rule: &'static str, path: &str, row: Option<u64>, message: String) {
-        self.findings.push(Finding { severity, rule, path: path.to_string(), row, message });
+    fn push(&mut self, severity: Severity, rule: &'static str, check: Option<&'static str>, path: &str, row: Option<u64>, message: String) {
+        self.findings.push(Finding { severity, rule, path: path.to_string(), row, message, check });
     }
     /// Add "n more rows" summaries for capped per-row findings.
     fn finish(mut self) -> Vec<Finding> {
-        let mut extra: Vec<_> = self.row_counts.iter().filter(|(_, n)| **n > self.max_rows).map(|(k, n)| (k.clone(), *n)).collect();
+        let mut extra: Vec<_> = self.row_counts.iter().filter(|(_, n)| n.0 > self.max_rows).map(|(k, n)| (k.clone(), *n)).collect();
         extra.sort();
-        for ((rule, path), n) in extra {
-            let sev = self
-                .findings
-                .iter()
-                .find(|f| f.rule == rule && f.path == path && f.row.is_some())
-                .map(|f| f.severity)
-                .unwrap_or(Severity::Error);
+        for ((id, path), (n, rule)) in extra {
             self.findings.push(Finding {
-                severity: sev,
+                severity: Severity::Error,
                 rule,
                 path,
                 row: None,
                 message: format!("{} more rows with the same problem not listed", n - self.max_rows),
+                check: Some(id),
             });
         }
         self.findings
@@ -350,12 +365,12 @@ fn validate_table(file: &hdf5::File, path: &str, opts: &Options) -> TableReport 
     let grp = match file.group(path) {
         Ok(g) => g,
         Err(e) => {
-            sink.error("HEP001 §7.1", path, format!("cannot open the table group: {}", lower(&e.to_string())));
+            sink.error(checks::H_TABLE_GROUP, path, format!("cannot open the table group: {}", lower(&e.to_string())));
             return TableReport { path: path.into(), is_marquet: false, findings: sink.finish() };
         }
     };
     if !crate::h5col::is_table_group(grp.id()).unwrap_or(false) {
-        sink.error("HEP001 §7.1", path, "not a table group: no class attribute equal to \"COLUMN_TABLE\"");
+        sink.error(checks::H_TABLE_GROUP, path, "not a table group: no class attribute equal to \"COLUMN_TABLE\"");
         return TableReport { path: path.into(), is_marquet: false, findings: sink.finish() };
     }
     let mut ctx = Ctx {

@@ -220,11 +220,19 @@ static void test_tables(const char *dir) {
 
     marquet_geometry_column_options *o = NULL;
     OK(marquet_geometry_column_options_new(&o));
-    const char *projjson = "{\"type\":\"GeographicCRS\",\"name\":\"WGS 84\",\"id\":{\"authority\":\"EPSG\",\"code\":4326}}";
-    OK(marquet_geometry_column_options_set_crs_projjson(o, projjson, strlen(projjson)));
+    /* A PROJJSON coordinate reference system: a CRS type and the members it requires. */
+    const char *projjson = "{\"type\":\"GeographicCRS\",\"name\":\"WGS 84\",\"datum\":{\"type\":\"GeodeticReferenceFrame\","
+                           "\"name\":\"World Geodetic System 1984\",\"ellipsoid\":{\"name\":\"WGS 84\",\"semi_major_axis\":6378137,"
+                           "\"inverse_flattening\":298.257223563}},\"id\":{\"authority\":\"EPSG\",\"code\":4326}}";
+    const char *not_projjson = "{\"a\":1}";
+    EXPECT_STATUS(marquet_geometry_column_options_set_crs_projjson(o, not_projjson, strlen(not_projjson)), MARQUET_STATUS_OK);
     OK(marquet_geometry_column_options_set_edges(o, MARQUET_EDGES_SPHERICAL));
     OK(marquet_geometry_column_options_set_orientation(o, 1));
     OK(marquet_geometry_column_options_set_covering(o, S("shape_bbox"), 0));
+    /* A CRS that is not a PROJJSON coordinate reference system is refused (HEP002 §8.1). */
+    EXPECT_STATUS(marquet_table_add_geometry_column(t, S("shape"), o), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("HEP002 §8.1"));
+    OK(marquet_geometry_column_options_set_crs_projjson(o, projjson, strlen(projjson)));
     OK(marquet_table_add_geometry_column(t, S("shape"), o));
     /* Non-planar edges need a geographic CRS. */
     OK(marquet_geometry_column_options_set_crs(o, MARQUET_CRS_UNKNOWN));
@@ -266,6 +274,18 @@ static void test_tables(const char *dir) {
     EXPECT_STATUS(marquet_table_append(t, b, &nrows), MARQUET_STATUS_INVALID_WKB);
     EXPECT(nrows == -1);
     EXPECT(error_contains("/data/things/shape row 0"));
+    /* A ring wound against ORIENTATION = COUNTERCLOCKWISE is refused, naming the table row
+       (HEP002 §9.2; issue 18). */
+    uint8_t cw[128];
+    size_t ncw = polygon_wkb(cw);
+    double rev[8] = {0, 0, 1, 1, 1, 0, 0, 0};
+    memcpy(cw + 13, rev, sizeof rev);
+    int64_t cwoff[2] = {0, (int64_t)ncw};
+    OK(marquet_batch_clear(b));
+    OK(marquet_batch_set_missing_rest(b, 1));
+    OK(marquet_batch_set_wkb(b, S("shape"), cw, ncw, cwoff, NULL, 1));
+    EXPECT_STATUS(marquet_table_append(t, b, &nrows), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("/data/things/shape row 2: HEP002 §9.2"));
     /* Batch columns that disagree in length. */
     OK(marquet_batch_set_int64(b, S("id"), ids, NULL, 2));
     OK(marquet_batch_set_wkb(b, S("shape"), wkb, np, woff, NULL, 1));
@@ -366,7 +386,7 @@ static void test_tables(const char *dir) {
     EXPECT(isnan(bbox[2]));
     OK(marquet_geometry_info_crs(info, &crs));
     EXPECT(crs == MARQUET_CRS_PROJJSON);
-    char doc[256];
+    char doc[512];
     OK(marquet_geometry_info_crs_projjson(info, doc, sizeof doc, &needed));
     EXPECT(strcmp(doc, projjson) == 0 && needed == strlen(projjson) + 1);
     OK(marquet_geometry_info_edges(info, &edges));
@@ -487,7 +507,8 @@ static void test_validate(const char *dir) {
     marquet_report_free(r);
     EXPECT_STATUS(marquet_report_conformant(r, &conformant), MARQUET_STATUS_INVALID_HANDLE);
 
-    /* test_tables' file: spherical edges give a warning, which only strict mode counts. */
+    /* test_tables' file: spherical edges, whose boxes the validator checks against the
+       geodesic edges (ruling R8): conformant even in strict mode, without findings. */
     path = scratch(dir, "tables.h5");
     OK(marquet_validate_file(path, strlen(path), NULL, 0, 0, &r));
     OK(marquet_report_conformant(r, &conformant));
@@ -495,13 +516,12 @@ static void test_validate(const char *dir) {
     marquet_report_free(r);
     OK(marquet_validate_file(path, strlen(path), NULL, 0, 1, &r));
     OK(marquet_report_conformant(r, &conformant));
-    EXPECT(conformant == 0);
+    EXPECT(conformant == 1);
     OK(marquet_report_finding_count(r, &count));
-    EXPECT(count == 1);
+    EXPECT(count == 0);
     int32_t sev = 0;
     int64_t wrow = 0;
-    OK(marquet_report_finding_info(r, 0, &sev, &wrow));
-    EXPECT(sev == MARQUET_SEVERITY_WARNING);
+    EXPECT_STATUS(marquet_report_finding_info(r, 0, &sev, &wrow), MARQUET_STATUS_OUT_OF_RANGE);
     marquet_report_free(r);
 
     /* A table path that is not there is a finding, not a failure of the call. */
@@ -726,7 +746,8 @@ static void test_indexes(const char *dir) {
     OK(marquet_table_index_info(t, S("p"), 1, &kind, &valid));
     EXPECT(kind == MARQUET_INDEX_PACKED_RTREE && valid == 1);
 
-    /* x 10..12, y 2..3: 6 points in blocks 2 and 3; the other 8 blocks are skipped. */
+    /* x 10..12, y 2..3: 6 points in blocks 2 and 3. The valid R-tree answers alone (6
+       candidates); the block index is not read. */
     int64_t stats[8], rows[8];
     marquet_query_result *r = NULL;
     OK(marquet_table_query_box(t, S("p"), 10, 2, 12, 3, MARQUET_PREDICATE_INTERSECTS, 1, &r));
@@ -734,7 +755,7 @@ static void test_indexes(const char *dir) {
     OK(marquet_query_result_rows(r, rows, 8));
     OK(marquet_query_result_stats(r, stats, 8, NULL));
     EXPECT(count == 6 && rows[0] == 210 && rows[2] == 212 && rows[3] == 310 && rows[5] == 312);
-    EXPECT(stats[0] == 1000 && stats[1] == 10 && stats[2] == 8 && stats[6] == 6);
+    EXPECT(stats[0] == 1000 && stats[1] == 0 && stats[2] == 0 && stats[3] == 6 && stats[6] == 6);
     marquet_query_result_free(r);
 
     /* LEAVE_STALE: an append extends the block index and leaves the R-tree stale. */
@@ -829,6 +850,45 @@ static void test_last_error_buffer(void) {
     EXPECT(strcmp(last_error(), "path is null") == 0);
 }
 
+/* ORIENTATION = COUNTERCLOCKWISE through the C ABI (HEP002 §9.2; issue 18): a clockwise
+   ring is refused naming its row, or re-wound when the table handle asks for it. */
+static void test_orientation(const char *dir) {
+    const char *path = scratch(dir, "orientation.h5");
+    marquet_file *file = NULL;
+    marquet_table *t = NULL;
+    marquet_geometry_column_options *o = NULL;
+    marquet_batch *b = NULL;
+    OK(marquet_file_create(path, strlen(path), &file));
+    OK(marquet_table_create(file, S("/polys"), &t));
+    marquet_file_free(file);
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_orientation(o, 1));
+    OK(marquet_table_add_geometry_column(t, S("shape"), o));
+    marquet_geometry_column_options_free(o);
+    uint8_t w[128];
+    size_t n = polygon_wkb(w);
+    double rev[8] = {0, 0, 1, 1, 1, 0, 0, 0};
+    memcpy(w + 13, rev, sizeof rev);
+    int64_t off[2] = {0, (int64_t)n};
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_wkb(b, S("shape"), w, n, off, NULL, 1));
+    EXPECT_STATUS(marquet_table_append(t, b, NULL), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("/polys/shape row 0: HEP002 §9.2"));
+    EXPECT_STATUS(marquet_table_set_rewind_rings(t, 2), MARQUET_STATUS_INVALID_ARGUMENT);
+    OK(marquet_table_set_rewind_rings(t, 1));
+    int64_t nrows = -1;
+    OK(marquet_table_append(t, b, &nrows));
+    EXPECT(nrows == 1);
+    marquet_batch_free(b);
+    marquet_table_free(t);
+    marquet_report *r = NULL;
+    int32_t conformant = -1;
+    OK(marquet_validate_file(path, strlen(path), NULL, 0, 1, &r));
+    OK(marquet_report_conformant(r, &conformant));
+    EXPECT(conformant == 1);
+    marquet_report_free(r);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_statics();
@@ -836,6 +896,7 @@ int main(int argc, char **argv) {
     test_batch_arguments();
     test_tables(dir);
     test_points(dir);
+    test_orientation(dir);
     test_validate(dir);
     test_query(dir);
     test_indexes(dir);

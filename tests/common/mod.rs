@@ -4,7 +4,8 @@
 //! Environment:
 //! * `MARQUET_H5DUMP` — path of an h5dump >= 1.14 (set by CI). Without it the cached
 //!   build of `scripts/build-h5dump.sh` (`~/.cache/marquet/h5dump-1.14.5/h5dump`) is used.
-//! * `CI` — when set (non-empty), a missing h5dump fails the test instead of skipping it.
+//! * `CI` or `MARQUET_REQUIRE_H5DUMP=1` — a missing h5dump fails the golden-DDL tests
+//!   instead of skipping them. `scripts/test.sh` exports `MARQUET_REQUIRE_H5DUMP=1`.
 //! * `MARQUET_BLESS=1` — (re)write golden files instead of comparing with them.
 
 #![allow(dead_code)]
@@ -82,15 +83,31 @@ pub fn find_h5dump() -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// h5dump for a golden test: `Some(path)`, or `None` after printing a skip notice. Under CI
-/// (env `CI` set) a missing h5dump fails the test.
+/// Must the golden-DDL tests have an h5dump (env `CI`, or `MARQUET_REQUIRE_H5DUMP=1` as
+/// `scripts/test.sh` exports it)?
+pub fn h5dump_required() -> bool {
+    env_set("CI") || std::env::var("MARQUET_REQUIRE_H5DUMP").is_ok_and(|v| v == "1")
+}
+
+/// What a golden test does with the h5dump it `found`: run it (`Ok(Some)`), skip
+/// (`Ok(None)`), or fail (`Err`) when none was found but one is `required`.
+pub fn h5dump_decision(test: &str, found: Option<PathBuf>, required: bool) -> Result<Option<PathBuf>, String> {
+    match (found, required) {
+        (Some(p), _) => Ok(Some(p)),
+        (None, true) => Err(format!(
+            "{test}: no h5dump found (set MARQUET_H5DUMP or run scripts/build-h5dump.sh); required under CI and scripts/test.sh"
+        )),
+        (None, false) => Ok(None),
+    }
+}
+
+/// h5dump for a golden test: `Some(path)`, or `None` after printing a skip notice. When an
+/// h5dump is required ([`h5dump_required`]) a missing one fails the test.
 pub fn h5dump_or_skip(test: &str) -> Option<PathBuf> {
-    match find_h5dump() {
-        Some(p) => Some(p),
-        None if env_set("CI") => panic!(
-            "{test}: no h5dump found (set MARQUET_H5DUMP or run scripts/build-h5dump.sh); required under CI"
-        ),
-        None => {
+    match h5dump_decision(test, find_h5dump(), h5dump_required()) {
+        Ok(Some(p)) => Some(p),
+        Err(e) => panic!("{e}"),
+        Ok(None) => {
             eprintln!(
                 "SKIPPED {test}: no h5dump (set MARQUET_H5DUMP or run `bash scripts/build-h5dump.sh`)"
             );

@@ -1,0 +1,125 @@
+//! What the plain H5Col layer must not do to a Marquet table (HEP002 §11.1, §5.3).
+//!
+//! "A producer that does not implement this specification MUST NOT append rows to a
+//! Marquet table or update its geometry or covering columns in place": an H5Col append
+//! would leave BBOX, GEOMETRY_TYPES, covering columns and block indexes behind the data.
+//! [`Table`](super::Table) is reachable from a Marquet table
+//! (`MarquetTable::table()`), so its public writers refuse these operations on a table
+//! group that carries `MARQUET_VERSION` (the marker of HEP001 naming rule 7); the Marquet
+//! layer uses the crate-private unguarded paths, which keep the summaries correct.
+//! Truncation and updates of other columns stay allowed (§11.1 "MAY").
+
+use super::Table;
+use crate::error::{MarquetError, Result};
+use crate::h5;
+use crate::spec::names;
+
+/// The rule an H5Col write to a Marquet table's geometry would break.
+pub const RULE_H5COL_WRITE: &str = "HEP002 §11.1";
+/// The rule a geometry column as row label would break.
+pub const RULE_ROW_LABEL: &str = "HEP002 §5.3, §12 req 4";
+
+/// Does the group carry `MARQUET_VERSION`?
+pub(crate) fn is_marquet(id: hdf5_sys::h5i::hid_t) -> Result<bool> {
+    h5::attr_exists(id, names::MARQUET_VERSION)
+}
+
+fn leaf(p: &str) -> String {
+    p.rsplit('/').next().unwrap_or_default().to_string()
+}
+
+/// The geometry columns of a Marquet table by name: referenced by `GEOMETRY_COLUMNS` or
+/// carrying `GEOMETRY_ENCODING` (a column being replaced, §11.2); empty for any other table.
+pub(crate) fn geometry_columns(t: &Table) -> Result<Vec<String>> {
+    if !is_marquet(t.id())? {
+        return Ok(Vec::new());
+    }
+    let mut geo: Vec<String> = Vec::new();
+    if let Some((refs, _, _)) = h5::attr_read_refs(t.id(), names::GEOMETRY_COLUMNS)? {
+        geo.extend(refs.into_iter().flatten().map(|p| leaf(&p)));
+    }
+    for c in t.discover_columns()? {
+        if !geo.contains(&c) {
+            let o = h5::object_open(t.id(), &c)?;
+            if h5::attr_exists(o.id(), names::GEOMETRY_ENCODING)? {
+                geo.push(c);
+            }
+        }
+    }
+    Ok(geo)
+}
+
+/// The geometry columns and the covering columns (referenced by a geometry column's
+/// `COVERING`) of a Marquet table; empty for any other table.
+pub(crate) fn protected_columns(t: &Table) -> Result<Vec<String>> {
+    let geo = geometry_columns(t)?;
+    let mut out = geo.clone();
+    for g in &geo {
+        let Ok(o) = h5::object_open(t.id(), g) else { continue };
+        if let Some((refs, _, _)) = h5::attr_read_refs(o.id(), names::COVERING)? {
+            out.extend(refs.into_iter().flatten().map(|p| leaf(&p)));
+        }
+    }
+    Ok(out)
+}
+
+/// Refuse an H5Col append to a Marquet table.
+pub(crate) fn refuse_append(t: &Table) -> Result<()> {
+    if is_marquet(t.id())? {
+        return Err(MarquetError::Refused {
+            path: t.path().to_string(),
+            row: None,
+            rule: RULE_H5COL_WRITE,
+            message: "an h5col append to a marquet table would leave bbox, geometry_types, covering columns and spatial indexes behind the data; append through MarquetTable::append".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuse an H5Col in-place write to a geometry or covering column of a Marquet table.
+pub(crate) fn refuse_update(t: &Table, column: &str) -> Result<()> {
+    if protected_columns(t)?.iter().any(|c| c == column) {
+        return Err(MarquetError::Refused {
+            path: t.member_path(column),
+            row: None,
+            rule: RULE_H5COL_WRITE,
+            message: "an h5col write to a geometry or covering column of a marquet table would leave its summaries behind the data; update through MarquetTable::update_geometries".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuse a geometry column as a row index column.
+pub(crate) fn refuse_row_label(t: &Table, column: &str) -> Result<()> {
+    if geometry_columns(t)?.iter().any(|c| c == column) {
+        return Err(MarquetError::Refused {
+            path: t.member_path(column),
+            row: None,
+            rule: RULE_ROW_LABEL,
+            message: "a geometry column cannot be a row index column (index_columns): a geometry says where a feature is, not which".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuse a direct list write to a geometry list column (`path` is the column's absolute
+/// path) of a Marquet table.
+pub(crate) fn refuse_list_write(list_id: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
+    if !h5::attr_exists(list_id, names::GEOMETRY_ENCODING)? {
+        return Ok(());
+    }
+    let parent = match path.rsplit_once('/') {
+        Some(("", _)) | None => "/".to_string(),
+        Some((p, _)) => p.to_string(),
+    };
+    let g = h5::object_open(list_id, &parent)?;
+    if is_marquet(g.id())? {
+        return Err(MarquetError::Refused {
+            path: path.to_string(),
+            row: None,
+            rule: RULE_H5COL_WRITE,
+            message: "a direct list write to a geometry column of a marquet table would leave its summaries behind the data".into(),
+        });
+    }
+    Ok(())
+}
