@@ -852,6 +852,15 @@ module marquet
       integer(c_int64_t), intent(out), optional :: nrows
       integer(c_int32_t) :: marquet_table_write
     end function
+    ! What this table handle's appends and geometry updates do with polygon rings wound against
+    ! a column's ORIENTATION = COUNTERCLOCKWISE: rewind 0 refuses them (the default), 1 reverses
+    ! them.
+    function marquet_table_set_rewind_rings(table, rewind) bind(c, name="marquet_table_set_rewind_rings")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: table
+      integer(c_int32_t), value :: rewind
+      integer(c_int32_t) :: marquet_table_set_rewind_rings
+    end function
     ! Describe geometry column `column`; free the result with `marquet_geometry_info_free`.
     function marquet_table_geometry_info(table, column, column_len, out) &
         bind(c, name="marquet_table_geometry_info")
