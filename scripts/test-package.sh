@@ -95,7 +95,9 @@ fi
 work=$target/package-test
 rm -rf "$work"
 mkdir -p "$work/app/src"
-tar -xzf "$crate" -C "$work"
+# -m: files get the time of extraction, not the .crate's fixed one, so cargo (which
+# compares modification times of path packages) rebuilds what changed since the last run.
+tar -xzmf "$crate" -C "$work"
 pkg=$work/marquet-$version
 cat >"$work/Cargo.toml" <<EOF
 [workspace]
