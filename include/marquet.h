@@ -838,7 +838,9 @@ int32_t marquet_geometry_column_options_set_chunk_rows(struct marquet_geometry_c
 
 /**
  * Set the deflate (gzip) level 0-9 of the column's data, or -1 to store it without
- * filters. The default is the library's (shuffle + zstd level 1, HDF5 filter 32015; zstd alone for variable-length WKB).
+ * filters. The default is the library's (`marquet::marquet::Compression::default()`:
+ * shuffle + deflate, which every HDF5 reads without plugins; deflate alone for
+ * variable-length WKB).
  */
 int32_t marquet_geometry_column_options_set_deflate(struct marquet_geometry_column_options *options,
                                                     int32_t level);
