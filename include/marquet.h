@@ -18,6 +18,22 @@
 #include <stdint.h>
 
 /**
+ * The version of libmarquet this header belongs to (MAJOR.MINOR.PATCH of the library,
+ * not the MARQUET_VERSION format attribute of the files it writes). A program can
+ * compare it with marquet_version(), the version of the library it runs with
+ * (examples/c/version_check.c; docs/VERSIONING.md).
+ */
+#define MARQUET_VERSION_MAJOR 0
+#define MARQUET_VERSION_MINOR 1
+#define MARQUET_VERSION_PATCH 0
+#define MARQUET_VERSION_STRING "0.1.0"
+/**
+ * The C ABI number: programs built with this header link libmarquet.so.MARQUET_ABI_VERSION
+ * (the shared library's soname). It changes only with an incompatible change of the ABI.
+ */
+#define MARQUET_ABI_VERSION 0
+
+/**
  * Status codes returned by every fallible `marquet_*` function (as `int32_t`).
  *
  * Numbers are stable: a code keeps its meaning in every later version, and new codes

@@ -27,7 +27,7 @@
 //! serial number and the object's address) and the chunk; an entry is used only while the
 //! chunk's stored address, size and filter mask are unchanged and no write, extent change
 //! or link change has been made through `h5` since it was decoded
-//! ([`super::write_generation`]). A program that shares the file through the C ABI and
+//! (`super::write_generation`). A program that shares the file through the C ABI and
 //! rewrites a Marquet dataset's chunks with its own HDF5 calls should not do so while
 //! libmarquet reads the same dataset (HDF5 itself gives no such guarantee across handles
 //! outside its chunk cache either).

@@ -1271,7 +1271,7 @@ pub fn dataset_read_pipeline(ds: hid_t, start: u64, count: u64, mem: &Dtype, pat
 /// [`direct`]); partial chunks and other datasets go through HDF5's pipeline.
 pub fn dataset_write(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
     let es = mem.size();
-    if es == 0 || data.len() % es != 0 {
+    if es == 0 || !data.len().is_multiple_of(es) {
         return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of elements")));
     }
     if data.is_empty() {
@@ -1283,7 +1283,7 @@ pub fn dataset_write(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str
 /// [`dataset_write`] through HDF5's filter pipeline only.
 pub fn dataset_write_pipeline(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
     let es = mem.size();
-    if es == 0 || data.len() % es != 0 {
+    if es == 0 || !data.len().is_multiple_of(es) {
         return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of elements")));
     }
     let count = (data.len() / es) as u64;
@@ -1539,7 +1539,7 @@ pub fn dataset_read_rows_2d(ds: hid_t, row0: u64, nrows: u64, ncols: u64, mem: &
 /// Write whole rows (each `ncols` elements of `mem`) from row `row0` of a rank-2 dataset.
 pub fn dataset_write_rows_2d(ds: hid_t, row0: u64, ncols: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
     let row_bytes = (ncols as usize).saturating_mul(mem.size());
-    if row_bytes == 0 || data.len() % row_bytes != 0 {
+    if row_bytes == 0 || !data.len().is_multiple_of(row_bytes) {
         return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of rows")));
     }
     let nrows = (data.len() / row_bytes) as u64;
