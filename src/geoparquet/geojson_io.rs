@@ -283,7 +283,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     let cov = crate::marquet::layout::covering_name("geometry", true, &|n| used.contains(n));
     let spec = opts.layout.geometry_spec(spec, &cov);
     t.add_geometry_column("geometry", &spec)?;
-    opts.layout.declare_indexes(&t, "geometry", false)?;
+    opts.layout.declare_indexes_for(&t, "geometry", false, Some(nfeat))?;
     if let Some(p) = &id_plan {
         p.create(&t, opts.layout.chunk_rows)?;
         report.columns.push((p.name.clone(), "feature id".into()));

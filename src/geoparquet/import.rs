@@ -529,7 +529,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         }
     }
     for gp in &geoms {
-        opts.layout.declare_indexes(&t, &gp.name, false)?;
+        opts.layout.declare_indexes_for(&t, &gp.name, false, total_rows)?;
     }
     for p in &planned {
         p.create(&t, opts.layout.chunk_rows)?;

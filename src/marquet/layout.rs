@@ -203,8 +203,25 @@ impl WriteLayout {
     /// each batch would rebuild it) and builds the R-tree with [`WriteLayout::finish`]; a
     /// write of one batch declares both.
     pub fn declare_indexes(&self, t: &MarquetTable, col: &str, with_rtree: bool) -> Result<()> {
+        self.declare_indexes_for(t, col, with_rtree, None)
+    }
+
+    /// The block length for a write of about `rows` rows: [`WriteLayout::block_length`], or
+    /// for a small table a power of two from 16 up giving it at least 16 blocks (a 243-row
+    /// table in one 1,024-row block could never skip anything). Powers of two up to the
+    /// block length divide the chunk length, so blocks stay inside chunks (§10.2).
+    pub fn block_length_for(&self, rows: Option<u64>) -> u64 {
+        match rows {
+            Some(n) if n / 16 < self.block_length => (n / 16).max(1).next_power_of_two().clamp(16.min(self.block_length), self.block_length),
+            _ => self.block_length,
+        }
+    }
+
+    /// [`WriteLayout::declare_indexes`] for a write of about `rows` rows (see
+    /// [`WriteLayout::block_length_for`]).
+    pub fn declare_indexes_for(&self, t: &MarquetTable, col: &str, with_rtree: bool, rows: Option<u64>) -> Result<()> {
         if self.block_index {
-            t.build_block_bbox(col, Some(self.block_length))?;
+            t.build_block_bbox(col, Some(self.block_length_for(rows)))?;
         }
         if with_rtree && self.wants_rtree(&t.geometry_column(col)?.form) {
             t.build_rtree(col, self.rtree_node_size)?;
@@ -227,9 +244,9 @@ impl WriteLayout {
     }
 
     /// [`WriteLayout::declare_indexes`] for every geometry column of `t`.
-    pub fn declare_all(&self, t: &MarquetTable, with_rtree: bool) -> Result<()> {
+    pub fn declare_all(&self, t: &MarquetTable, with_rtree: bool, rows: Option<u64>) -> Result<()> {
         for c in t.geometry_column_names()? {
-            self.declare_indexes(t, &c, with_rtree)?;
+            self.declare_indexes_for(t, &c, with_rtree, rows)?;
         }
         Ok(())
     }
@@ -255,4 +272,23 @@ pub fn covering_name(col: &str, primary: bool, taken: &dyn Fn(&str) -> bool) -> 
         n.push('_');
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_tables_get_at_least_sixteen_blocks() {
+        let l = WriteLayout::default();
+        assert_eq!(l.block_length_for(None), 1024);
+        assert_eq!(l.block_length_for(Some(10_000_000)), 1024);
+        assert_eq!(l.block_length_for(Some(16_384)), 1024);
+        assert_eq!(l.block_length_for(Some(16_383)), 1024);
+        assert_eq!(l.block_length_for(Some(10_000)), 1024);
+        assert_eq!(l.block_length_for(Some(5_000)), 512);
+        assert_eq!(l.block_length_for(Some(243)), 16);
+        assert_eq!(l.block_length_for(Some(0)), 16);
+        assert_eq!(WriteLayout::default().with_block_length(8).block_length_for(Some(100)), 8);
+    }
 }

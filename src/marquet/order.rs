@@ -236,7 +236,7 @@ impl MarquetTable {
                 none &= self.spatial_indexes(&g)?.is_empty();
             }
             if none {
-                WriteLayout::default().declare_all(self, true)?;
+                WriteLayout::default().declare_all(self, true, Some(batch.nrows()? as u64))?;
             }
         }
         if !opts.spatial_order {
