@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -125,8 +126,10 @@ class Table(_RsTable):
         rows: Optional[Sequence[int]] = None,
     ):
         """Rows as a pyarrow.Table (see :func:`marquet.read_arrow`); ``rows`` picks row
-        numbers (strictly ascending) instead of a query."""
-        return self._read_arrow(
+        numbers (strictly ascending) instead of a query. Geometry columns the library cannot
+        interpret (a newer MARQUET_VERSION, ruling R16) are read as plain data, and columns
+        without an Arrow mapping are left out, each with a :class:`marquet.errors.MarquetWarning`."""
+        tbl, notes = self._read_arrow(
             list(columns) if columns is not None else None,
             _bbox(bbox),
             predicate,
@@ -134,10 +137,16 @@ class Table(_RsTable):
             column,
             [int(r) for r in rows] if rows is not None else None,
         )
+        for n in notes:
+            warnings.warn(f"{self.file}: {self.name}: {n}", errors.MarquetWarning, stacklevel=3)
+        return tbl
 
-    def read_geodataframe(self, columns=None, bbox=None, predicate="intersects", where=None, column=None, rows=None):
-        """Rows as a geopandas.GeoDataFrame with ``crs`` set (see :meth:`read_arrow`)."""
-        return _to_geodataframe(self.read_arrow(columns, bbox, predicate, where, column, rows), self, column)
+    def read_geodataframe(
+        self, columns=None, bbox=None, predicate="intersects", where=None, column=None, rows=None, to_pandas_kwargs=None
+    ):
+        """Rows as a geopandas.GeoDataFrame with ``crs`` set (see :meth:`read_arrow` and
+        :func:`marquet.read_geodataframe`)."""
+        return _to_geodataframe(self.read_arrow(columns, bbox, predicate, where, column, rows), column, to_pandas_kwargs)
 
 
 class File:
@@ -208,7 +217,7 @@ def read_arrow(
         return t.read_arrow(columns=columns, bbox=bbox, predicate=predicate, where=where, column=column)
 
 
-def _to_geodataframe(tbl, t: Optional[Table] = None, column: Optional[str] = None):
+def _to_geodataframe(tbl, column: Optional[str] = None, to_pandas_kwargs: Optional[dict] = None):
     import geopandas
 
     geom_cols = [
@@ -217,7 +226,7 @@ def _to_geodataframe(tbl, t: Optional[Table] = None, column: Optional[str] = Non
     if not geom_cols:
         raise errors.InvalidArgumentError("no geometry column among the columns read")
     geometry = column if column in geom_cols else geom_cols[0]
-    return geopandas.GeoDataFrame.from_arrow(tbl, geometry=geometry)
+    return geopandas.GeoDataFrame.from_arrow(tbl, geometry=geometry, to_pandas_kwargs=to_pandas_kwargs)
 
 
 def read_geodataframe(
@@ -228,11 +237,14 @@ def read_geodataframe(
     predicate: str = "intersects",
     where: Union[None, str, Sequence[str]] = None,
     column: Optional[str] = None,
+    to_pandas_kwargs: Optional[dict] = None,
 ):
     """Read a Marquet table as a ``geopandas.GeoDataFrame`` (arguments as
     :func:`read_arrow`); the active geometry is ``column`` or the primary geometry column,
-    and ``gdf.crs`` is the column's CRS."""
-    return _to_geodataframe(read_arrow(path, table, columns, bbox, predicate, where, column), None, column)
+    and ``gdf.crs`` is the column's CRS. Other geometry columns become GeoSeries too.
+    ``to_pandas_kwargs`` go to ``pyarrow.Table.to_pandas`` (e.g. ``types_mapper`` for
+    pandas' nullable dtypes: by default integer columns with nulls become float64)."""
+    return _to_geodataframe(read_arrow(path, table, columns, bbox, predicate, where, column), column, to_pandas_kwargs)
 
 
 def _stream(data: Any, geometry: Optional[Sequence[str]]):

@@ -59,7 +59,14 @@ class MarquetFileNotFoundError(MarquetError, FileNotFoundError):
     """The file does not exist (also a builtin ``FileNotFoundError``)."""
 
 
+class MarquetWarning(UserWarning):
+    """Something was read differently from what was asked: a geometry column read as plain
+    data (ruling R16: MARQUET_VERSION with a newer MAJOR), a column without an Arrow
+    mapping left out."""
+
+
 __all__ = [
+    "MarquetWarning",
     "MarquetError",
     "SpecViolationError",
     "InvalidWkbError",

@@ -118,7 +118,7 @@ fn only_table(file: &File) -> marquet::Result<String> {
 struct Open {
     // Field order: the table's HDF5 objects close before the file.
     table: MarquetTable,
-    _file: File,
+    file: File,
 }
 
 impl Open {
@@ -129,7 +129,7 @@ impl Open {
             None => only_table(&file)?,
         };
         let table = MarquetTable::open(&file, &name)?;
-        Ok(Open { table, _file: file })
+        Ok(Open { table, file })
     }
 
     /// Columns returned by default: every column but the covering columns (an index).
@@ -187,7 +187,7 @@ impl Open {
     }
 
     /// The selected rows (or all) of `columns` (or the default columns) as record batches.
-    fn read(&self, columns: Option<Vec<String>>, rows: Option<&[u64]>) -> marquet::Result<(SchemaRef, Vec<RecordBatch>)> {
+    fn read(&self, columns: Option<Vec<String>>, rows: Option<&[u64]>) -> marquet::Result<(SchemaRef, Vec<RecordBatch>, Vec<String>)> {
         let cols = match columns {
             Some(c) => c,
             None => self.default_columns()?,
@@ -207,7 +207,9 @@ impl Open {
                 out
             }
         };
-        Ok((plan.schema(), batches))
+        let mut notes = plan.notes.clone();
+        notes.extend(plan.skipped.iter().map(|(c, why)| format!("column {c}: not read ({why})")));
+        Ok((plan.schema(), batches, notes))
     }
 }
 
@@ -287,8 +289,7 @@ impl Table {
 
     /// The table as `marquet info --json` describes it (a JSON string).
     fn _describe(&self, py: Python<'_>) -> PyResult<String> {
-        let (p, n) = (self.path.clone(), self.name.clone());
-        self.with(py, move |_| marquet::info::describe_file(std::path::Path::new(&p), Some(&n)).map(|v| v.to_string()))
+        self.with(py, |o| marquet::info::describe_table(&o.file, o.table.path()).map(|v| v.to_string()))
     }
 
     /// Matching row numbers, ascending, as a pyarrow UInt64Array.
@@ -311,7 +312,8 @@ impl Table {
         a.to_data().to_pyarrow(py)
     }
 
-    /// Rows as a pyarrow.Table (see `marquet.read_arrow`).
+    /// Rows as a pyarrow.Table (see `marquet.read_arrow`), and the notes of the read (geometry
+    /// columns read as plain H5Col data, ruling R16; columns without an Arrow mapping).
     #[pyo3(signature = (columns=None, bbox=None, predicate="intersects", r#where=None, column=None, rows=None))]
     #[allow(clippy::too_many_arguments)]
     fn _read_arrow<'py>(
@@ -323,17 +325,17 @@ impl Table {
         r#where: Option<Vec<String>>,
         column: Option<String>,
         rows: Option<Vec<u64>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
         let w = r#where.unwrap_or_default();
         let pred = predicate.to_string();
-        let (schema, batches) = self.with(py, move |o| {
+        let (schema, batches, notes) = self.with(py, move |o| {
             let sel = match rows {
                 Some(r) => Some(r),
                 None => o.rows(bbox, &pred, &w, column.as_deref())?,
             };
             o.read(columns, sel.as_deref())
         })?;
-        to_table(py, schema, batches)
+        Ok((to_table(py, schema, batches)?, notes))
     }
 
     /// Close the file (further calls raise).

@@ -21,10 +21,11 @@ def make_points(n: int = 500, seed: int = 1):
     x = rng.uniform(-20.0, 40.0, n)
     y = rng.uniform(30.0, 70.0, n)
     geoms = np.array(shapely.points(x, y), dtype=object)
-    geoms[[3, 77, 200]] = None  # null geometries
-    geoms[5] = shapely.Point()  # an empty point
+    geoms[[i for i in (3, 77, 200) if i < n]] = None  # null geometries
+    if n > 5:
+        geoms[5] = shapely.Point()  # an empty point
     value = rng.normal(size=n)
-    value[[1, 2, 50]] = np.nan
+    value[[i for i in (1, 2, 50) if i < n]] = np.nan
     return geopandas.GeoDataFrame(
         {
             "id": np.arange(n, dtype=np.int64),
