@@ -497,6 +497,25 @@ fn convert<'py>(
     Ok(d)
 }
 
+/// The `marquet` command (src/bin/marquet.rs, compiled into the extension): the wheel's
+/// console script `marquet` calls [`_cli_main`] with `sys.argv`.
+#[allow(dead_code, clippy::all)]
+#[path = "../../src/bin/marquet.rs"]
+mod cli;
+
+/// Run the `marquet` command with `argv` (program name first); returns its exit status.
+/// The GIL is released while it runs.
+#[pyfunction]
+fn _cli_main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    let code = py.detach(move || {
+        let c = format!("{:?}", cli::run(argv));
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        c
+    });
+    // ExitCode has no accessor: its Debug form carries the status.
+    code.chars().filter(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap_or(2)
+}
+
 /// The library version.
 #[pyfunction]
 fn _library_version() -> &'static str {
@@ -512,5 +531,6 @@ fn _marquet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_validate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(_library_version, m)?)?;
+    m.add_function(wrap_pyfunction!(_cli_main, m)?)?;
     Ok(())
 }

@@ -229,3 +229,28 @@ def test_many_rows_cross_batches(tmp_path):
         rows = t.query((-20, 30, 40, 70))
         part = t.read_arrow(columns=["id"], rows=rows)
         assert part.num_rows == len(rows) == n - 4  # all but the nulls and the empty point
+
+
+def test_gil_released_during_reads(tmp_path):
+    """Another Python thread keeps running while a read is in the Rust library."""
+    import threading
+
+    p = tmp_path / "gil.h5"
+    marquet.write(p, make_points(200_000, seed=4), "g")
+    t = marquet.Table(p)
+    done = threading.Event()
+    out = {}
+
+    def reader():
+        for _ in range(5):
+            out["n"] = t._read_arrow(None, None, "intersects", None, None, None)[0].num_rows
+        done.set()
+
+    count = 0
+    th = threading.Thread(target=reader)
+    th.start()
+    while not done.is_set():
+        count += 1
+    th.join()
+    assert out["n"] == 200_000
+    assert count > 1000, count  # the main thread ran while Rust worked

@@ -211,3 +211,27 @@ def test_readme_example(tmp_path, monkeypatch):
     ns: dict = {}
     exec(compile(code, "README.md", "exec"), ns)
     assert "gdf" in ns and len(ns["gdf"]) > 0
+
+
+def test_marquet_command_on_path(tmp_path, points):
+    """The wheel puts the `marquet` command next to the interpreter (console script)."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("marquet", path=os.path.dirname(sys.executable))
+    assert exe, "marquet command not installed next to the interpreter"
+    p = tmp_path / "cli.h5"
+    marquet.write(p, points, "pts")
+    r = subprocess.run([exe, "info", str(p), "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["tables"][0]["nrows"] == len(points)
+    r = subprocess.run([exe, "query", str(p), "--bbox", "0,40,10,50", "--count"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert str(len(marquet.Table(p).query((0, 40, 10, 50)))) in r.stdout
+    r = subprocess.run([exe, "validate", str(TESTDATA / "bad" / "h001_nrows_float.h5")], capture_output=True, text=True)
+    assert r.returncode == 1 and "HEP001 §13 req 1" in r.stdout, (r.returncode, r.stdout, r.stderr)
+    r = subprocess.run([exe, "frobnicate"], capture_output=True, text=True)
+    assert r.returncode == 2
