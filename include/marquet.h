@@ -18,6 +18,22 @@
 #include <stdint.h>
 
 /**
+ * The version of libmarquet this header belongs to (MAJOR.MINOR.PATCH of the library,
+ * not the MARQUET_VERSION format attribute of the files it writes). A program can
+ * compare it with marquet_version(), the version of the library it runs with
+ * (examples/c/version_check.c; docs/VERSIONING.md).
+ */
+#define MARQUET_VERSION_MAJOR 0
+#define MARQUET_VERSION_MINOR 1
+#define MARQUET_VERSION_PATCH 0
+#define MARQUET_VERSION_STRING "0.1.0"
+/**
+ * The C ABI number: programs built with this header link libmarquet.so.MARQUET_ABI_VERSION
+ * (the shared library's soname). It changes only with an incompatible change of the ABI.
+ */
+#define MARQUET_ABI_VERSION 0
+
+/**
  * Status codes returned by every fallible `marquet_*` function (as `int32_t`).
  *
  * Numbers are stable: a code keeps its meaning in every later version, and new codes
@@ -822,7 +838,9 @@ int32_t marquet_geometry_column_options_set_chunk_rows(struct marquet_geometry_c
 
 /**
  * Set the deflate (gzip) level 0-9 of the column's data, or -1 to store it without
- * filters. The default is the library's (shuffle + zstd level 1, HDF5 filter 32015; zstd alone for variable-length WKB).
+ * filters. The default is the library's (`marquet::marquet::Compression::default()`:
+ * shuffle + deflate, which every HDF5 reads without plugins; deflate alone for
+ * variable-length WKB).
  */
 int32_t marquet_geometry_column_options_set_deflate(struct marquet_geometry_column_options *options,
                                                     int32_t level);

@@ -17,7 +17,7 @@
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/marquet/venv is used instead.
 #   * exports CMAKE=<absolute path of that cmake> (honoured by the `cmake`
 #     crate used by hdf5-metno-sys's build script).
-#   * checks cargo/rustc (rust-version 1.85), a C compiler and make.  It does
+#   * checks cargo/rustc (rust-version of Cargo.toml, 1.88), a C compiler and make.  It does
 #     NOT install Rust or system packages (.ci/run does apt installs).
 #   * cargo-nextest is NOT required: tests run with plain `cargo test`
 #     (see scripts/test.sh).
@@ -25,7 +25,7 @@
 # Nothing else is installed unless needed.
 
 _marquet_bootstrap() {
-    local min_cmake="3.26" min_rust="1.85"
+    local min_cmake="3.26" min_rust="1.88"  # = rust-version (scripts/check-msrv.sh)
     local cache="${XDG_CACHE_HOME:-$HOME/.cache}/marquet"
     local say="[bootstrap]"
 

@@ -39,6 +39,20 @@ if [ -n "$long" ]; then
     exit 1
 fi
 
+# The version macros (capi/cbindgen.toml, after_includes) must name the library version of
+# capi/Cargo.toml and the ABI number (soname) of capi/build.rs.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' capi/Cargo.toml | head -1)
+abi=$(sed -n 's/^const ABI: u32 = \([0-9]*\);/\1/p' capi/build.rs)
+IFS=. read -r major minor patch <<<"$version"
+want=$(printf '#define MARQUET_VERSION_MAJOR %s\n#define MARQUET_VERSION_MINOR %s\n#define MARQUET_VERSION_PATCH %s\n#define MARQUET_VERSION_STRING "%s"\n#define MARQUET_ABI_VERSION %s' \
+    "$major" "$minor" "$patch" "$version" "$abi")
+have=$(grep -E '^#define MARQUET_(VERSION_(MAJOR|MINOR|PATCH|STRING)|ABI_VERSION) ' "$tmp")
+if [ -z "$abi" ] || [ "$have" != "$want" ]; then
+    echo "check-header: the version macros of capi/cbindgen.toml do not match capi/Cargo.toml ($version) and capi/build.rs (ABI ${abi:-?}):" >&2
+    diff <(echo "$want") <(echo "$have") >&2 || true
+    exit 1
+fi
+
 if [ "${1:-}" = "--update" ]; then
     cp "$tmp" include/marquet.h
     echo "check-header: include/marquet.h updated"

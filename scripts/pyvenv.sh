@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Create the test-only Python venv used by tests/geoparquet_peers.rs to check exported
 # GeoParquet files with pyarrow + geopandas, and by the cross-format comparison
-# (scripts/bench-compare.sh: pyarrow, pyogrio, whose wheels bundle GDAL, and shapely).
+# (scripts/bench-compare.sh: pyarrow, pyogrio, whose wheels bundle GDAL, and shapely), and by
+# tests/plain_hdf5.rs to read default Marquet files with h5py alone (no hdf5plugin).
 # Idempotent; prints the venv path.
 #   VENV defaults to ~/.cache/marquet/pyvenv
 set -euo pipefail
 VENV="${VENV:-$HOME/.cache/marquet/pyvenv}"
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio' 2>/dev/null; then
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py' 2>/dev/null; then
   echo "$VENV"
   exit 0
 fi
@@ -19,6 +20,6 @@ fi
 mkdir -p "$(dirname "$VENV")"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio
+"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py
 "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__, "pyogrio", pyogrio.__version__, "GDAL", pyogrio.__gdal_version_string__)' >&2
 echo "$VENV"

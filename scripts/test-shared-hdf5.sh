@@ -53,6 +53,11 @@ if [ "$own" != 0 ]; then
     exit 1
 fi
 
+# Programs linked with -lmarquet load the soname libmarquet.so.N (capi/build.rs), which an
+# install links to the library (scripts/install-capi.sh); cargo makes no such link.
+soname=$(readelf -d "$lib/libmarquet.so" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+ln -sfn libmarquet.so "$lib/$soname"
+
 work="$(mktemp -d "${TMPDIR:-/tmp}/marquet-shared-hdf5.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cc -Wall -Wextra -Werror -std=c11 -g -Iinclude -I"$HDF5_DIR/include" tests/c/shared_hdf5.c -o "$work/shared_hdf5" \

@@ -7,7 +7,9 @@
 # 2. h5dump >= 1.12 via scripts/build-h5dump.sh (cached after the first build,
 #    ~3.5 min from scratch on 2 cores), exported as MARQUET_H5DUMP
 # 3. cargo test --workspace "$@"   (unit, integration and doc tests; plain
-#    cargo test, cargo-nextest is not used)
+#    cargo test, cargo-nextest is not used; includes scripts/test-install.sh)
+# 4. without arguments: cargo doc -D warnings, scripts/check-msrv.sh,
+#    scripts/test-package.sh
 #
 # Env contract for tests: MARQUET_H5DUMP = absolute path of an h5dump >= 1.12;
 # MARQUET_REQUIRE_H5DUMP=1 = the golden-DDL tests fail (not skip) without one.
@@ -54,6 +56,19 @@ cargo build -p marquet-capi
 echo "[test.sh] + cargo test --workspace $*" >&2
 cargo test --workspace "$@"
 _t "cargo test" "$t"
+
+# The crate and its documentation as users get them (docs/VERSIONING.md): rustdoc without
+# warnings (broken intra-doc links fail; the doc examples ran in cargo test), what one
+# toolchain can check of rust-version, and the crates.io package built and run from a
+# fresh project. (libmarquet's install test, scripts/test-install.sh, runs inside cargo
+# test: capi/tests/c_api.rs.) Skipped when cargo test was given a filter.
+if [ "$#" = 0 ]; then
+    t=$SECONDS
+    RUSTDOCFLAGS="-D warnings" cargo doc -p marquet --no-deps --all-features
+    bash scripts/check-msrv.sh
+    bash scripts/test-package.sh
+    _t "doc, rust-version and package checks" "$t"
+fi
 
 # libmarquet against a shared HDF5 1.14 sharing one open file with a C program's own
 # HDF5 calls: a second build of the crates into <target>/shared-hdf5 (docs/FFI.md).

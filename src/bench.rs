@@ -182,6 +182,7 @@ impl BenchReport {
                     "block_length": c.layout.block_length,
                     "rtree": format!("{:?}", c.layout.rtree).to_lowercase(),
                     "covering": c.layout.covering,
+                    "compression": c.layout.compression.to_string(),
                 },
             },
             "windows": self.windows.iter().map(|w| [w.xmin, w.ymin, w.xmax, w.ymax]).collect::<Vec<_>>(),

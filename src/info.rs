@@ -13,6 +13,75 @@ fn storage_size(t: &h5col::Table, name: &str) -> u64 {
     h5::storage_size_below(t.id(), name).unwrap_or(0)
 }
 
+/// The datasets stored below `name` (relative to the table: the dataset itself, or every
+/// dataset of a list column's group) with their filter pipelines. Objects that cannot be
+/// opened are left out (the validator reports them).
+fn filters_below(loc: &h5col::Table, name: &str) -> Vec<(String, Vec<h5::Filter>)> {
+    fn walk(loc: h5::Hid, rel: &str, out: &mut Vec<(String, Vec<h5::Filter>)>) {
+        if h5::is_group(loc.id()) {
+            for m in h5::member_names(loc.id(), rel).unwrap_or_default() {
+                if let Ok(o) = h5::object_open(loc.id(), &m) {
+                    walk(o, &format!("{rel}/{m}"), out);
+                }
+            }
+        } else if let Ok(i) = h5::dataset_info(loc.id(), rel) {
+            out.push((rel.to_string(), i.filters));
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(o) = h5::object_open(loc.id(), name) {
+        walk(o, name, &mut out);
+    }
+    out
+}
+
+/// JSON for the filters of the datasets below `name`: `filters` (each dataset's pipeline,
+/// as `shuffle`, `deflate(4)`, `zstd(1)`...), `plugins` (the filters it needs that are not
+/// built into HDF5, by id and name) and `plain_hdf5` (readable by any HDF5 without plugins).
+fn filters_json(t: &h5col::Table, name: &str) -> Value {
+    let sets = filters_below(t, name);
+    let mut plugins: Vec<i32> = sets.iter().flat_map(|(_, f)| f.iter()).filter(|f| !f.is_predefined()).map(|f| f.id()).collect();
+    plugins.sort_unstable();
+    plugins.dedup();
+    json!({
+        "filters": sets.iter().map(|(p, f)| json!({"dataset": p, "filters": f.iter().map(|x| x.to_string()).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+        "plugins": plugins.iter().map(|id| json!({"id": id, "name": h5::Filter::registered_name(*id)})).collect::<Vec<_>>(),
+        "plain_hdf5": plugins.is_empty(),
+    })
+}
+
+/// Text for [`filters_json`]: `shuffle, deflate(4)` for one dataset, `VALUES deflate(4);
+/// OFFSETS shuffle, deflate(4)` for several, then what a plain HDF5 lacks.
+fn filters_text(f: &Value, column: &str) -> String {
+    let sets = f["filters"].as_array().cloned().unwrap_or_default();
+    let one = |v: &Value| {
+        let l: Vec<&str> = v["filters"].as_array().into_iter().flatten().filter_map(|x| x.as_str()).collect();
+        if l.is_empty() {
+            "none".to_string()
+        } else {
+            l.join(", ")
+        }
+    };
+    let mut s = if sets.len() == 1 {
+        one(&sets[0])
+    } else {
+        sets.iter()
+            .map(|d| {
+                let p = d["dataset"].as_str().unwrap_or("");
+                format!("{} {}", p.strip_prefix(column).map(|r| r.trim_start_matches('/')).unwrap_or(p), one(d))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    for p in f["plugins"].as_array().into_iter().flatten() {
+        s += &format!("; needs HDF5 plugin {}", p["id"]);
+        if let Some(n) = p["name"].as_str() {
+            s += &format!(" ({n})");
+        }
+    }
+    s
+}
+
 /// Describe every table of `path` (or only `table`).
 pub fn describe_file(path: &std::path::Path, table: Option<&str>) -> Result<Value> {
     let f = File::open(path)?;
@@ -24,7 +93,13 @@ pub fn describe_file(path: &std::path::Path, table: Option<&str>) -> Result<Valu
     for tp in tables {
         out.push(describe_table(&f, &tp)?);
     }
-    Ok(json!({ "file": path.display().to_string(), "size_bytes": std::fs::metadata(path).map(|m| m.len()).unwrap_or(0), "tables": out }))
+    // Readable by any HDF5 without plugins: every column and index of every table.
+    let plain = out.iter().all(|t| {
+        t["columns"].as_array().into_iter().flatten().all(|c| c["plain_hdf5"] != false)
+            && t["geometry_columns"].as_array().into_iter().flatten().flat_map(|g| g["indexes"].as_array().into_iter().flatten()).all(|i| i["plain_hdf5"] != false)
+            && t["indexes"].as_array().into_iter().flatten().all(|i| i["plain_hdf5"] != false)
+    });
+    Ok(json!({ "file": path.display().to_string(), "size_bytes": std::fs::metadata(path).map(|m| m.len()).unwrap_or(0), "plain_hdf5": plain, "tables": out }))
 }
 
 /// Describe one table.
@@ -39,7 +114,9 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
             Some(ColumnKind::List) => (format!("list<{}>", t.list_column(&c)?.leaf_dtype()?), "list"),
             None => ("?".into(), "missing"),
         };
-        columns.push(json!({"name": c, "kind": kind_s, "dtype": dtype, "stored_bytes": storage_size(&t, &c)}));
+        let mut col = json!({"name": c, "kind": kind_s, "dtype": dtype, "stored_bytes": storage_size(&t, &c)});
+        merge(&mut col, filters_json(&t, &c));
+        columns.push(col);
     }
     let mut geoms = Vec::new();
     let mut is_marquet = false;
@@ -74,7 +151,11 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
                 });
                 let idx: Vec<Value> = h5col::index::indexes_of(&t, &g)?
                     .into_iter()
-                    .map(|x| json!({"path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation().ok().flatten(), nrows)}))
+                    .map(|x| {
+                        let mut v = json!({"path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation().ok().flatten(), nrows)});
+                        merge(&mut v, filters_json(&t, &x.path));
+                        v
+                    })
                     .collect();
                 geoms.push(json!({
                     "name": g,
@@ -96,7 +177,9 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
     for c in t.discover_columns()? {
         for x in h5col::index::indexes_of(&t, &c)? {
             if !geoms.iter().any(|g| g["name"] == c) {
-                attr_idx.push(json!({"column": c, "path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation()?, nrows)}));
+                let mut v = json!({"column": c, "path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation()?, nrows)});
+                merge(&mut v, filters_json(&t, &x.path));
+                attr_idx.push(v);
             }
         }
     }
@@ -111,9 +194,21 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
     }))
 }
 
+/// Add the members of object `extra` to object `v`.
+fn merge(v: &mut Value, extra: Value) {
+    if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+        o.extend(e);
+    }
+}
+
 /// Render `describe_file` output as text.
 pub fn render_text(v: &Value) -> String {
     let mut s = format!("{} ({} bytes)\n", v["file"].as_str().unwrap_or(""), v["size_bytes"]);
+    s += if v["plain_hdf5"] == false {
+        "readable without HDF5 plugins: no (see \"needs HDF5 plugin\" below)\n"
+    } else {
+        "readable without HDF5 plugins: yes\n"
+    };
     for t in v["tables"].as_array().into_iter().flatten() {
         s += &format!(
             "table {}: {} rows{}\n",
@@ -122,7 +217,9 @@ pub fn render_text(v: &Value) -> String {
             if t["marquet"].as_bool() == Some(true) { ", Marquet 1.x" } else { ", H5Col" }
         );
         for c in t["columns"].as_array().into_iter().flatten() {
-            s += &format!("  column {:<24} {:<8} {:>12} bytes  {}\n", c["name"].as_str().unwrap_or(""), c["kind"].as_str().unwrap_or(""), c["stored_bytes"], c["dtype"].as_str().unwrap_or(""));
+            let name = c["name"].as_str().unwrap_or("");
+            s += &format!("  column {:<24} {:<8} {:>12} bytes  {}\n", name, c["kind"].as_str().unwrap_or(""), c["stored_bytes"], c["dtype"].as_str().unwrap_or(""));
+            s += &format!("    filters: {}\n", filters_text(c, name));
         }
         for g in t["geometry_columns"].as_array().into_iter().flatten() {
             if g["interpretable"].as_bool() == Some(false) {
@@ -145,11 +242,20 @@ pub fn render_text(v: &Value) -> String {
                 s += &format!("    covering column {c}\n");
             }
             for i in g["indexes"].as_array().into_iter().flatten() {
-                s += &format!("    index {} {} ({})\n", i["kind"].as_str().unwrap_or("?"), i["path"].as_str().unwrap_or(""), if i["valid"].as_bool() == Some(true) { "valid" } else { "stale" });
+                let p = i["path"].as_str().unwrap_or("");
+                s += &format!("    index {} {} ({}); filters: {}\n", i["kind"].as_str().unwrap_or("?"), p, if i["valid"].as_bool() == Some(true) { "valid" } else { "stale" }, filters_text(i, p));
             }
         }
         for i in t["indexes"].as_array().into_iter().flatten() {
-            s += &format!("  index {} on {} {} ({})\n", i["kind"].as_str().unwrap_or("?"), i["column"].as_str().unwrap_or(""), i["path"].as_str().unwrap_or(""), if i["valid"].as_bool() == Some(true) { "valid" } else { "stale" });
+            let p = i["path"].as_str().unwrap_or("");
+            s += &format!(
+                "  index {} on {} {} ({}); filters: {}\n",
+                i["kind"].as_str().unwrap_or("?"),
+                i["column"].as_str().unwrap_or(""),
+                p,
+                if i["valid"].as_bool() == Some(true) { "valid" } else { "stale" },
+                filters_text(i, p)
+            );
         }
     }
     s

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(unsafe_code)]
 
+pub mod arrays;
 pub mod bench;
 #[cfg(feature = "geoparquet")]
 pub mod demo;
@@ -22,3 +23,9 @@ pub mod wkb;
 pub use error::{MarquetError, Result};
 pub use progress::Progress;
 pub use spec::{BBox, Dimensions, GeometryKind, GeometryType};
+/// The `ndarray` of [`arrays`]' signatures (the version hdf5-metno uses), so that callers
+/// need no version of their own to match.
+pub use ndarray;
+/// The `geo-types` of [`marquet::MarquetTable::read_geo`] and
+/// [`marquet::GeometryValues::from_geo`].
+pub use geo_types;

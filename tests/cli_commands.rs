@@ -284,8 +284,8 @@ fn bench_writes_the_layout_it_is_given() {
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{out_dir}/marquet.json")).unwrap()).unwrap();
     assert_eq!(
         json["config"]["marquet_layout"],
-        serde_json::json!({"default": true, "spatial_order": true, "chunk_rows": 8192, "values_chunk_bytes": 262144,
-            "block_index": true, "block_length": 1024, "rtree": "auto", "covering": true})
+        serde_json::json!({"default": true, "spatial_order": true, "chunk_rows": 2048, "values_chunk_bytes": 32768,
+            "block_index": true, "block_length": 1024, "rtree": "auto", "covering": true, "compression": "deflate:4"})
     );
     // Layout options reach the files.
     let (code, _, err) = marquet(&[&small[..], &["--rtree", "on", "--chunk-rows", "100"]].concat());
@@ -297,6 +297,14 @@ fn bench_writes_the_layout_it_is_given() {
     let (code, _, err) = marquet(&[&small[..], &["--no-index"]].concat());
     assert_eq!(code, 0, "{err}");
     assert_eq!(idx("polygons"), "");
+    // --compression reaches the geometry column; a bad value is refused.
+    let (code, _, err) = marquet(&[&small[..], &["--compression", "zstd:1"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let info = marquet(&["info", &format!("{out_dir}/polygons.h5")]).1;
+    assert!(info.contains("zstd(1)"), "{info}");
+    let (code, _, err) = marquet(&[&small[..], &["--compression", "lzma"]].concat());
+    assert_eq!(code, 2);
+    assert!(err.contains("--compression: unknown compression"), "{err}");
     // Bad input: an unknown R-tree choice.
     let (code, out, err) = marquet(&[&small[..], &["--rtree", "sideways"]].concat());
     assert_eq!((code, out.as_str()), (2, ""));

@@ -4,7 +4,11 @@
 //! Every case writes the same elements into two datasets of one file, one through
 //! `h5::dataset_write` (whole chunks compressed in parallel, stored with H5Dwrite_chunk)
 //! and one through `h5::dataset_write_pipeline` (HDF5 alone), then compares the stored
-//! chunks byte for byte with H5Dread_chunk, and reads both back both ways.
+//! chunks with H5Dread_chunk — byte for byte for shuffle and zstd; for deflate, whose
+//! direct chunks are libdeflate's zlib streams rather than zlib's, that they are exactly
+//! our codec's output — and reads both back both ways: HDF5's pipeline (zlib's `inflate`)
+//! must decode every direct chunk to the written data. tests/plain_hdf5.rs does the same
+//! with h5py without hdf5plugin and with h5dump.
 
 mod common;
 
@@ -32,6 +36,8 @@ fn stored_chunks(ds: hdf5_sys::h5i::hid_t, len: u64) -> Vec<Option<(u32, Vec<u8>
 /// Write `data` at row `start` both ways into a dataset of `len` rows; return the
 /// chunks moved directly by the fast write.
 fn compare(f: &File, name: &str, dtype: Dtype, filters: Vec<Filter>, fill: Option<Vec<u8>>, len: u64, start: u64, data: &[u8]) -> u64 {
+    let deflate = filters.iter().any(|f| matches!(f, Filter::Deflate(_)));
+    let stages = codec::stages(&filters, dtype.size()).unwrap();
     let spec = DatasetSpec { dtype: dtype.clone(), len, chunk: Some(CHUNK), filters, fill };
     let fast = h5::dataset_create(f.id(), &format!("{name}_direct"), &spec).unwrap();
     let slow = h5::dataset_create(f.id(), &format!("{name}_pipeline"), &spec).unwrap();
@@ -43,9 +49,24 @@ fn compare(f: &File, name: &str, dtype: Dtype, filters: Vec<Filter>, fill: Optio
     let a = stored_chunks(fast.id(), len);
     let b = stored_chunks(slow.id(), len);
     assert_eq!(a.len(), b.len());
+    let es = dtype.size() as u64;
+    let mut libdeflate_chunks = 0;
     for (k, (x, y)) in a.iter().zip(&b).enumerate() {
-        assert!(x == y, "{name}: chunk {k} differs: direct {:?} bytes, pipeline {:?} bytes", x.as_ref().map(|c| c.1.len()), y.as_ref().map(|c| c.1.len()));
+        let (lo, hi) = (k as u64 * CHUNK, (k as u64 + 1) * CHUNK);
+        if deflate && lo >= start && hi <= start + data.len() as u64 / es {
+            // A whole chunk written directly: exactly libdeflate's zlib stream of it.
+            let raw = &data[((lo - start) * es) as usize..((hi - start) * es) as usize];
+            let (mask, bytes) = x.as_ref().unwrap_or_else(|| panic!("{name}: chunk {k} not stored"));
+            assert_eq!((*mask, bytes), (0, &codec::encode(&stages, raw).unwrap()), "{name}: chunk {k}");
+            assert!(y.is_some(), "{name}: chunk {k} not stored by the pipeline");
+            libdeflate_chunks += 1;
+        } else {
+            // Shuffle, zstd and unfiltered chunks, and partial chunks that went through the
+            // pipeline, are HDF5's own bytes.
+            assert!(x == y, "{name}: chunk {k} differs: direct {:?} bytes, pipeline {:?} bytes", x.as_ref().map(|c| c.1.len()), y.as_ref().map(|c| c.1.len()));
+        }
     }
+    assert!(!deflate || libdeflate_chunks > 0, "{name}: no whole chunk");
     // Both read back to the data, through the parallel path and through HDF5.
     let count = data.len() as u64 / dtype.size() as u64;
     for ds in [&fast, &slow] {
@@ -61,7 +82,7 @@ fn compare(f: &File, name: &str, dtype: Dtype, filters: Vec<Filter>, fill: Optio
 }
 
 #[test]
-fn direct_chunks_equal_the_pipeline_bytes() {
+fn direct_chunks_decode_through_the_pipeline() {
     let dir = common::TempDir::new("direct");
     let f = File::create(dir.join("d.h5")).unwrap();
     let pt = Dtype::f64_compound(&["x", "y"]);
@@ -196,18 +217,48 @@ fn corrupt_chunks_are_errors_naming_the_dataset() {
     // HDF5's pipeline reports the filter failure as an HDF5 error, no panic.
     let mut buf = vec![0u8; 1000];
     assert!(h5::dataset_read_pipeline(ds.id(), 1000, 1000, &Dtype::U8, "/bad", &mut buf).is_err());
+    // Deflate (libdeflate) chunks: too short, too long, not a zlib stream, and a stream
+    // whose Adler-32 does not match; each read alone so that each error is seen.
+    let spec = DatasetSpec { dtype: Dtype::U8, len: 4000, chunk: Some(1000), filters: vec![Filter::Shuffle, Filter::Deflate(4)], fill: None };
+    let ds = h5::dataset_create(f.id(), "bad_deflate", &spec).unwrap();
+    let mut bad_sum = codec::deflate(&[7u8; 1000], 4).unwrap();
+    let last = bad_sum.len() - 1;
+    bad_sum[last] ^= 1;
+    let chunks = [codec::deflate(&[1u8; 10], 4).unwrap(), codec::deflate(&[1u8; 1001], 4).unwrap(), b"not a zlib stream".to_vec(), bad_sum];
+    let want = ["decodes to 10 bytes", "decodes to more than 1000 bytes", "corrupt deflate data", "corrupt deflate data"];
+    for (k, (c, w)) in chunks.iter().zip(want).enumerate() {
+        h5::chunk_write_raw(ds.id(), k as u64 * 1000, c, "/bad_deflate").unwrap();
+        let e = h5::dataset_read(ds.id(), k as u64 * 1000, 1000, &Dtype::U8, "/bad_deflate").unwrap_err().to_string();
+        assert!(e.contains("/bad_deflate") && e.contains(&format!("chunk at element {}", k * 1000)) && e.contains(w), "chunk {k}: {e}");
+    }
 }
 
 #[test]
-fn marquet_defaults_use_zstd_and_move_whole_chunks_directly() {
+fn marquet_defaults_use_deflate_and_move_whole_chunks_directly() {
+    let level = marquet::marquet::compression::DEFAULT_DEFLATE_LEVEL;
+    marquet_columns_move_whole_chunks_directly(None, Filter::Deflate(level));
+}
+
+#[test]
+fn marquet_zstd_option_moves_whole_chunks_directly() {
+    let c = marquet::marquet::Compression::zstd();
+    marquet_columns_move_whole_chunks_directly(Some(c), Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL));
+}
+
+/// Geometry columns of compression `c` (`None`: the default) store `compressor` (after
+/// shuffle for points and OFFSETS), and an append moves their whole chunks directly.
+fn marquet_columns_move_whole_chunks_directly(c: Option<marquet::marquet::Compression>, compressor: Filter) {
     use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
     use marquet::Dimensions;
     let dir = common::TempDir::new("direct-marquet");
     let f = File::create(dir.join("m.h5")).unwrap();
     let mut t = MarquetTable::create(&f, "/t").unwrap();
-    t.add_geometry_column("pt", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false }))
-        .unwrap();
-    t.add_geometry_column("poly", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
+    let spec = match c {
+        Some(c) => GeometryColumnSpec::default().with_compression(c),
+        None => GeometryColumnSpec::default(),
+    };
+    t.add_geometry_column("pt", &spec.clone().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false })).unwrap();
+    t.add_geometry_column("poly", &spec.with_form(StorageForm::VarWkb)).unwrap();
     let n = 200_000usize;
     let (mut x, y) = marquet::synth::clustered_points(n, 11);
     let polys: Vec<Option<Vec<u8>>> = marquet::synth::polygons(n, 11).into_iter().map(Some).collect();
@@ -228,19 +279,71 @@ fn marquet_defaults_use_zstd_and_move_whole_chunks_directly() {
     t.append(&batch(&x)).unwrap();
     let moved = direct::chunks_moved().0 - before;
     let pt = h5::dataset_open(t.table().id(), "pt").unwrap();
-    assert_eq!(h5::dataset_info(pt.id(), "/t/pt").unwrap().filters, vec![Filter::Shuffle, Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL)]);
+    assert_eq!(h5::dataset_info(pt.id(), "/t/pt").unwrap().filters, vec![Filter::Shuffle, compressor.clone()]);
     let vals = h5::dataset_open(t.table().id(), "poly/VALUES").unwrap();
     let vinfo = h5::dataset_info(vals.id(), "/t/poly/VALUES").unwrap();
-    assert_eq!(vinfo.filters, vec![Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL)]);
+    assert_eq!(vinfo.filters, vec![compressor.clone()]);
+    let offs = h5::dataset_open(t.table().id(), "poly/OFFSETS").unwrap();
+    assert_eq!(h5::dataset_info(offs.id(), "/t/poly/OFFSETS").unwrap().filters, vec![Filter::Shuffle, compressor.clone()]);
     // Whole chunks: those of the point column, the VALUES chunks below its end, and the
     // OFFSETS chunks from 1 on that [1, n + 1) covers fully (chunk 0 already holds offset 0).
     use marquet::marquet::{GEOMETRY_CHUNK_ROWS as C, GEOMETRY_VALUES_CHUNK_BYTES as VC};
     let wkb_len = vinfo.dims[0];
     let n64 = n as u64;
-    assert_eq!((n64 / C, (n64 + 1) / C - 1), (24, 23), "200,000 rows in 8,192-row chunks");
+    assert_eq!((n64 / C, (n64 + 1) / C - 1), (97, 96), "200,000 rows in 2,048-row chunks");
     assert_eq!(moved, n64 / C + wkb_len / VC + ((n64 + 1) / C - 1), "chunks written directly ({wkb_len} WKB bytes)");
     let p = t.read_points("pt", 0, n as u64).unwrap();
     assert_eq!((p.x, p.y), (x, y));
     let w = t.read_wkb("poly", 0, n as u64).unwrap();
     assert!((0..n).all(|i| w.get(i) == polys[i].as_deref()));
+}
+
+#[test]
+fn small_deflate_reads_decode_through_a_cache_that_sees_writes() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("direct-cache");
+    let spec = DatasetSpec { dtype: Dtype::U64, len: 3000, chunk: Some(1000), filters: vec![Filter::Shuffle, Filter::Deflate(4)], fill: None };
+    let vals = |k: u64| -> Vec<u8> { (0..3000u64).flat_map(|i| (i * 7 + k).to_le_bytes()).collect() };
+    let want = |k: u64, a: u64, n: u64| -> Vec<u8> { (a..a + n).flat_map(|i| (i * 7 + k).to_le_bytes()).collect() };
+    // Two files of the same layout and different values, open at once: the cache must
+    // never hand one file's chunk to the other.
+    let fa = File::create(dir.join("a.h5")).unwrap();
+    let fb = File::create(dir.join("b.h5")).unwrap();
+    let a = h5::dataset_create(fa.id(), "v", &spec).unwrap();
+    let b = h5::dataset_create(fb.id(), "v", &spec).unwrap();
+    h5::dataset_write(a.id(), 0, &Dtype::U64, &vals(0), "a").unwrap();
+    h5::dataset_write(b.id(), 0, &Dtype::U64, &vals(1), "b").unwrap();
+    let moved = || direct::chunks_moved().1;
+    let m0 = moved();
+    assert_eq!(h5::dataset_read(a.id(), 1500, 10, &Dtype::U64, "a").unwrap(), want(0, 1500, 10));
+    assert_eq!(moved() - m0, 1, "first small read decodes its chunk");
+    assert_eq!(h5::dataset_read(a.id(), 1600, 10, &Dtype::U64, "a").unwrap(), want(0, 1600, 10));
+    assert_eq!(moved() - m0, 1, "second read of the same chunk is a cache hit");
+    assert_eq!(h5::dataset_read(b.id(), 1600, 10, &Dtype::U64, "b").unwrap(), want(1, 1600, 10));
+    assert_eq!(moved() - m0, 2, "the other file's chunk is its own");
+    // Across a chunk boundary: chunk 1 cached, chunk 2 decoded.
+    assert_eq!(h5::dataset_read(a.id(), 1990, 20, &Dtype::U64, "a").unwrap(), want(0, 1990, 20));
+    assert_eq!(moved() - m0, 3);
+    // A write (partial chunk, through HDF5's pipeline) invalidates the cached chunk.
+    let new: Vec<u8> = (0..10u64).flat_map(|i| (999_999 + i).to_le_bytes()).collect();
+    h5::dataset_write(a.id(), 1600, &Dtype::U64, &new, "a").unwrap();
+    assert_eq!(h5::dataset_read(a.id(), 1600, 10, &Dtype::U64, "a").unwrap(), new);
+    assert_eq!(moved() - m0, 4);
+    // The same through HDF5's own pipeline (zlib), for an independent check.
+    let mut buf = vec![0u8; 80];
+    h5::dataset_read_pipeline(a.id(), 1600, 10, &Dtype::U64, "a", &mut buf).unwrap();
+    assert_eq!(buf, new);
+    // Reopened files get new identities: nothing stale survives a close.
+    drop((a, b, fa, fb));
+    let fb = File::open(dir.join("b.h5")).unwrap();
+    let b = h5::dataset_open(fb.id(), "v").unwrap();
+    assert_eq!(h5::dataset_read(b.id(), 1600, 10, &Dtype::U64, "b").unwrap(), want(1, 1600, 10));
+    // zstd small reads keep HDF5's pipeline and its chunk cache.
+    let zspec = DatasetSpec { filters: vec![Filter::Shuffle, Filter::Zstd(1)], ..spec };
+    let fz = File::create(dir.join("z.h5")).unwrap();
+    let z = h5::dataset_create(fz.id(), "v", &zspec).unwrap();
+    h5::dataset_write(z.id(), 0, &Dtype::U64, &vals(2), "z").unwrap();
+    let m1 = moved();
+    assert_eq!(h5::dataset_read(z.id(), 1500, 10, &Dtype::U64, "z").unwrap(), want(2, 1500, 10));
+    assert_eq!(moved(), m1);
 }

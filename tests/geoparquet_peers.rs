@@ -3,6 +3,7 @@
 //! spec-violating files of geoparquet-testing/bad_data are rejected or reported with the
 //! manifest's failure code; export → re-import is bit-identical.
 #![cfg(feature = "geoparquet")]
+#![cfg(marquet_fixtures)] // testdata/peers is not in the crates.io package (build.rs)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

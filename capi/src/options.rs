@@ -269,7 +269,9 @@ pub unsafe extern "C" fn marquet_geometry_column_options_set_chunk_rows(
 }
 
 /// Set the deflate (gzip) level 0-9 of the column's data, or -1 to store it without
-/// filters. The default is the library's (shuffle + zstd level 1, HDF5 filter 32015; zstd alone for variable-length WKB).
+/// filters. The default is the library's (`marquet::marquet::Compression::default()`:
+/// shuffle + deflate, which every HDF5 reads without plugins; deflate alone for
+/// variable-length WKB).
 #[no_mangle]
 pub unsafe extern "C" fn marquet_geometry_column_options_set_deflate(
     options: *mut marquet_geometry_column_options,

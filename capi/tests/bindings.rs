@@ -386,16 +386,79 @@ fn julia_ccalls_match_the_header() {
     assert_eq!(total, 25);
 }
 
+/// `#define MARQUET_* value` lines of the header (the version macros).
+fn header_defines(header: &str) -> BTreeMap<String, String> {
+    header
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define MARQUET_"))
+        .filter_map(|l| l.split_once(' '))
+        .map(|(n, v)| (format!("MARQUET_{n}"), v.trim().to_string()))
+        .collect()
+}
+
+/// The C names of a Fortran source's `bind(c, name="...")` interfaces.
+fn fortran_bound_names(src: &str) -> Vec<String> {
+    src.lines()
+        .map(|l| l.split('!').next().unwrap())
+        .filter_map(|l| l.split("bind(c, name=\"").nth(1))
+        .filter_map(|r| r.split('"').next())
+        .filter(|n| n.starts_with("marquet_"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `MARQUET_*` parameters of a Fortran source: name → value as written.
+fn fortran_parameters(src: &str) -> BTreeMap<String, String> {
+    src.lines()
+        .map(|l| l.split('!').next().unwrap())
+        .filter(|l| l.to_ascii_lowercase().contains(", parameter ::"))
+        .filter_map(|l| l.split_once("::").map(|(_, r)| r))
+        .filter_map(|r| r.split_once('='))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .filter(|(n, _)| n.starts_with("MARQUET_"))
+        .collect()
+}
+
+/// include/marquet.f90, the Fortran module shipped with the library: an interface for
+/// every header function, each matching its prototype, and every header constant and
+/// version macro as a parameter of the same value.
 #[test]
-fn fortran_interfaces_match_the_header() {
+fn fortran_module_binds_every_function_and_constant() {
+    let h = header();
+    let funcs = header_functions(&h);
+    let path = root().join("include/marquet.f90");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let (n, errs) = check_fortran(&src, &path.display().to_string(), &funcs);
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    let bound = fortran_bound_names(&src);
+    let mut unique = bound.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), bound.len(), "a function is bound twice");
+    let missing: Vec<&String> = funcs.keys().filter(|f| !unique.contains(f)).collect();
+    assert!(missing.is_empty(), "include/marquet.f90 lacks interfaces for {missing:?}");
+    assert_eq!(n, funcs.len());
+    assert!(n >= 88, "{n} interfaces");
+
+    let params = fortran_parameters(&src);
+    let mut want: BTreeMap<String, String> = header_constants(&h).into_iter().map(|(k, v)| (k, v.to_string())).collect();
+    want.extend(header_defines(&h));
+    assert!(want.contains_key("MARQUET_VERSION_STRING") && want.contains_key("MARQUET_STATUS_OK"));
+    assert_eq!(params, want, "MARQUET_* parameters of include/marquet.f90 vs the header");
+}
+
+/// Interfaces the examples declare themselves (none today: they use the module) must
+/// match the header too.
+#[test]
+fn fortran_example_interfaces_match_the_header() {
     let funcs = header_functions(&header());
-    let mut total = 0;
-    for (path, src) in sources("examples/fortran", "f90") {
-        let (n, errs) = check_fortran(&src, &path, &funcs);
+    let files = sources("examples/fortran", "f90");
+    assert!(!files.is_empty());
+    for (path, src) in files {
+        let (_, errs) = check_fortran(&src, &path, &funcs);
         assert!(errs.is_empty(), "{}", errs.join("\n"));
-        total += n;
+        assert!(src.contains("use marquet"), "{path} should use the shipped module");
     }
-    assert_eq!(total, 21);
 }
 
 #[test]
@@ -447,4 +510,12 @@ ccall((:marquet_table_nrows, lib), Int32, (Ptr{Cvoid}, Ref{Int64}), t, n)
             "x.f90: marquet_version returns \"const char *\" in C",
         ]
     );
+    assert_eq!(fortran_bound_names(f90), ["marquet_table_nrows", "marquet_file_free", "marquet_version"]);
+    let params = fortran_parameters(
+        "  integer(c_int32_t), parameter :: MARQUET_FORM_POINT = 2 ! wrong\n  character(len=*), parameter :: MARQUET_VERSION_STRING = \"9.9.9\"\n  integer :: other = 1\n",
+    );
+    assert_eq!(params.len(), 2);
+    assert_eq!(params["MARQUET_FORM_POINT"], "2");
+    assert_ne!(params["MARQUET_FORM_POINT"], header_constants(&h)["MARQUET_FORM_POINT"].to_string());
+    assert_eq!(params["MARQUET_VERSION_STRING"], "\"9.9.9\"");
 }

@@ -117,15 +117,20 @@ struct LayoutArgs {
     /// No covering (bbox) column for non-point geometry columns.
     #[arg(long, help_heading = "Layout")]
     no_covering: bool,
-    /// Chunk length in rows of geometry and attribute columns (default 8192).
+    /// Chunk length in rows of geometry and attribute columns (default 2048).
     #[arg(long, help_heading = "Layout")]
     chunk_rows: Option<u64>,
-    /// Chunk length in bytes of variable-length WKB values (default 262144).
+    /// Chunk length in bytes of variable-length WKB values (default 32768).
     #[arg(long, help_heading = "Layout")]
     values_chunk_bytes: Option<u64>,
     /// Memory budget of the external Hilbert sort, in MiB (default 256).
     #[arg(long, help_heading = "Layout")]
     sort_memory_mib: Option<usize>,
+    /// Compression of geometry data: deflate[:LEVEL] (default deflate:4; any HDF5 reader
+    /// opens it), zstd[:LEVEL] (faster and needs the HDF5 zstd plugin 32015 outside Marquet)
+    /// or none.
+    #[arg(long, help_heading = "Layout")]
+    compression: Option<String>,
 }
 
 impl LayoutArgs {
@@ -152,6 +157,9 @@ impl LayoutArgs {
         }
         if let Some(m) = self.sort_memory_mib {
             l = l.with_sort_memory(m.saturating_mul(1 << 20));
+        }
+        if let Some(c) = &self.compression {
+            l = l.with_compression(c.parse().map_err(|e: String| marquet::MarquetError::InvalidArgument(format!("--compression: {e}")))?);
         }
         Ok(l)
     }

@@ -163,7 +163,7 @@ pub struct ConvertOptions {
     /// Called after each batch imported or exported (GeoParquet and GeoJSON import,
     /// GeoParquet export), with the rows done so far and the total.
     pub progress: crate::Progress,
-    /// How an imported table is laid out (default [`WriteLayout::default`]: Hilbert order,
+    /// How an imported table is laid out (default [`WriteLayout::default`](crate::marquet::WriteLayout::default): Hilbert order,
     /// block index, R-tree for non-point columns, covering columns).
     pub layout: crate::marquet::WriteLayout,
 }

@@ -9,12 +9,28 @@
 //! Writes: only whole chunks go direct. A chunk the write covers only in part (the first
 //! and last of most appends) goes through HDF5's pipeline, which merges it with the stored
 //! chunk or the fill value exactly as before. For a whole chunk HDF5's pipeline applies the
-//! filters to the written bytes alone, so the bytes stored here are the bytes HDF5 would
-//! store (tested in `tests/direct_chunks.rs`).
+//! filters to the written bytes alone; the chunks stored here are ones HDF5's pipeline (and
+//! any other HDF5 reader) decodes to the written bytes — the same bytes HDF5 would store
+//! for shuffle and zstd, libdeflate's zlib streams for deflate (tested in
+//! `tests/direct_chunks.rs`).
 //!
 //! Reads: reads of at least one chunk's worth of elements whose chunks are all allocated
-//! read the stored chunks, decode them in parallel and copy the requested rows. Smaller
-//! reads keep HDF5's pipeline and its chunk cache (many small query reads hit one chunk).
+//! read the stored chunks, decode them in parallel (deflate with libdeflate, straight into
+//! the caller's buffer for whole chunks) and copy the requested rows. Smaller reads keep
+//! HDF5's pipeline and its chunk cache (many small query reads hit one chunk) — except for
+//! deflate, whose decoder in HDF5's pipeline (zlib's `inflate`) is several times slower
+//! than libdeflate: those read the few chunks they touch here, decode them with libdeflate
+//! and keep them in a small per-thread cache of decoded chunks ([`CACHE_BYTES`]), which
+//! plays the part of HDF5's chunk cache for the many small reads of one query.
+//!
+//! The cache is keyed by the dataset's identity for this process (HDF5's per-open file
+//! serial number and the object's address) and the chunk; an entry is used only while the
+//! chunk's stored address, size and filter mask are unchanged and no write, extent change
+//! or link change has been made through `h5` since it was decoded
+//! (`super::write_generation`). A program that shares the file through the C ABI and
+//! rewrites a Marquet dataset's chunks with its own HDF5 calls should not do so while
+//! libmarquet reads the same dataset (HDF5 itself gives no such guarantee across handles
+//! outside its chunk cache either).
 #![forbid(unsafe_code)]
 
 use rayon::prelude::*;
@@ -64,7 +80,7 @@ fn plan(ds: hid_t, mem: &Dtype, path: &str) -> Result<Option<Plan>> {
     }
     let elem = mem.size();
     // The filters of HDF5's pipeline that matter for bytes are those in the list; an
-    // unknown one (or a deflate level zlib refuses) keeps the pipeline.
+    // unknown one (or a deflate level above HDF5's 9) keeps the pipeline.
     let Some(stages) = codec::stages(&info.filters, elem) else { return Ok(None) };
     if stages.is_empty() && info.filters.iter().any(|f| !matches!(f, Filter::Shuffle)) {
         return Ok(None);
@@ -136,6 +152,9 @@ pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, b
     }
     let Some(p) = plan(ds, mem, path)? else { return Ok(false) };
     if count < p.chunk {
+        if p.stages.iter().any(|s| matches!(s, Stage::Deflate { .. })) {
+            return read_cached(ds, start, count, &p, path, buf);
+        }
         return Ok(false);
     }
     let c = p.chunk;
@@ -189,6 +208,84 @@ pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, b
             },
         )?;
         idx += n;
+    }
+    Ok(true)
+}
+
+/// Bytes of decoded chunks each thread keeps for small reads (HDF5's own chunk cache is
+/// 1 MiB per dataset; a query reads a few datasets).
+pub const CACHE_BYTES: usize = 4 << 20;
+
+/// One decoded chunk of [`read_cached`].
+struct Cached {
+    /// (file serial number, object address, chunk offset in elements).
+    key: (u64, [u8; 16], u64),
+    /// The stored chunk it was decoded from: filter mask, address, size.
+    stored: (u32, u64, u64),
+    /// [`super::write_generation`] before the chunk was located and read.
+    generation: u64,
+    stages: Vec<Stage>,
+    data: std::rc::Rc<Vec<u8>>,
+}
+
+thread_local! {
+    /// Decoded chunks of small reads, least recently used first.
+    static CACHE: std::cell::RefCell<Vec<Cached>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Read `count` (< one chunk) elements at `start` through the decoded-chunk cache;
+/// `Ok(false)` when a chunk is unallocated (the pipeline knows the fill rules).
+fn read_cached(ds: hid_t, start: u64, count: u64, p: &Plan, path: &str, buf: &mut [u8]) -> Result<bool> {
+    let c = p.chunk;
+    let es = p.elem as u64;
+    let end = start + count;
+    let chunk_bytes = usize::try_from(c * es).map_err(|_| chunk_err(path, 0, "chunk too large".into()))?;
+    let max_stored = (chunk_bytes as u64) + (chunk_bytes as u64 >> 7) + 4096;
+    let (fileno, token) = super::object_identity(ds, path)?;
+    let mut o = (start / c) * c;
+    while o < end {
+        let generation = super::write_generation();
+        let Some((mask, addr, size)) = super::chunk_location(ds, o, path)? else { return Ok(false) };
+        if size > max_stored {
+            return Err(chunk_err(path, o, format!("stores {size} bytes, more than any encoding of {chunk_bytes} bytes")));
+        }
+        let key = (fileno, token, o);
+        let hit = CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let i = cache.iter().position(|e| {
+                e.key == key && e.stored == (mask, addr, size) && e.generation == generation && e.stages == p.stages && e.data.len() == chunk_bytes
+            })?;
+            let e = cache.remove(i);
+            let data = e.data.clone();
+            cache.push(e);
+            Some(data)
+        });
+        let data = match hit {
+            Some(d) => d,
+            None => {
+                let (m, stored) = super::chunk_read_raw(ds, o, size, path)?;
+                tally(0, 1);
+                let mut dec = vec![0u8; chunk_bytes];
+                codec::decode_into(&p.stages, m, &stored, &mut dec).map_err(|msg| chunk_err(path, o, msg))?;
+                let data = std::rc::Rc::new(dec);
+                CACHE.with(|cache| {
+                    let mut cache = cache.borrow_mut();
+                    cache.retain(|e| e.key != key);
+                    cache.push(Cached { key, stored: (m, addr, size), generation, stages: p.stages.clone(), data: data.clone() });
+                    let mut total: usize = cache.iter().map(|e| e.data.len()).sum();
+                    while total > CACHE_BYTES && cache.len() > 1 {
+                        total -= cache.remove(0).data.len();
+                    }
+                });
+                data
+            }
+        };
+        let lo = o.max(start);
+        let hi = (o + c).min(end);
+        let dst = &mut buf[((lo - start) * es) as usize..((hi - start) * es) as usize];
+        let src = ((lo - o) * es) as usize;
+        dst.copy_from_slice(&data[src..src + dst.len()]);
+        o += c;
     }
     Ok(true)
 }

@@ -820,6 +820,68 @@ pub enum Filter {
     Other(i32, Vec<u32>),
 }
 
+impl Filter {
+    /// The HDF5 filter id.
+    pub fn id(&self) -> i32 {
+        match self {
+            Filter::Shuffle => codec::FILTER_SHUFFLE,
+            Filter::Deflate(_) => codec::FILTER_DEFLATE,
+            Filter::Zstd(_) => codec::FILTER_ZSTD,
+            Filter::Other(id, _) => *id,
+        }
+    }
+
+    /// Is this one of the filters built into the HDF5 library (ids below 256:
+    /// deflate, shuffle, Fletcher-32, szip, N-bit, scale-offset), which any HDF5 reader
+    /// decodes without a plugin? (szip is optional in HDF5 builds, but a predefined id.)
+    pub fn is_predefined(&self) -> bool {
+        (0..256).contains(&self.id())
+    }
+
+    /// The usual name of a registered filter id (the HDF Group's registry), if known.
+    pub fn registered_name(id: i32) -> Option<&'static str> {
+        Some(match id {
+            1 => "deflate",
+            2 => "shuffle",
+            3 => "fletcher32",
+            4 => "szip",
+            5 => "nbit",
+            6 => "scaleoffset",
+            307 => "bzip2",
+            32000 => "lzf",
+            32001 => "blosc",
+            32004 => "lz4",
+            32008 => "bitshuffle",
+            32013 => "zfp",
+            32015 => "zstd",
+            32017 => "sz",
+            32026 => "blosc2",
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for Filter {
+    /// `shuffle`, `deflate(4)`, `zstd(1)`, or `filter 307 (bzip2) [9]` for others.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Filter::Shuffle => f.write_str("shuffle"),
+            Filter::Deflate(l) => write!(f, "deflate({l})"),
+            Filter::Zstd(l) => write!(f, "zstd({l})"),
+            Filter::Other(id, cd) => {
+                write!(f, "filter {id}")?;
+                if let Some(n) = Filter::registered_name(*id) {
+                    write!(f, " ({n})")?;
+                }
+                if !cd.is_empty() {
+                    write!(f, " {cd:?}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// The name HDF5 records for our 32015 filter, as the reference plugin spells it.
 static ZSTD_FILTER_NAME: &CStr = c"Zstandard compression: http://www.zstd.net";
 
@@ -903,6 +965,12 @@ pub fn filter_available(id: i32) -> bool {
 
 /// Where a stored chunk is: its filter mask and byte size, or `None` when unallocated.
 pub fn chunk_info(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64)>> {
+    Ok(chunk_location(ds, offset, path)?.map(|(mask, _, size)| (mask, size)))
+}
+
+/// Where a stored chunk is: its filter mask, file address and byte size, or `None` when
+/// unallocated.
+pub fn chunk_location(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64, u64)>> {
     locked(|| unsafe {
         let mut mask: c_uint = 0;
         let mut addr: hdf5_sys::h5::haddr_t = 0;
@@ -912,8 +980,40 @@ pub fn chunk_info(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64
             path,
             "H5Dget_chunk_info_by_coord",
         )?;
-        Ok(if addr == hdf5_sys::h5::HADDR_UNDEF || size == 0 { None } else { Some((mask, size)) })
+        Ok(if addr == hdf5_sys::h5::HADDR_UNDEF || size == 0 { None } else { Some((mask, addr, size)) })
     })
+}
+
+/// Which object `id` is, for the life of this process: the serial number HDF5 gives each
+/// file open (`fileno`, never reused within a process) and the object's token (address)
+/// in that file.
+pub fn object_identity(id: hid_t, path: &str) -> Result<(u64, [u8; 16])> {
+    locked(|| unsafe {
+        let mut info = std::mem::MaybeUninit::<h5o::H5O_info2_t>::uninit();
+        check(h5o::H5Oget_info3(id, info.as_mut_ptr(), h5o::H5O_INFO_BASIC), path, "H5Oget_info3")?;
+        let info = info.assume_init();
+        // SAFETY: H5O_token_t is a repr(C) struct holding H5O_MAX_TOKEN_SIZE (16) bytes.
+        let token: [u8; 16] = std::mem::transmute::<h5o::H5O_token_t, [u8; 16]>(info.token);
+        // c_ulong: 64 bits here, 32 on Windows.
+        #[allow(clippy::unnecessary_cast)]
+        Ok((info.fileno as u64, token))
+    })
+}
+
+/// Counts every change this process makes to dataset contents, extents or links through
+/// this module; decoded-chunk caches ([`direct`]) are valid only while it stands still.
+static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The current value of the write counter (see [`WRITES`]).
+pub(crate) fn write_generation() -> u64 {
+    WRITES.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Record a change to dataset contents, extents or links, made or attempted (a failed
+/// call may have changed some of it); pass its result through.
+fn wrote<T>(r: Result<T>) -> Result<T> {
+    WRITES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    r
 }
 
 /// Read the stored (still filtered) bytes of the chunk at element `offset`
@@ -947,13 +1047,13 @@ pub fn chunk_read_raw(ds: hid_t, offset: u64, size: u64, path: &str) -> Result<(
 /// Write already filtered bytes as the chunk at element `offset` (`H5Dwrite_chunk`,
 /// filter mask 0: every filter of the pipeline was applied).
 pub fn chunk_write_raw(ds: hid_t, offset: u64, data: &[u8], path: &str) -> Result<()> {
-    locked(|| unsafe {
+    wrote(locked(|| unsafe {
         check(
             h5d::H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &offset, data.len(), data.as_ptr() as *const c_void),
             path,
             "H5Dwrite_chunk",
         )
-    })
+    }))
     .map(|_| ())
 }
 
@@ -1099,7 +1199,7 @@ pub fn dataset_info(ds: hid_t, path: &str) -> Result<DatasetInfo> {
 
 /// Set the extent of a rank-1 dataset.
 pub fn dataset_set_len(ds: hid_t, len: u64, path: &str) -> Result<()> {
-    locked(|| unsafe { check(h5d::H5Dset_extent(ds, &len), path, "H5Dset_extent") }).map(|_| ())
+    wrote(locked(|| unsafe { check(h5d::H5Dset_extent(ds, &len), path, "H5Dset_extent") })).map(|_| ())
 }
 
 fn select_1d(ds: hid_t, start: u64, count: u64, path: &str) -> Result<(Hid, Hid)> {
@@ -1171,7 +1271,7 @@ pub fn dataset_read_pipeline(ds: hid_t, start: u64, count: u64, mem: &Dtype, pat
 /// [`direct`]); partial chunks and other datasets go through HDF5's pipeline.
 pub fn dataset_write(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
     let es = mem.size();
-    if es == 0 || data.len() % es != 0 {
+    if es == 0 || !data.len().is_multiple_of(es) {
         return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of elements")));
     }
     if data.is_empty() {
@@ -1183,7 +1283,7 @@ pub fn dataset_write(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str
 /// [`dataset_write`] through HDF5's filter pipeline only.
 pub fn dataset_write_pipeline(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
     let es = mem.size();
-    if es == 0 || data.len() % es != 0 {
+    if es == 0 || !data.len().is_multiple_of(es) {
         return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of elements")));
     }
     let count = (data.len() / es) as u64;
@@ -1192,10 +1292,10 @@ pub fn dataset_write_pipeline(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], p
     }
     let (fs, ms) = select_1d(ds, start, count, path)?;
     let mt = mem.to_hid()?;
-    locked(|| unsafe {
+    let r = locked(|| unsafe {
         check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, data.as_ptr() as *const c_void), path, "H5Dwrite")
-    })?;
-    Ok(())
+    });
+    wrote(r).map(|_| ())
 }
 
 /// Read a whole dataset of any rank into bytes of `mem` layout.
@@ -1229,8 +1329,7 @@ pub fn link_exists(loc: hid_t, name: &str) -> Result<bool> {
 /// Remove the link `name` from group `loc`.
 pub fn link_delete(loc: hid_t, name: &str) -> Result<()> {
     let n = cstr(name)?;
-    locked(|| unsafe { check(hdf5_sys::h5l::H5Ldelete(loc, n.as_ptr(), H5P_DEFAULT), name, "H5Ldelete") })
-        .map(|_| ())
+    wrote(locked(|| unsafe { check(hdf5_sys::h5l::H5Ldelete(loc, n.as_ptr(), H5P_DEFAULT), name, "H5Ldelete") })).map(|_| ())
 }
 
 /// Create a soft link `name` in group `loc` pointing at the path `target` — used only by
@@ -1248,9 +1347,9 @@ pub fn link_create_soft(loc: hid_t, target: &str, name: &str) -> Result<()> {
 pub fn link_move(loc: hid_t, src: &str, dst: &str) -> Result<()> {
     let a = cstr(src)?;
     let b = cstr(dst)?;
-    locked(|| unsafe {
+    wrote(locked(|| unsafe {
         check(hdf5_sys::h5l::H5Lmove(loc, a.as_ptr(), loc, b.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), src, "H5Lmove")
-    })
+    }))
     .map(|_| ())
 }
 
@@ -1399,7 +1498,7 @@ pub fn dataset_create_2d(loc: hid_t, name: &str, dtype: &Dtype, dims: [u64; 2], 
 
 /// Set the extent of a rank-2 dataset.
 pub fn dataset_set_extent_2d(ds: hid_t, dims: [u64; 2], path: &str) -> Result<()> {
-    locked(|| unsafe { check(h5d::H5Dset_extent(ds, dims.as_ptr()), path, "H5Dset_extent") }).map(|_| ())
+    wrote(locked(|| unsafe { check(h5d::H5Dset_extent(ds, dims.as_ptr()), path, "H5Dset_extent") })).map(|_| ())
 }
 
 fn select_rows_2d(ds: hid_t, row0: u64, nrows: u64, ncols: u64, path: &str) -> Result<(Hid, Hid)> {
@@ -1440,7 +1539,7 @@ pub fn dataset_read_rows_2d(ds: hid_t, row0: u64, nrows: u64, ncols: u64, mem: &
 /// Write whole rows (each `ncols` elements of `mem`) from row `row0` of a rank-2 dataset.
 pub fn dataset_write_rows_2d(ds: hid_t, row0: u64, ncols: u64, mem: &Dtype, data: &[u8], path: &str) -> Result<()> {
     let row_bytes = (ncols as usize).saturating_mul(mem.size());
-    if row_bytes == 0 || data.len() % row_bytes != 0 {
+    if row_bytes == 0 || !data.len().is_multiple_of(row_bytes) {
         return Err(MarquetError::InvalidArgument(format!("{path}: data is not a whole number of rows")));
     }
     let nrows = (data.len() / row_bytes) as u64;
@@ -1449,8 +1548,8 @@ pub fn dataset_write_rows_2d(ds: hid_t, row0: u64, ncols: u64, mem: &Dtype, data
     }
     let (fs, ms) = select_rows_2d(ds, row0, nrows, ncols, path)?;
     let mt = mem.to_hid()?;
-    locked(|| unsafe {
+    let r = locked(|| unsafe {
         check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, data.as_ptr() as *const c_void), path, "H5Dwrite")
-    })?;
-    Ok(())
+    });
+    wrote(r).map(|_| ())
 }

@@ -72,7 +72,7 @@ impl Array {
 
     /// Opaque elements of `size` bytes with `tag`.
     pub fn from_opaque(size: usize, tag: &str, bytes: Vec<u8>) -> Result<Array> {
-        if size == 0 || bytes.len() % size != 0 {
+        if size == 0 || !bytes.len().is_multiple_of(size) {
             return Err(MarquetError::InvalidArgument("opaque data is not a whole number of elements".into()));
         }
         Ok(Array { dtype: Dtype::Opaque { size, tag: tag.to_string() }, bytes })

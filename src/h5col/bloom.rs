@@ -7,7 +7,7 @@
 //! * **Which half is `h_a`.** "The low 64 bits of the 128-bit output" is read as the
 //!   reference implementation's first output word `h1` (the 128-bit value taken
 //!   little-endian, as `mmh3.hash128(..., signed=False)` and the `murmur3` crate return
-//!   it); `h_b` is `h2`. Pinned by [`tests::murmur3_reference_vectors`].
+//!   it); `h_b` is `h2`. Pinned by the unit test `tests::murmur3_reference_vectors`.
 //! * **Overflow in `h_a + i·h_b`.** HEP001 does not say whether the sum is exact or
 //!   wrapping 64-bit; the two differ only when `m_bits` is not a power of two. Our
 //!   producer therefore always writes a power-of-two `m_bits` (both readings then set the

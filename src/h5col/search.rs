@@ -307,7 +307,7 @@ pub fn build_chunk_bloom(t: &Table, column: &str, params: Option<BloomParams>) -
     }
     let n = t.nrows()?;
     let p = params.unwrap_or_else(|| BloomParams::for_chunk(chunk_len(&col, n)));
-    if p.m_bits == 0 || p.m_bits % 8 != 0 || p.m_bits > bloom::MAX_BLOOM_M_BITS || p.k == 0 {
+    if p.m_bits == 0 || !p.m_bits.is_multiple_of(8) || p.m_bits > bloom::MAX_BLOOM_M_BITS || p.k == 0 {
         return Err(MarquetError::InvalidArgument(format!(
             "CHUNK_BLOOM needs k >= 1 and m_bits a non-zero multiple of 8 up to {} (got k={}, m_bits={})",
             bloom::MAX_BLOOM_M_BITS,

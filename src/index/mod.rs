@@ -1,6 +1,6 @@
 //! Spatial index algorithms (HEP002 §10): pure, no HDF5, no I/O.
 //!
-//! * [`hilbert`] — the FlatGeobuf Hilbert curve on a 2¹⁶ × 2¹⁶ grid and the Hilbert order of
+//! * [`hilbert`](mod@hilbert) — the FlatGeobuf Hilbert curve on a 2¹⁶ × 2¹⁶ grid and the Hilbert order of
 //!   boxes (HEP002 §10.4, §10.6; ruling R13).
 //! * [`packed_rtree`] — the packed Hilbert R-tree of HEP002 §10.4 in Marquet's layout (root
 //!   level first, internal `index` = position of the first child, leaf `index` = row), with a

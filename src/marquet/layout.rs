@@ -13,8 +13,8 @@
 //! benchmark's data (1,000,000 clustered points, 200,000 polygons, 200 windows; see
 //! `docs/PERFORMANCE.md`, "Default layout"):
 //! * rows in Hilbert order ([`WriteLayout::spatial_order`]);
-//! * [`DEFAULT_CHUNK_ROWS`]-row chunks and [`DEFAULT_VALUES_CHUNK_BYTES`]-byte WKB value
-//!   chunks: a window query decompresses small chunks;
+//! * [`DEFAULT_CHUNK_ROWS`]-row (2,048) chunks and [`DEFAULT_VALUES_CHUNK_BYTES`]-byte
+//!   (32 KiB) WKB value chunks: a window query decompresses small chunks;
 //! * a BLOCK_BBOX index of [`DEFAULT_BLOCK_LENGTH`]-row blocks on every geometry column;
 //! * a PACKED_RTREE on geometry columns that are not point columns ([`RTreeChoice::Auto`]):
 //!   over Hilbert-ordered points a fine block index prunes as well at a fraction of the size;
@@ -23,7 +23,7 @@
 //! * on append, a valid R-tree is rebuilt once per operation ([`RTreeOnAppend::Rebuild`]).
 
 use super::spatial_index::RTreeOnAppend;
-use super::{GeometryColumnSpec, MarquetTable, StorageForm};
+use super::{Compression, GeometryColumnSpec, MarquetTable, StorageForm};
 use crate::error::{MarquetError, Result};
 
 /// Default chunk length in rows of point columns, WKB `OFFSETS`, covering and plain columns.
@@ -82,9 +82,9 @@ pub struct WriteLayout {
     pub chunk_rows: u64,
     /// Chunk length in bytes of WKB `VALUES`.
     pub values_chunk_bytes: u64,
-    /// Filters of geometry columns (`None`: the library's defaults,
-    /// [`super::default_wkb_filters`] / [`super::default_point_filters`]).
-    pub geometry_filters: Option<Vec<crate::h5::Filter>>,
+    /// Compression of geometry, covering and R-tree data (default: shuffle + deflate, which
+    /// every HDF5 reader opens without plugins; [`Compression`]).
+    pub compression: Compression,
     /// What appends do to a valid packed R-tree: rebuild it once per operation, or leave it
     /// stale (queries then use the block index) until `marquet index --build`.
     pub rtree_on_append: RTreeOnAppend,
@@ -103,7 +103,7 @@ impl Default for WriteLayout {
             covering: true,
             chunk_rows: DEFAULT_CHUNK_ROWS,
             values_chunk_bytes: DEFAULT_VALUES_CHUNK_BYTES,
-            geometry_filters: None,
+            compression: Compression::default(),
             rtree_on_append: RTreeOnAppend::Rebuild,
             sort_memory: DEFAULT_SORT_MEMORY,
         }
@@ -157,9 +157,9 @@ impl WriteLayout {
         self.values_chunk_bytes = n.max(1);
         self
     }
-    /// Filters of geometry columns.
-    pub fn with_geometry_filters(mut self, f: Vec<crate::h5::Filter>) -> Self {
-        self.geometry_filters = Some(f);
+    /// Compression of geometry, covering and R-tree data.
+    pub fn with_compression(mut self, c: Compression) -> Self {
+        self.compression = c;
         self
     }
     /// What appends do to a valid packed R-tree.
@@ -190,10 +190,7 @@ impl WriteLayout {
     /// `spec` with this layout's chunking and filters, and a covering column named
     /// `covering_name` when the layout wants one and `spec` has none. `spec.form` must be set.
     pub fn geometry_spec(&self, spec: GeometryColumnSpec, covering_name: &str) -> GeometryColumnSpec {
-        let mut s = spec.with_chunk_rows(self.chunk_rows).with_values_chunk_bytes(self.values_chunk_bytes);
-        if let (None, Some(f)) = (&s.filters, &self.geometry_filters) {
-            s.filters = Some(f.clone());
-        }
+        let mut s = spec.with_chunk_rows(self.chunk_rows).with_values_chunk_bytes(self.values_chunk_bytes).with_compression(self.compression);
         if s.covering.is_none() && s.form.as_ref().is_some_and(|f| self.wants_covering(f)) {
             s.covering = Some(covering_name.to_string());
         }

@@ -3,6 +3,7 @@
 
 pub mod bounds;
 pub mod checks;
+pub mod compression;
 pub mod projjson;
 pub mod layout;
 pub mod spatial_index;
@@ -12,6 +13,7 @@ pub mod types;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use checks::OrientationOnWrite;
+pub use compression::{Compression, Elements};
 pub use layout::{RTreeChoice, WriteLayout};
 pub use order::WriteOptions;
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
@@ -25,34 +27,36 @@ use crate::spec::{names, BBox, Dimensions, GeometryKind, GeometryType};
 use crate::wkb::{self, ByteOrder, WkbInfo};
 use rayon::prelude::*;
 
-/// The zstd level of geometry data by default. Level 1 against level 3 on the issue #10
-/// data (`marquet bench`, 2 cores): 200,000 polygons written in 0.53 s instead of 0.68 s
-/// for 0.3 % more bytes (78.45 vs 78.22 MB); WKB of random doubles barely compresses
-/// further at any level (docs/PERFORMANCE.md).
-pub const GEOMETRY_ZSTD_LEVEL: u32 = 1;
+/// The zstd level of geometry data compressed with [`Compression::zstd`]. Level 1 against
+/// level 3 on the issue #10 data (`marquet bench`, 2 cores): 200,000 polygons written in
+/// 0.53 s instead of 0.68 s for 0.3 % more bytes (78.45 vs 78.22 MB); WKB of random doubles
+/// barely compresses further at any level (docs/PERFORMANCE.md).
+pub const GEOMETRY_ZSTD_LEVEL: u32 = compression::DEFAULT_ZSTD_LEVEL;
 
 /// Default chunk length in rows of geometry columns (point and fixed-WKB datasets, WKB
 /// `OFFSETS`). A window query reads a few rows and HDF5 decompresses whole chunks: with
-/// 65,536-row chunks a query over 1,000,000 points took 21 ms, with 8,192-row chunks 1.1 ms,
-/// and full reads were as fast (docs/PERFORMANCE.md, "Query layout round").
-pub const GEOMETRY_CHUNK_ROWS: u64 = 8_192;
+/// 65,536-row chunks a query over 1,000,000 points took 21 ms, with 8,192-row chunks 1.1 ms
+/// (docs/PERFORMANCE.md, "Query layout round"); with deflate (the default since issue #16)
+/// 2,048-row chunks cost 21 % fewer instructions per query than 8,192 for 0.9 % more bytes
+/// (docs/PERFORMANCE.md, "Default layout").
+pub const GEOMETRY_CHUNK_ROWS: u64 = 2_048;
 
 /// Default chunk length in bytes of variable-length WKB `VALUES` (see
-/// [`GEOMETRY_CHUNK_ROWS`]).
-pub const GEOMETRY_VALUES_CHUNK_BYTES: u64 = 256 * 1024;
+/// [`GEOMETRY_CHUNK_ROWS`]): 32 KiB chunks cost 25 % fewer instructions per polygon query
+/// than 256 KiB with deflate, at the same file size (docs/PERFORMANCE.md, "Default layout").
+pub const GEOMETRY_VALUES_CHUNK_BYTES: u64 = 32 * 1024;
 
-/// Default filters of WKB bytes (variable-length VALUES): the registered zstd filter 32015
-/// at [`GEOMETRY_ZSTD_LEVEL`]. Measured on `synth::polygons` (benches/polygons.rs):
-/// smaller than deflate 4 and several times faster to write and read. The HEP002 §15
-/// examples set their filters explicitly, so their golden DDL does not change.
+/// Default filters of WKB bytes (variable-length VALUES): [`Compression::default`] for
+/// bytes, deflate without shuffle, which every HDF5 reads without plugins.
 pub fn default_wkb_filters() -> Vec<Filter> {
-    vec![Filter::Zstd(GEOMETRY_ZSTD_LEVEL)]
+    Compression::default().filters(Elements::Bytes)
 }
 
-/// Default filters of point columns, fixed-length WKB and covering columns: shuffle (which
-/// groups the bytes of doubles by significance) then zstd 32015.
+/// Default filters of point columns, fixed-length WKB, WKB `OFFSETS` and covering columns:
+/// [`Compression::default`] for numbers, shuffle (which groups the bytes of doubles by
+/// significance) then deflate.
 pub fn default_point_filters() -> Vec<Filter> {
-    vec![Filter::Shuffle, Filter::Zstd(GEOMETRY_ZSTD_LEVEL)]
+    Compression::default().filters(Elements::Numbers)
 }
 
 /// Rows per block of the parallel per-row work in [`MarquetTable::prepare`].
@@ -96,7 +100,11 @@ pub struct GeometryColumnSpec {
     /// Smaller chunks make reads of a few rows cheaper (each read decompresses whole
     /// chunks); larger ones compress a little better.
     pub values_chunk_bytes: u64,
-    /// Filters for WKB bytes / point data.
+    /// How the column's data, WKB `OFFSETS`, covering column and PACKED_RTREE are
+    /// compressed (default: shuffle + deflate, readable by every HDF5).
+    pub compression: Compression,
+    /// Filters for WKB bytes / point data, overriding `compression` for them (WKB
+    /// `OFFSETS` then keep H5Col's deflate 4).
     pub filters: Option<Vec<Filter>>,
 }
 
@@ -114,6 +122,7 @@ impl Default for GeometryColumnSpec {
             description: None,
             chunk_rows: GEOMETRY_CHUNK_ROWS,
             values_chunk_bytes: GEOMETRY_VALUES_CHUNK_BYTES,
+            compression: Compression::default(),
             filters: None,
         }
     }
@@ -160,6 +169,11 @@ impl GeometryColumnSpec {
     }
     pub fn with_filters(mut self, f: Vec<Filter>) -> Self {
         self.filters = Some(f);
+        self
+    }
+    /// Compress the column's data, OFFSETS, covering column and R-tree this way.
+    pub fn with_compression(mut self, c: Compression) -> Self {
+        self.compression = c;
         self
     }
 }
@@ -451,13 +465,11 @@ impl MarquetTable {
         let gid = match form {
             StorageForm::VarWkb => {
                 let explicit = filters.is_some();
-                let lspec = ListSpec::bytes(filters.unwrap_or_else(default_wkb_filters));
-                let mut lspec = lspec;
+                let mut lspec = ListSpec::bytes(filters.unwrap_or_else(|| spec.compression.filters(Elements::Bytes)));
                 lspec.offsets_chunk = spec.chunk_rows;
                 if !explicit {
-                    // Offsets are monotonic u64: shuffle + zstd decodes several times faster
-                    // than deflate, which a query pays for each group of rows it reads.
-                    lspec.offsets_filters = default_point_filters();
+                    // Offsets are monotonic u64: shuffle first halves them (docs/PERFORMANCE.md).
+                    lspec.offsets_filters = spec.compression.filters(Elements::Numbers);
                 }
                 if let h5col::list::LeafSpec::Dataset { chunk, .. } = &mut lspec.leaf {
                     *chunk = spec.values_chunk_bytes.max(1);
@@ -473,7 +485,7 @@ impl MarquetTable {
                     name,
                     &ColumnSpec::new(Dtype::Opaque { size, tag: names::OPAQUE_TAG_WKB.into() })
                         .with_chunk_rows(spec.chunk_rows)
-                        .with_filters(filters.unwrap_or_else(default_point_filters)),
+                        .with_filters(filters.unwrap_or_else(|| spec.compression.filters(Elements::Numbers))),
                 )?;
                 h5::object_open(c.id(), ".")?
             }
@@ -482,7 +494,7 @@ impl MarquetTable {
                     name,
                     &ColumnSpec::new(types::point_dtype(dims, f32))
                         .with_chunk_rows(spec.chunk_rows)
-                        .with_filters(filters.unwrap_or_else(default_point_filters)),
+                        .with_filters(filters.unwrap_or_else(|| spec.compression.filters(Elements::Numbers))),
                 )?;
                 h5::object_open(c.id(), ".")?
             }
@@ -521,7 +533,7 @@ impl MarquetTable {
             let fill = h5col::recommended_fill(&dt)?;
             let c = t.add_column(
                 cov,
-                &ColumnSpec { fill, ..ColumnSpec::new(dt).with_chunk_rows(spec.chunk_rows).with_filters(default_point_filters()) },
+                &ColumnSpec { fill, ..ColumnSpec::new(dt).with_chunk_rows(spec.chunk_rows).with_filters(spec.compression.filters(Elements::Numbers)) },
             )?;
             drop(c);
             h5::attr_write_refs(id, names::COVERING, &[t.member_path(cov)], true)?;
@@ -543,6 +555,20 @@ impl MarquetTable {
     /// Add an ordinary H5Col column.
     pub fn add_column(&self, name: &str, spec: &ColumnSpec) -> Result<h5col::Column> {
         self.table.add_column(name, spec)
+    }
+
+    /// How geometry column `col`'s data is compressed, read from its stored filters (the
+    /// point or fixed-WKB dataset, or the WKB `VALUES`); `None` when it uses filters that
+    /// [`Compression`] does not describe. The column's PACKED_RTREE is compressed the same
+    /// way when built.
+    pub fn geometry_compression(&self, col: &str) -> Result<Option<Compression>> {
+        let info = self.geometry_column(col)?;
+        let (rel, path) = match info.form {
+            StorageForm::VarWkb => (format!("{col}/{}", names::VALUES), format!("{}/{}", info.path, names::VALUES)),
+            _ => (col.to_string(), info.path.clone()),
+        };
+        let ds = h5::dataset_open(self.table.id(), &rel)?;
+        Ok(Compression::from_filters(&h5::dataset_info(ds.id(), &path)?.filters))
     }
 
     /// Describe a geometry column.

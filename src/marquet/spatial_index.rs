@@ -17,7 +17,7 @@
 //! index that passes the validity check.
 
 use crate::error::{MarquetError, Result};
-use crate::h5::{self, DatasetSpec, Dtype, Field, Filter, Hid, Space};
+use crate::h5::{self, DatasetSpec, Dtype, Field, Hid, Space};
 use crate::h5col::index::{self as h5index, IndexInfo};
 use crate::h5col::ColumnKind;
 use crate::index::block_bbox::{self, BlockEntry, RowSummary};
@@ -416,10 +416,14 @@ impl MarquetTable {
                 return Ok((ds, info.path.clone()));
             }
         }
-        // R-tree entries are boxes of neighbouring items: shuffle + zstd shrinks them by
-        // about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB); block indexes are small.
+        // R-tree entries are boxes of neighbouring items: shuffle + a compressor shrinks
+        // them by about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB with zstd). They are
+        // compressed like the column's geometry data (deflate by default, so every HDF5
+        // reads them; zstd when the column chose zstd); block indexes are small.
         let filters = match kind {
-            SpatialIndexKind::PackedRTree => vec![Filter::Shuffle, Filter::Zstd(3)],
+            SpatialIndexKind::PackedRTree => {
+                self.geometry_compression(col)?.unwrap_or_default().filters(super::Elements::Numbers)
+            }
             SpatialIndexKind::BlockBBox => Vec::new(),
         };
         let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters, fill: None };
@@ -515,7 +519,7 @@ impl MarquetTable {
             .collect();
         let entries = packed_rtree::build(&items, node_size)?;
         Layout::try_new(items.len() as u64, node_size)?;
-        // Compressed entries (shuffle + zstd): small chunks, so a node read decompresses
+        // Compressed entries (shuffle + deflate or zstd): small chunks, so a node read decompresses
         // 40 KB rather than the whole upper tree (measured in docs/PERFORMANCE.md).
         let chunk = RTREE_CHUNK;
         let dt = rtree_dtype();

@@ -708,6 +708,52 @@ static void test_query(const char *dir) {
     marquet_file_free(f);
 }
 
+/* marquet_table_write: the default layout. 1,000 points written in reverse grid order come
+ * back in Hilbert order with a valid BLOCK_BBOX (and no R-tree: point column). */
+static void test_write_default_layout(const char *dir) {
+    const char *path = scratch(dir, "write.h5");
+    marquet_file *f = NULL;
+    marquet_table *t = NULL;
+    marquet_batch *b = NULL;
+    OK(marquet_file_create(path, strlen(path), &f));
+    OK(marquet_table_create(f, S("/w"), &t));
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_form(o, MARQUET_FORM_POINT, MARQUET_DIMENSIONS_XY, 0, 0));
+    OK(marquet_table_add_geometry_column(t, S("p"), o));
+    marquet_geometry_column_options_free(o);
+    static double x[1000], y[1000];
+    for (int i = 0; i < 1000; i++) {
+        x[i] = (double)((999 - i) % 100);
+        y[i] = (double)((999 - i) / 100);
+    }
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_points(b, S("p"), MARQUET_DIMENSIONS_XY, x, y, NULL, NULL, NULL, 1000));
+    int64_t nrows = -1;
+    OK(marquet_table_write(t, b, &nrows));
+    marquet_batch_free(b);
+    EXPECT(nrows == 1000);
+    int64_t count = -1;
+    int32_t kind = -1, valid = -1;
+    OK(marquet_table_index_count(t, S("p"), &count));
+    OK(marquet_table_index_info(t, S("p"), 0, &kind, &valid));
+    EXPECT(count == 1 && kind == MARQUET_INDEX_BLOCK_BBOX && valid == 1);
+    /* Hilbert order: the input's last point (0, 0), at Hilbert index 0, comes first. */
+    double px[2], py[2];
+    OK(marquet_table_read_points(t, S("p"), 0, 2, px, py, NULL, NULL, NULL));
+    EXPECT(px[0] == 0 && py[0] == 0);
+    /* A window answered through the block index: the 6 grid points in it. */
+    marquet_query_result *r = NULL;
+    OK(marquet_table_query_box(t, S("p"), 10, 2, 12, 3, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    int64_t stats[8];
+    OK(marquet_query_result_stats(r, stats, 8, NULL));
+    EXPECT(count == 6 && stats[1] == 1); /* one block of 1,024 rows, used */
+    marquet_query_result_free(r);
+    marquet_table_free(t);
+    marquet_file_free(f);
+}
+
 /* Spatial indexes: build, list, use, go stale under the LEAVE_STALE policy, rebuild,
  * truncate, drop; refused arguments. 1,000 points on a 100 x 10 grid, one grid row per
  * block of 100 rows. */
@@ -900,6 +946,7 @@ int main(int argc, char **argv) {
     test_validate(dir);
     test_query(dir);
     test_indexes(dir);
+    test_write_default_layout(dir);
     test_last_error_buffer();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
