@@ -31,11 +31,13 @@ if ! [ -x "$MVENV/bin/maturin" ]; then
   "$MVENV/bin/python" -m pip install --quiet 'maturin>=1.5,<2'
 fi
 
-# 2. the wheel (release; HDF5 linked statically through the crate's default features)
+# 2. the wheel (release; HDF5 linked statically through the crate's default features).
+# Not --locked: python/Cargo.lock started as a copy of the root's and cargo adds what the
+# root gains later (pinned versions stay; refresh with `cp Cargo.lock python/`, then build).
 WHEELS="$CARGO_TARGET_DIR/wheels-marquet"
 rm -rf "$WHEELS"
 echo "::: maturin build --release (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)" >&2
-( cd python && nice "$MVENV/bin/maturin" build --release --locked --interpreter python3 --out "$WHEELS" )
+( cd python && nice "$MVENV/bin/maturin" build --release --interpreter python3 --out "$WHEELS" )
 WHEEL="$(ls "$WHEELS"/marquet-*.whl | head -n1)"
 echo "::: wheel: $WHEEL ($(du -h "$WHEEL" | cut -f1))" >&2
 
