@@ -58,6 +58,12 @@ def _wheres(where: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
     return list(where)
 
 
+def _native_points(encoding: str) -> bool:
+    if encoding not in ("wkb", "geoarrow"):
+        raise errors.InvalidArgumentError(f"geometry_encoding {encoding!r}: expected wkb or geoarrow")
+    return encoding == "geoarrow"
+
+
 def _bbox(bbox: Optional[Sequence[float]]) -> Optional[BBox]:
     if bbox is None:
         return None
@@ -124,6 +130,7 @@ class Table(_RsTable):
         where: Union[None, str, Sequence[str]] = None,
         column: Optional[str] = None,
         rows: Optional[Sequence[int]] = None,
+        geometry_encoding: str = "wkb",
     ):
         """Rows as a pyarrow.Table (see :func:`marquet.read_arrow`); ``rows`` picks row
         numbers (strictly ascending) instead of a query. Geometry columns the library cannot
@@ -136,6 +143,7 @@ class Table(_RsTable):
             _wheres(where),
             column,
             [int(r) for r in rows] if rows is not None else None,
+            _native_points(geometry_encoding),
         )
         for n in notes:
             warnings.warn(f"{self.file}: {self.name}: {n}", errors.MarquetWarning, stacklevel=3)
@@ -146,7 +154,8 @@ class Table(_RsTable):
     ):
         """Rows as a geopandas.GeoDataFrame with ``crs`` set (see :meth:`read_arrow` and
         :func:`marquet.read_geodataframe`)."""
-        return _to_geodataframe(self.read_arrow(columns, bbox, predicate, where, column, rows), column, to_pandas_kwargs)
+        tbl = self.read_arrow(columns, bbox, predicate, where, column, rows, geometry_encoding="geoarrow")
+        return _to_geodataframe(tbl, column, to_pandas_kwargs)
 
 
 class File:
@@ -197,6 +206,7 @@ def read_arrow(
     predicate: str = "intersects",
     where: Union[None, str, Sequence[str]] = None,
     column: Optional[str] = None,
+    geometry_encoding: str = "wkb",
 ):
     """Read a Marquet table as a ``pyarrow.Table``.
 
@@ -211,17 +221,23 @@ def read_arrow(
 
     Geometry columns are WKB with the ``geoarrow.wkb`` extension type; its metadata holds
     ``crs`` (PROJJSON; ``"OGC:CRS84"`` for the HEP002 default; absent when unknown) and
-    ``edges`` when not planar. Nulls are Arrow nulls.
+    ``edges`` when not planar. Nulls are Arrow nulls. ``geometry_encoding="geoarrow"``
+    reads point columns (XY, XYZ) as the native ``geoarrow.point`` struct of x, y[, z]
+    instead (empty points have NaN coordinates); other geometry columns stay WKB.
     """
     with Table(os.fspath(path), table) as t:
-        return t.read_arrow(columns=columns, bbox=bbox, predicate=predicate, where=where, column=column)
+        return t.read_arrow(
+            columns=columns, bbox=bbox, predicate=predicate, where=where, column=column, geometry_encoding=geometry_encoding
+        )
 
 
 def _to_geodataframe(tbl, column: Optional[str] = None, to_pandas_kwargs: Optional[dict] = None):
     import geopandas
 
     geom_cols = [
-        f.name for f in tbl.schema if (f.metadata or {}).get(b"ARROW:extension:name") == b"geoarrow.wkb"
+        f.name
+        for f in tbl.schema
+        if (f.metadata or {}).get(b"ARROW:extension:name") in (b"geoarrow.wkb", b"geoarrow.point")
     ]
     if not geom_cols:
         raise errors.InvalidArgumentError("no geometry column among the columns read")
@@ -244,7 +260,8 @@ def read_geodataframe(
     and ``gdf.crs`` is the column's CRS. Other geometry columns become GeoSeries too.
     ``to_pandas_kwargs`` go to ``pyarrow.Table.to_pandas`` (e.g. ``types_mapper`` for
     pandas' nullable dtypes: by default integer columns with nulls become float64)."""
-    return _to_geodataframe(read_arrow(path, table, columns, bbox, predicate, where, column), column, to_pandas_kwargs)
+    tbl = read_arrow(path, table, columns, bbox, predicate, where, column, geometry_encoding="geoarrow")
+    return _to_geodataframe(tbl, column, to_pandas_kwargs)
 
 
 def _stream(data: Any, geometry: Optional[Sequence[str]]):

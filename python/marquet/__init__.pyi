@@ -39,6 +39,7 @@ class Table(_RsTable):
         where: Where = None,
         column: Optional[str] = None,
         rows: Optional[Sequence[int]] = None,
+        geometry_encoding: str = "wkb",
     ) -> pyarrow.Table: ...
     def read_geodataframe(
         self,
@@ -71,6 +72,7 @@ def read_arrow(
     predicate: str = "intersects",
     where: Where = None,
     column: Optional[str] = None,
+    geometry_encoding: str = "wkb",
 ) -> pyarrow.Table: ...
 def read_geodataframe(
     path: PathLike,

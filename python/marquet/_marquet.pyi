@@ -37,6 +37,7 @@ class Table:
         where: Optional[List[str]] = None,
         column: Optional[str] = None,
         rows: Optional[List[int]] = None,
+        native_points: bool = False,
     ) -> Tuple[pyarrow.Table, List[str]]: ...
     def close(self) -> None: ...
 

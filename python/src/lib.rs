@@ -187,12 +187,17 @@ impl Open {
     }
 
     /// The selected rows (or all) of `columns` (or the default columns) as record batches.
-    fn read(&self, columns: Option<Vec<String>>, rows: Option<&[u64]>) -> marquet::Result<(SchemaRef, Vec<RecordBatch>, Vec<String>)> {
+    fn read(
+        &self,
+        columns: Option<Vec<String>>,
+        rows: Option<&[u64]>,
+        native_points: bool,
+    ) -> marquet::Result<(SchemaRef, Vec<RecordBatch>, Vec<String>)> {
         let cols = match columns {
             Some(c) => c,
             None => self.default_columns()?,
         };
-        let plan = ArrowPlan::new(&self.table, Some(&cols), true)?;
+        let plan = ArrowPlan::with_native_points(&self.table, Some(&cols), true, native_points)?;
         let batches = match rows {
             Some(r) => plan.take(&self.table, r, BATCH_ROWS)?,
             None => {
@@ -314,7 +319,7 @@ impl Table {
 
     /// Rows as a pyarrow.Table (see `marquet.read_arrow`), and the notes of the read (geometry
     /// columns read as plain H5Col data, ruling R16; columns without an Arrow mapping).
-    #[pyo3(signature = (columns=None, bbox=None, predicate="intersects", r#where=None, column=None, rows=None))]
+    #[pyo3(signature = (columns=None, bbox=None, predicate="intersects", r#where=None, column=None, rows=None, native_points=false))]
     #[allow(clippy::too_many_arguments)]
     fn _read_arrow<'py>(
         &self,
@@ -325,6 +330,7 @@ impl Table {
         r#where: Option<Vec<String>>,
         column: Option<String>,
         rows: Option<Vec<u64>>,
+        native_points: bool,
     ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
         let w = r#where.unwrap_or_default();
         let pred = predicate.to_string();
@@ -333,7 +339,7 @@ impl Table {
                 Some(r) => Some(r),
                 None => o.rows(bbox, &pred, &w, column.as_deref())?,
             };
-            o.read(columns, sel.as_deref())
+            o.read(columns, sel.as_deref(), native_points)
         })?;
         Ok((to_table(py, schema, batches)?, notes))
     }

@@ -254,3 +254,31 @@ def test_gil_released_during_reads(tmp_path):
     th.join()
     assert out["n"] == 200_000
     assert count > 1000, count  # the main thread ran while Rust worked
+
+
+def test_native_point_encoding(data_file, points):
+    """geometry_encoding="geoarrow": point columns as geoarrow.point structs (what
+    read_geodataframe uses), the same points as the WKB read; nulls null, empty NaN."""
+    wkb = marquet.read_arrow(data_file, "points")
+    nat = marquet.read_arrow(data_file, "points", geometry_encoding="geoarrow")
+    f = nat.schema.field("geometry")
+    assert f.metadata[b"ARROW:extension:name"] == b"geoarrow.point"
+    assert f.metadata[b"ARROW:extension:metadata"] == wkb.schema.field("geometry").metadata[b"ARROW:extension:metadata"]
+    assert f.type == pa.struct([pa.field("x", pa.float64(), False), pa.field("y", pa.float64(), False)])
+    assert nat.column("id").to_pylist() == wkb.column("id").to_pylist()
+    for s, w in zip(nat.column("geometry").to_pylist(), wkb.column("geometry").to_pylist()):
+        if w is None:
+            assert s is None
+            continue
+        g = shapely.from_wkb(w)
+        if g.is_empty:
+            assert np.isnan(s["x"]) and np.isnan(s["y"])
+        else:
+            assert (s["x"], s["y"]) == (g.x, g.y)
+    # polygons stay WKB
+    assert marquet.read_arrow(data_file, "polygons", geometry_encoding="geoarrow").schema.field("geometry").type == pa.binary()
+    with pytest.raises(ValueError, match="geometry_encoding"):
+        marquet.read_arrow(data_file, "points", geometry_encoding="wkt")
+    gdf = marquet.read_geodataframe(data_file, "points")
+    back = gdf.sort_values("id")
+    assert back.geometry.isna().sum() == 3 and back.geometry.iloc[5].is_empty

@@ -19,7 +19,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BinaryArray, RecordBatch, UInt32Array};
+use arrow_array::{ArrayRef, BinaryArray, Float64Array, RecordBatch, StructArray, UInt32Array};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
@@ -34,7 +35,7 @@ use super::io_err;
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, Dtype};
 use crate::h5col::{ColumnKind, File};
-use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable};
+use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable, WkbBuffer};
 use crate::spec::{names, BBox};
 
 /// Arrow field metadata key of an extension type's name.
@@ -46,6 +47,8 @@ pub const EXTENSION_METADATA: &str = "ARROW:extension:metadata";
 #[derive(Debug, Clone)]
 enum Col {
     Geom,
+    /// A point column (XY or XYZ) read as GeoArrow `geoarrow.point` (separated x, y[, z]).
+    NativePoint { z: bool },
     Covering { f32: bool, z: bool },
     Data { plan: OutPlan, list: bool },
 }
@@ -73,6 +76,27 @@ pub fn wkb_extension(info: &GeometryColumnInfo) -> HashMap<String, String> {
     ])
 }
 
+/// The GeoArrow separated point struct: `x`, `y`[, `z`], non-nullable float64.
+fn point_struct(z: bool) -> DataType {
+    let names: &[&str] = if z { &["x", "y", "z"] } else { &["x", "y"] };
+    DataType::Struct(names.iter().map(|n| Field::new(*n, DataType::Float64, false)).collect::<Vec<_>>().into())
+}
+
+/// A `Binary` array over the buffer's bytes (moved, not copied) with 32-bit offsets.
+fn wkb_array(b: WkbBuffer, path: &str) -> Result<ArrayRef> {
+    // Offsets index `bytes` as they are (WkbBuffer::get), so they stay absolute.
+    let offsets: Vec<i32> = b
+        .offsets
+        .iter()
+        .map(|&o| i32::try_from(o))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| MarquetError::Unsupported(format!("{path}: more than 2 GiB of WKB in one batch")))?;
+    let nulls = b.valid.iter().any(|v| !v).then(|| NullBuffer::from(b.valid.clone()));
+    let values = Buffer::from_vec(b.bytes);
+    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| io_err(path, e))?;
+    Ok(Arc::new(a))
+}
+
 /// The Arrow schema of a Marquet table and how each column is read.
 #[derive(Debug, Clone)]
 pub struct ArrowPlan {
@@ -92,6 +116,15 @@ impl ArrowPlan {
     /// that is not a column is an error). Geometry fields carry `geoarrow.wkb` extension
     /// metadata when `geoarrow` is set.
     pub fn new(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool) -> Result<ArrowPlan> {
+        ArrowPlan::with_native_points(t, columns, geoarrow, false)
+    }
+
+    /// As [`ArrowPlan::new`]; with `native_points` (and `geoarrow`), point columns (HEP002
+    /// §7.4, XY or XYZ) are read as the GeoArrow native `geoarrow.point` type, a struct of
+    /// `x`, `y`[, `z`] float64 arrays (null rows are null structs, empty points NaN
+    /// coordinates), which readers such as geopandas turn into geometries without parsing
+    /// WKB. Other columns stay `geoarrow.wkb`.
+    pub fn with_native_points(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native_points: bool) -> Result<ArrowPlan> {
         let mut notes = Vec::new();
         let mut skipped = Vec::new();
         let mut geo_names = Vec::new();
@@ -136,6 +169,16 @@ impl ArrowPlan {
         let mut fields: Vec<Field> = Vec::new();
         for name in &order {
             if let Some(info) = infos.get(name) {
+                if let (true, true, crate::marquet::StorageForm::Point { dims, .. }) = (geoarrow, native_points, &info.form) {
+                    if matches!(dims, crate::spec::Dimensions::Xy | crate::spec::Dimensions::Xyz) {
+                        let z = *dims == crate::spec::Dimensions::Xyz;
+                        let mut m = wkb_extension(info);
+                        m.insert(EXTENSION_NAME.to_string(), "geoarrow.point".to_string());
+                        fields.push(Field::new(name, point_struct(z), true).with_metadata(m));
+                        cols.push((name.clone(), Col::NativePoint { z }));
+                        continue;
+                    }
+                }
                 let mut f = Field::new(name, DataType::Binary, true);
                 if geoarrow {
                     f = f.with_metadata(wkb_extension(info));
@@ -210,10 +253,16 @@ impl ArrowPlan {
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.cols.len());
         for (name, c) in &self.cols {
             arrays.push(match c {
-                Col::Geom => {
-                    let b = t.read_wkb(name, start, end)?;
-                    let v: Vec<Option<&[u8]>> = (0..b.len()).map(|i| b.get(i)).collect();
-                    Arc::new(BinaryArray::from(v))
+                Col::Geom => wkb_array(t.read_wkb(name, start, end)?, t.path())?,
+                Col::NativePoint { z } => {
+                    let p = t.read_points(name, start, end)?;
+                    let DataType::Struct(fields) = point_struct(*z) else { unreachable!("point_struct is a struct") };
+                    let mut arrays: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(p.x)), Arc::new(Float64Array::from(p.y))];
+                    if *z {
+                        arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
+                    }
+                    let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
+                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| io_err(t.path(), e))?)
                 }
                 Col::Covering { f32, z } => {
                     let col = t.table().column(name)?;
