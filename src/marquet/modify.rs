@@ -157,6 +157,11 @@ impl MarquetTable {
         let o = h5::object_open(self.table.id(), &tmp)?;
         h5::attr_write_ascii(o.id(), names::GEOMETRY_ENCODING, form.encoding())?;
         drop(o);
+        // On disk before the reference to it: one flush writes the column's and the table's
+        // object headers in no fixed order, so a kill inside it could publish a
+        // GEOMETRY_COLUMNS entry for a column without GEOMETRY_ENCODING
+        // (tests/crash_marquet.rs saw it).
+        h5::flush(self.table.id())?;
         let cols: Vec<String> =
             self.geometry_column_names()?.into_iter().map(|c| if c == name { tmp.clone() } else { c }).collect();
         h5::attr_write_refs(self.table.id(), names::GEOMETRY_COLUMNS, &cols, false)?;
