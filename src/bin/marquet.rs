@@ -697,7 +697,17 @@ const EXIT_NON_CONFORMANT: u8 = 1;
 const EXIT_UNREADABLE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    run(std::env::args_os())
+}
+
+/// The command line `args` (program name first): also the entry point of the `marquet`
+/// command the Python wheel installs (python/src/lib.rs includes this file).
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::parse_from(args);
     match cli.command {
         Command::Validate(a) => validate(a),
         Command::Info(a) => info(a),

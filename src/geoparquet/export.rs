@@ -6,24 +6,21 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
-use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BinaryArray, RecordBatch};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_array::{Array, BinaryArray};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use super::arrow_cols::{self, OutPlan};
+use super::arrow_io::ArrowPlan;
 use super::meta::{self, WriteColumn};
 use super::{io_err, DEFAULT_BATCH_ROWS};
 use crate::error::{MarquetError, Result};
-use crate::h5::{self, Dtype};
-use crate::h5col::{ColumnKind, File};
-use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable};
-use crate::spec::{names, BBox, GeometryType};
+use crate::h5col::File;
+use crate::marquet::{GeometryColumnInfo, MarquetTable};
+use crate::spec::{BBox, GeometryType};
 use crate::wkb;
 
 /// The GeoParquet flavour to write.
@@ -188,35 +185,6 @@ impl Summary {
     }
 }
 
-enum Col {
-    Geom(GeometryColumnInfo),
-    Covering { f32: bool, z: bool },
-    Data { plan: OutPlan, list: bool },
-}
-
-/// The GeoArrow `geoarrow.wkb` extension metadata that makes the Parquet writer emit the
-/// GEOMETRY / GEOGRAPHY logical type (crs: OGC:CRS84 → omitted, unknown → `srid:0`,
-/// PROJJSON inline; non-planar edges → GEOGRAPHY with that algorithm).
-fn wkb_extension(info: &GeometryColumnInfo) -> HashMap<String, String> {
-    let mut m = serde_json::Map::new();
-    match &info.crs {
-        Crs::Default => {
-            m.insert("crs".into(), serde_json::Value::String("OGC:CRS84".into()));
-        }
-        Crs::Unknown => {}
-        Crs::ProjJson(doc) => {
-            m.insert("crs".into(), serde_json::from_str(doc).unwrap_or(serde_json::Value::Null));
-        }
-    }
-    if !info.edges.is_planar() {
-        m.insert("edges".into(), serde_json::Value::String(info.edges.geoparquet_name()));
-    }
-    HashMap::from([
-        ("ARROW:extension:name".to_string(), "geoarrow.wkb".to_string()),
-        ("ARROW:extension:metadata".to_string(), serde_json::Value::Object(m).to_string()),
-    ])
-}
-
 /// Export table `table` of `file` to a GeoParquet file at `output` (HEP002 §14.2).
 pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
     let t = MarquetTable::open(file, table)?;
@@ -227,96 +195,16 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         ..Default::default()
     };
     // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
-    // as the ordinary H5Col data they also are, and reported.
-    let mut geo_names = Vec::new();
-    for g in t.geometry_column_names()? {
-        match t.not_interpretable(&g)? {
-            None => geo_names.push(g),
-            Some(why) => report.notes.push(format!("column {g}: not interpretable as geometry ({why}): exported as ordinary data")),
-        }
-    }
+    // as the ordinary H5Col data they also are, and reported (super::arrow_io::ArrowPlan).
+    let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?;
+    report.notes.extend(plan.notes.iter().cloned());
+    report.skipped.extend(plan.skipped.iter().cloned());
+    let geo_names: Vec<String> = plan.geometry_columns.iter().map(|g| g.name.clone()).collect();
     let primary = geo_names.first().cloned();
-    let mut infos: HashMap<String, GeometryColumnInfo> = HashMap::new();
-    for g in &geo_names {
-        infos.insert(g.clone(), t.geometry_column(g)?);
-    }
-    let coverings: HashMap<String, String> =
-        infos.values().filter_map(|i| i.covering.clone().map(|c| (c, i.name.clone()))).collect();
-    let mut order = t.table().column_names()?;
-    if order.is_empty() {
-        order = t.table().discover_columns()?;
-    }
-    for g in &geo_names {
-        if !order.contains(g) {
-            order.push(g.clone());
-        }
-    }
-    let mut cols: Vec<(String, Col)> = Vec::new();
-    let mut fields: Vec<Field> = Vec::new();
-    for name in &order {
-        if let Some(info) = infos.get(name) {
-            let mut f = Field::new(name, DataType::Binary, true);
-            if opts.version == GeoParquetVersion::V2_0 {
-                f = f.with_metadata(wkb_extension(info));
-            }
-            fields.push(f);
-            cols.push((name.clone(), Col::Geom(info.clone())));
-            continue;
-        }
-        let kind = t.table().kind_of(name)?;
-        if coverings.contains_key(name) {
-            let c = t.table().column(name)?;
-            let Dtype::Compound { fields: cf, .. } = c.dtype().to_le() else {
-                report.skipped.push((name.clone(), "covering column is not a compound".into()));
-                continue;
-            };
-            let f32 = matches!(cf[0].dtype, Dtype::Float { size: 4, .. });
-            let z = cf.iter().any(|f| f.name == "zmin");
-            let names = types::box_field_names(z, false);
-            let ft = if f32 { DataType::Float32 } else { DataType::Float64 };
-            let sf: Vec<Field> = names.iter().map(|n| Field::new(*n, ft.clone(), true)).collect();
-            fields.push(Field::new(name, DataType::Struct(sf.into()), true));
-            cols.push((name.clone(), Col::Covering { f32, z }));
-            continue;
-        }
-        match kind {
-            Some(ColumnKind::Dataset) => {
-                let c = t.table().column(name)?;
-                let units = h5::attr_read(c.id(), names::UNITS)?.and_then(|a| a.as_str().map(|s| s.to_string()));
-                match arrow_cols::out_plan(c.dtype(), false, units.as_deref(), None, false) {
-                    Ok((plan, dt)) => {
-                        fields.push(Field::new(name, dt, true));
-                        cols.push((name.clone(), Col::Data { plan, list: false }));
-                    }
-                    Err(why) => report.skipped.push((name.clone(), why)),
-                }
-            }
-            Some(ColumnKind::List) => {
-                let lc = t.table().list_column(name)?;
-                let desc = h5::attr_read(lc.id(), names::DESCRIPTION)?.and_then(|a| a.as_str().map(|s| s.to_string()));
-                let strings = match lc.values_info() {
-                    Some(_) => false,
-                    None => {
-                        let v = h5::object_open(lc.id(), names::VALUES)?;
-                        crate::h5col::read_token(v.id(), names::CLASS)?.as_deref() == Some(names::STRING_VALUES)
-                    }
-                };
-                if lc.values_info().is_none() && !strings {
-                    report.skipped.push((name.clone(), "nested list columns are not exported".into()));
-                    continue;
-                }
-                match arrow_cols::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), strings) {
-                    Ok((plan, dt)) => {
-                        fields.push(Field::new(name, dt, true));
-                        cols.push((name.clone(), Col::Data { plan, list: true }));
-                    }
-                    Err(why) => report.skipped.push((name.clone(), why)),
-                }
-            }
-            None => report.skipped.push((name.clone(), "not a column".into())),
-        }
-    }
-    let schema = Arc::new(Schema::new(fields));
+    let infos: HashMap<String, GeometryColumnInfo> = plan.geometry_columns.iter().map(|g| (g.name.clone(), g.clone())).collect();
+    let schema = plan.schema();
+    let geo_fields: Vec<(usize, String)> =
+        schema.fields().iter().enumerate().filter(|(_, f)| infos.contains_key(f.name())).map(|(i, f)| (i, f.name().clone())).collect();
     let compression = match opts.compression {
         ExportCompression::Zstd => Compression::ZSTD(ZstdLevel::default()),
         ExportCompression::Snappy => Compression::SNAPPY,
@@ -338,55 +226,17 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     let mut s = 0u64;
     while s < n {
         let e = (s + rg as u64).min(n);
-        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(cols.len());
-        for (name, c) in &cols {
-            match c {
-                Col::Geom(info) => {
-                    let b = t.read_wkb(name, s, e)?;
-                    let sm = summaries.get_mut(name).ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
-                    let mut v: Vec<Option<&[u8]>> = Vec::with_capacity(b.len());
-                    for i in 0..b.len() {
-                        let g = b.get(i);
-                        if let Some(w) = g {
-                            sm.add(w, &info.path, s + i as u64)?;
-                        }
-                        v.push(g);
-                    }
-                    arrays.push(Arc::new(BinaryArray::from(v)));
-                }
-                Col::Covering { f32, z } => {
-                    let col = t.table().column(name)?;
-                    let a = col.read(s, e - s)?;
-                    let miss = a.missing(col.fill());
-                    let names = types::box_field_names(*z, false);
-                    let mut vals: Vec<Vec<f64>> = vec![Vec::with_capacity(a.len()); names.len()];
-                    for i in 0..a.len() {
-                        let (bx, _, _) = types::decode_box(&a.dtype, a.element(i)).unwrap_or((BBox::EMPTY, false, false));
-                        let fields = [bx.xmin, bx.ymin, bx.zmin, bx.xmax, bx.ymax, bx.zmax];
-                        let pick: Vec<f64> = if *z {
-                            fields.to_vec()
-                        } else {
-                            vec![fields[0], fields[1], fields[3], fields[4]]
-                        };
-                        for (k, v) in pick.into_iter().enumerate() {
-                            vals[k].push(v);
-                        }
-                    }
-                    arrays.push(arrow_cols::covering_struct(&names, *f32, vals, &miss)?);
-                }
-                Col::Data { plan, list: false } => {
-                    let col = t.table().column(name)?;
-                    let a = col.read(s, e - s)?;
-                    let miss = a.missing(col.fill());
-                    arrays.push(arrow_cols::out_array(plan, &a, &miss)?);
-                }
-                Col::Data { plan, list: true } => {
-                    let l = t.table().read_list(name, s, e)?;
-                    arrays.push(arrow_cols::out_list_array(plan, &l)?);
+        let batch = plan.read_range(&t, s, e)?;
+        for (i, name) in &geo_fields {
+            let info = &infos[name];
+            let sm = summaries.get_mut(name).ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
+            let b = batch.column(*i).as_any().downcast_ref::<BinaryArray>().ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
+            for (k, w) in b.iter().enumerate() {
+                if let Some(w) = w {
+                    sm.add(w, &info.path, s + k as u64)?;
                 }
             }
         }
-        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io_err(&out_path, e))?;
         w.write(&batch).map_err(|e| io_err(&out_path, e))?;
         w.flush().map_err(|e| io_err(&out_path, e))?;
         report.row_groups += 1;

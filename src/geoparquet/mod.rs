@@ -9,6 +9,8 @@
 //! - [`import_geojson`] / [`export_geojson`]: RFC 7946 FeatureCollections.
 //! - [`convert`]: picks the direction from the file extensions (for the CLI).
 //! - [`append_file`]: appends a GeoParquet, GeoJSON or Marquet file to an existing table.
+//! - [`ArrowPlan`], [`import_record_batches`], [`append_record_batches`]: Marquet tables as
+//!   in-memory Arrow record batches and back (for bindings: `python/`).
 //!
 //! The mapping is documented in `docs/geoparquet-mapping.md`. Nothing is dropped
 //! silently: columns that have no HEP001 counterpart are listed in
@@ -18,6 +20,7 @@
 
 pub mod append;
 mod arrow_cols;
+pub mod arrow_io;
 pub mod export;
 pub mod geoarrow;
 pub mod geojson_io;
@@ -31,6 +34,7 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 
 pub use append::{append_file, AppendOptions, AppendReport};
+pub use arrow_io::{append_record_batches, import_record_batches, ArrowPlan};
 pub use export::{export_geoparquet, ExportOptions, ExportReport, GeoParquetVersion};
 pub use geojson_io::{export_geojson, import_geojson};
 pub use import::{import_geoparquet, ImportOptions, ImportReport, PointForm};

@@ -1,0 +1,542 @@
+//! `marquet._marquet`: the Rust half of the Python package (see `python/marquet/__init__.py`
+//! for the public API). A thin shell over the `marquet` library: no rules of its own.
+//!
+//! - Errors: every [`MarquetError`] becomes an instance of the matching class of
+//!   `marquet.errors` with the library's message, plus `rule`, `path` and `row` attributes
+//!   where the error has them. Panics never cross: pyo3 turns them into `PanicException`,
+//!   and the library does not panic on untrusted input anyway.
+//! - The GIL is released (`Python::detach`) around every HDF5 read or write; Arrow data
+//!   crosses through the C data / C stream interfaces (arrow-pyarrow), without copies.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, UInt64Array};
+use arrow_array::ffi_stream::RecordBatchStreamReader;
+use arrow_pyarrow::{IntoPyArrow, PyArrowType, ToPyArrow};
+use arrow_schema::{ArrowError, SchemaRef};
+use marquet::geoparquet::{self, AppendOptions, ArrowPlan, ConvertOptions, GeoParquetVersion, ImportOptions, PointForm};
+use marquet::h5col::{filter, File};
+use marquet::marquet::spatial_index::RTreeOnAppend;
+use marquet::marquet::{is_marquet_table, MarquetTable, RTreeChoice, WriteLayout};
+use marquet::query::{Predicate, Query, Window};
+use marquet::{BBox, MarquetError};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Rows per record batch returned.
+const BATCH_ROWS: usize = geoparquet::DEFAULT_BATCH_ROWS;
+
+/// The Python exception for a library error: a class of `marquet.errors`, by variant.
+fn py_err(py: Python<'_>, e: MarquetError) -> PyErr {
+    let msg = e.to_string();
+    let (class, rule, path, row): (&str, Option<&str>, Option<String>, Option<u64>) = match &e {
+        MarquetError::NotATable { path, .. } => ("NotATableError", None, Some(path.clone()), None),
+        MarquetError::UnsupportedVersion { path, .. } => ("UnsupportedError", None, Some(path.clone()), None),
+        MarquetError::SpecViolation { path, rule, .. } => ("SpecViolationError", Some(rule), Some(path.clone()), None),
+        MarquetError::InvalidWkb { path, row, .. } => ("InvalidWkbError", None, Some(path.clone()), *row),
+        MarquetError::Refused { path, row, rule, .. } => ("RefusedError", Some(rule), Some(path.clone()), *row),
+        MarquetError::StaleIndex { path, .. } => ("StaleIndexError", None, Some(path.clone()), None),
+        MarquetError::InvalidArgument(_) => ("InvalidArgumentError", None, None, None),
+        MarquetError::Unsupported(_) => ("UnsupportedError", None, None, None),
+        MarquetError::Hdf5 { path, .. } => ("Hdf5Error", None, Some(path.clone()), None),
+        MarquetError::Io { path, source } => {
+            let class = if source.kind() == std::io::ErrorKind::NotFound { "MarquetFileNotFoundError" } else { "MarquetIOError" };
+            (class, None, Some(path.clone()), None)
+        }
+        _ => ("MarquetError", None, None, None),
+    };
+    let build = || -> PyResult<PyErr> {
+        let cls = py.import("marquet.errors")?.getattr(class)?;
+        let inst = cls.call1((msg.clone(),))?;
+        inst.setattr("rule", rule)?;
+        inst.setattr("path", path.clone())?;
+        inst.setattr("row", row)?;
+        Ok(PyErr::from_value(inst))
+    };
+    build().unwrap_or_else(|err| err)
+}
+
+/// Map a library result into Python.
+trait IntoPy<T> {
+    fn py(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> IntoPy<T> for marquet::Result<T> {
+    fn py(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| py_err(py, e))
+    }
+}
+
+fn arrow_err(e: ArrowError) -> MarquetError {
+    MarquetError::InvalidArgument(format!("arrow: {e}"))
+}
+
+fn parse_predicate(p: &str) -> marquet::Result<Predicate> {
+    Ok(match p {
+        "intersects" => Predicate::Intersects,
+        "within" => Predicate::Within,
+        "contains" => Predicate::Contains,
+        "bbox" => Predicate::BBoxOnly,
+        _ => {
+            return Err(MarquetError::InvalidArgument(format!(
+                "predicate {p:?}: expected one of intersects, within, contains, bbox"
+            )))
+        }
+    })
+}
+
+/// The Marquet tables of the file at `path`.
+fn marquet_tables(file: &File) -> marquet::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for t in file.tables()? {
+        if let Ok(tab) = file.table(&t) {
+            if is_marquet_table(&tab)? {
+                out.push(t);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The only Marquet table, or an error listing them.
+fn only_table(file: &File) -> marquet::Result<String> {
+    let mut v = marquet_tables(file)?;
+    match v.len() {
+        1 => Ok(v.remove(0)),
+        0 => Err(MarquetError::InvalidArgument(format!("{}: no Marquet table in the file", file.filename()))),
+        _ => Err(MarquetError::InvalidArgument(format!(
+            "{}: several Marquet tables ({}); choose one with table=",
+            file.filename(),
+            v.join(", ")
+        ))),
+    }
+}
+
+/// An open Marquet table.
+struct Open {
+    // Field order: the table's HDF5 objects close before the file.
+    table: MarquetTable,
+    file: File,
+}
+
+impl Open {
+    fn new(path: &PathBuf, table: Option<&str>) -> marquet::Result<Open> {
+        let file = File::open(path)?;
+        let name = match table {
+            Some(t) => t.to_string(),
+            None => only_table(&file)?,
+        };
+        let table = MarquetTable::open(&file, &name)?;
+        Ok(Open { table, file })
+    }
+
+    /// Columns returned by default: every column but the covering columns (an index).
+    fn default_columns(&self) -> marquet::Result<Vec<String>> {
+        let t = &self.table;
+        let mut cov = Vec::new();
+        let mut geoms = Vec::new();
+        for g in t.geometry_column_names()? {
+            if t.not_interpretable(&g)?.is_none() {
+                if let Some(c) = t.geometry_column(&g)?.covering {
+                    cov.push(c);
+                }
+            }
+            geoms.push(g);
+        }
+        let mut order = t.table().column_names()?;
+        if order.is_empty() {
+            order = t.table().discover_columns()?;
+        }
+        for g in geoms {
+            if !order.contains(&g) {
+                order.push(g);
+            }
+        }
+        Ok(order.into_iter().filter(|c| !cov.contains(c)).collect())
+    }
+
+    fn geometry_column(&self, column: Option<&str>) -> marquet::Result<String> {
+        match column {
+            Some(c) => Ok(c.to_string()),
+            None => self.table.primary_geometry_column(),
+        }
+    }
+
+    /// Matching rows, ascending: spatial window and/or attribute filters (ANDed, each on its
+    /// best index, as `marquet query`); `None` when there is neither.
+    fn rows(
+        &self,
+        bbox: Option<(f64, f64, f64, f64)>,
+        predicate: &str,
+        wheres: &[String],
+        column: Option<&str>,
+    ) -> marquet::Result<Option<Vec<u64>>> {
+        let filters = wheres.iter().map(|w| filter::parse_where(w)).collect::<marquet::Result<Vec<_>>>()?;
+        let pred = parse_predicate(predicate)?;
+        match bbox {
+            Some((x0, y0, x1, y1)) => {
+                let col = self.geometry_column(column)?;
+                let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), pred);
+                Ok(Some(self.table.query_where(&col, &q, &filters)?.rows))
+            }
+            None if !filters.is_empty() => Ok(Some(filter::filter_all(self.table.table(), &filters, true)?.0)),
+            None => Ok(None),
+        }
+    }
+
+    /// The selected rows (or all) of `columns` (or the default columns) as record batches.
+    fn read(
+        &self,
+        columns: Option<Vec<String>>,
+        rows: Option<&[u64]>,
+        native_points: bool,
+    ) -> marquet::Result<(SchemaRef, Vec<RecordBatch>, Vec<String>)> {
+        let cols = match columns {
+            Some(c) => c,
+            None => self.default_columns()?,
+        };
+        let plan = ArrowPlan::with_native_points(&self.table, Some(&cols), true, native_points)?;
+        let batches = match rows {
+            Some(r) => plan.take(&self.table, r, BATCH_ROWS)?,
+            None => {
+                let n = self.table.nrows()?;
+                let mut out = Vec::new();
+                let mut s = 0u64;
+                while s < n {
+                    let e = (s + BATCH_ROWS as u64).min(n);
+                    out.push(plan.read_range(&self.table, s, e)?);
+                    s = e;
+                }
+                out
+            }
+        };
+        let mut notes = plan.notes.clone();
+        notes.extend(plan.skipped.iter().map(|(c, why)| format!("column {c}: not read ({why})")));
+        Ok((plan.schema(), batches, notes))
+    }
+}
+
+fn to_table(py: Python<'_>, schema: SchemaRef, batches: Vec<RecordBatch>) -> PyResult<Bound<'_, PyAny>> {
+    let t = arrow_pyarrow::Table::try_new(batches, schema).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    t.into_pyarrow(py)
+}
+
+/// A Marquet table kept open for repeated queries (the warm reader). Not shared between
+/// threads at once: calls on one object are serialized.
+#[pyclass(module = "marquet._marquet", subclass)]
+struct Table {
+    inner: Mutex<Option<Open>>,
+    path: String,
+    name: String,
+}
+
+impl Table {
+    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Open) -> marquet::Result<T> + Send) -> PyResult<T> {
+        let r = py.detach(|| {
+            let g = self.inner.lock().map_err(|_| MarquetError::InvalidArgument("table lock poisoned".into()))?;
+            match g.as_ref() {
+                Some(o) => f(o),
+                None => Err(MarquetError::InvalidArgument(format!("{}: {}: the table is closed", self.path, self.name))),
+            }
+        });
+        r.py(py)
+    }
+}
+
+#[pymethods]
+impl Table {
+    #[new]
+    #[pyo3(signature = (path, table=None))]
+    fn new(py: Python<'_>, path: PathBuf, table: Option<String>) -> PyResult<Table> {
+        let o = py.detach(|| Open::new(&path, table.as_deref())).py(py)?;
+        let name = o.table.path().to_string();
+        Ok(Table { inner: Mutex::new(Some(o)), path: path.display().to_string(), name })
+    }
+
+    /// The HDF5 file's path.
+    #[getter]
+    fn file(&self) -> String {
+        self.path.clone()
+    }
+
+    /// The table group's path in the file, e.g. `/countries`.
+    #[getter]
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// Number of rows (NROWS).
+    #[getter]
+    fn num_rows(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(py, |o| o.table.nrows())
+    }
+
+    /// Column names in COLUMN_ORDER (covering columns included).
+    #[getter]
+    fn columns(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.with(py, |o| {
+            let c = o.table.table().column_names()?;
+            if c.is_empty() {
+                o.table.table().discover_columns()
+            } else {
+                Ok(c)
+            }
+        })
+    }
+
+    /// Geometry column names, primary first.
+    #[getter]
+    fn geometry_columns(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.with(py, |o| o.table.geometry_column_names())
+    }
+
+    /// The table as `marquet info --json` describes it (a JSON string).
+    fn _describe(&self, py: Python<'_>) -> PyResult<String> {
+        self.with(py, |o| marquet::info::describe_table(&o.file, o.table.path()).map(|v| v.to_string()))
+    }
+
+    /// Matching row numbers, ascending, as a pyarrow UInt64Array.
+    #[pyo3(signature = (bbox=None, predicate="intersects", r#where=None, column=None))]
+    fn _query_rows<'py>(
+        &self,
+        py: Python<'py>,
+        bbox: Option<(f64, f64, f64, f64)>,
+        predicate: &str,
+        r#where: Option<Vec<String>>,
+        column: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let w = r#where.unwrap_or_default();
+        let pred = predicate.to_string();
+        let rows = self.with(py, move |o| match o.rows(bbox, &pred, &w, column.as_deref())? {
+            Some(r) => Ok(r),
+            None => Ok((0..o.table.nrows()?).collect()),
+        })?;
+        let a: ArrayRef = std::sync::Arc::new(UInt64Array::from(rows));
+        a.to_data().to_pyarrow(py)
+    }
+
+    /// Rows as a pyarrow.Table (see `marquet.read_arrow`), and the notes of the read (geometry
+    /// columns read as plain H5Col data, ruling R16; columns without an Arrow mapping).
+    #[pyo3(signature = (columns=None, bbox=None, predicate="intersects", r#where=None, column=None, rows=None, native_points=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn _read_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        columns: Option<Vec<String>>,
+        bbox: Option<(f64, f64, f64, f64)>,
+        predicate: &str,
+        r#where: Option<Vec<String>>,
+        column: Option<String>,
+        rows: Option<Vec<u64>>,
+        native_points: bool,
+    ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
+        let w = r#where.unwrap_or_default();
+        let pred = predicate.to_string();
+        let (schema, batches, notes) = self.with(py, move |o| {
+            let sel = match rows {
+                Some(r) => Some(r),
+                None => o.rows(bbox, &pred, &w, column.as_deref())?,
+            };
+            o.read(columns, sel.as_deref(), native_points)
+        })?;
+        Ok((to_table(py, schema, batches)?, notes))
+    }
+
+    /// Close the file (further calls raise).
+    fn close(&self, py: Python<'_>) {
+        py.detach(|| {
+            if let Ok(mut g) = self.inner.lock() {
+                g.take();
+            }
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<marquet.Table {} in {}>", self.name, self.path)
+    }
+}
+
+/// The Marquet tables of an HDF5 file.
+#[pyfunction]
+fn list_tables(py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
+    py.detach(|| marquet_tables(&File::open(&path)?)).py(py)
+}
+
+/// The layout of a new table from the keyword arguments of `write`.
+fn layout(keep_order: bool, index: bool, rtree: &str, covering: bool) -> marquet::Result<WriteLayout> {
+    let mut l = WriteLayout::default().with_spatial_order(!keep_order).with_covering(covering);
+    if !index {
+        l = l.without_indexes();
+    } else {
+        l = l.with_rtree(rtree.parse::<RTreeChoice>()?);
+    }
+    Ok(l)
+}
+
+/// Read every batch of a C stream (the GIL is released: pyarrow's exported streams take it
+/// themselves when they call back into Python).
+fn stream_batches(r: RecordBatchStreamReader) -> (SchemaRef, impl Iterator<Item = marquet::Result<RecordBatch>> + Send) {
+    let schema = r.schema();
+    (schema, r.map(|b| b.map_err(arrow_err)))
+}
+
+/// Write an Arrow stream as a new Marquet table (file created when missing).
+#[pyfunction]
+#[pyo3(signature = (path, data, table, geometry=None, keep_order=false, index=true, rtree="auto", covering=true, point_form="native"))]
+#[allow(clippy::too_many_arguments)]
+fn _write(
+    py: Python<'_>,
+    path: PathBuf,
+    data: PyArrowType<RecordBatchStreamReader>,
+    table: String,
+    geometry: Option<Vec<String>>,
+    keep_order: bool,
+    index: bool,
+    rtree: &str,
+    covering: bool,
+    point_form: &str,
+) -> PyResult<u64> {
+    let lay = layout(keep_order, index, rtree, covering).py(py)?;
+    let point_form = match point_form {
+        "native" => PointForm::Native,
+        "fixed_wkb" => PointForm::FixedWkb,
+        "wkb" => PointForm::VarWkb,
+        _ => {
+            return Err(py_err(
+                py,
+                MarquetError::InvalidArgument(format!("point_form {point_form:?}: expected native, fixed_wkb or wkb")),
+            ))
+        }
+    };
+    let geometry = geometry.unwrap_or_default();
+    let table = if table.starts_with('/') { table } else { format!("/{table}") };
+    py.detach(move || {
+        let existed = path.exists();
+        let file = if existed { File::open_rw(&path)? } else { File::create(&path)? };
+        let (schema, batches) = stream_batches(data.0);
+        let opts = ImportOptions { table, layout: lay, point_form, ..ImportOptions::default() };
+        let r = geoparquet::import_record_batches(&file, schema, batches, &geometry, &opts);
+        drop(file);
+        if r.is_err() && !existed {
+            let _ = std::fs::remove_file(&path);
+        }
+        Ok(r?.rows)
+    })
+    .py(py)
+}
+
+/// Append an Arrow stream to an existing table through the library's append path.
+#[pyfunction]
+#[pyo3(signature = (path, data, table=None, geometry=None, rtree="rebuild"))]
+fn _append(
+    py: Python<'_>,
+    path: PathBuf,
+    data: PyArrowType<RecordBatchStreamReader>,
+    table: Option<String>,
+    geometry: Option<Vec<String>>,
+    rtree: &str,
+) -> PyResult<u64> {
+    let rt = match rtree {
+        "rebuild" => RTreeOnAppend::Rebuild,
+        "stale" => RTreeOnAppend::LeaveStale,
+        _ => return Err(py_err(py, MarquetError::InvalidArgument(format!("rtree {rtree:?}: expected rebuild or stale")))),
+    };
+    let geometry = geometry.unwrap_or_default();
+    py.detach(move || {
+        let file = File::open_rw(&path)?;
+        let table = match table {
+            Some(t) => t,
+            None => only_table(&file)?,
+        };
+        let (schema, batches) = stream_batches(data.0);
+        let opts = AppendOptions { rtree: rt, ..AppendOptions::default() };
+        Ok(geoparquet::append_record_batches(&file, &table, schema, batches, &geometry, &opts)?.rows)
+    })
+    .py(py)
+}
+
+/// Validate a file: the report as `marquet validate --json` prints it (a JSON string).
+#[pyfunction]
+#[pyo3(signature = (path, table=None, strict=false))]
+fn _validate(py: Python<'_>, path: PathBuf, table: Option<String>, strict: bool) -> PyResult<String> {
+    py.detach(move || {
+        let opts = marquet::validate::Options { table, strict, ..Default::default() };
+        Ok(marquet::validate::validate_file(&path, &opts)?.to_json().to_string())
+    })
+    .py(py)
+}
+
+/// Convert between GeoParquet, GeoJSON and Marquet by file extension (`marquet convert`).
+#[pyfunction]
+#[pyo3(signature = (input, output, table=None, geoparquet_version=None, keep_order=false, index=true, rtree="auto", covering=true))]
+#[allow(clippy::too_many_arguments)]
+fn convert<'py>(
+    py: Python<'py>,
+    input: PathBuf,
+    output: PathBuf,
+    table: Option<String>,
+    geoparquet_version: Option<String>,
+    keep_order: bool,
+    index: bool,
+    rtree: &str,
+    covering: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let lay = layout(keep_order, index, rtree, covering).py(py)?;
+    let version = match geoparquet_version.as_deref() {
+        None => None,
+        Some(v) => Some(GeoParquetVersion::parse(v).ok_or_else(|| {
+            py_err(py, MarquetError::InvalidArgument(format!("geoparquet_version {v:?}: expected 2.0, 1.1 or 1.0")))
+        })?),
+    };
+    let r = py
+        .detach(move || {
+            let opts = ConvertOptions { table, geoparquet_version: version, layout: lay, ..ConvertOptions::default() };
+            geoparquet::convert(&input, &output, &opts)
+        })
+        .py(py)?;
+    let d = PyDict::new(py);
+    d.set_item("table", &r.table)?;
+    d.set_item("rows", r.import.as_ref().map(|i| i.rows).or(r.export.as_ref().map(|e| e.rows)))?;
+    d.set_item("report", r.to_string())?;
+    Ok(d)
+}
+
+/// The `marquet` command (src/bin/marquet.rs, compiled into the extension): the wheel's
+/// console script `marquet` calls [`_cli_main`] with `sys.argv`.
+#[allow(dead_code, clippy::all)]
+#[path = "../../src/bin/marquet.rs"]
+mod cli;
+
+/// Run the `marquet` command with `argv` (program name first); returns its exit status.
+/// The GIL is released while it runs.
+#[pyfunction]
+fn _cli_main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    let code = py.detach(move || {
+        let c = format!("{:?}", cli::run(argv));
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        c
+    });
+    // ExitCode has no accessor: its Debug form carries the status.
+    code.chars().filter(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap_or(2)
+}
+
+/// The library version.
+#[pyfunction]
+fn _library_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _marquet(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Table>()?;
+    m.add_function(wrap_pyfunction!(list_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(_write, m)?)?;
+    m.add_function(wrap_pyfunction!(_append, m)?)?;
+    m.add_function(wrap_pyfunction!(_validate, m)?)?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(_library_version, m)?)?;
+    m.add_function(wrap_pyfunction!(_cli_main, m)?)?;
+    Ok(())
+}
