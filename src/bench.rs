@@ -263,7 +263,7 @@ pub fn write_marquet(path: &Path, values: &GeometryValues, layout: &WriteLayout)
     let spec = layout.geometry_spec(GeometryColumnSpec::default().with_form(form), &covering_name(GEOMETRY, true, &|n| n == ID));
     t.add_geometry_column(GEOMETRY, &spec)?;
     t.add_column(ID, &crate::h5col::ColumnSpec::new(crate::h5::Dtype::U64).with_chunk_rows(layout.chunk_rows))?;
-    layout.declare_indexes_for(&t, GEOMETRY, false, Some(values.len() as u64))?;
+    layout.declare_indexes(&t, GEOMETRY, false, Some(values.len() as u64))?;
     let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values.clone());
     let opts = WriteOptions { spatial_order: layout.spatial_order, rtree: layout.rtree_on_append, indexes: false };
     t.write_table(&batch, &opts)?;

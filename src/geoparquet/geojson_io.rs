@@ -283,7 +283,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     let cov = crate::marquet::layout::covering_name("geometry", true, &|n| used.contains(n));
     let spec = opts.layout.geometry_spec(spec, &cov);
     t.add_geometry_column("geometry", &spec)?;
-    opts.layout.declare_indexes_for(&t, "geometry", false, Some(nfeat))?;
+    opts.layout.declare_indexes(&t, "geometry", false, Some(nfeat))?;
     if let Some(p) = &id_plan {
         p.create(&t, opts.layout.chunk_rows)?;
         report.columns.push((p.name.clone(), "feature id".into()));
@@ -302,7 +302,6 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     col_plans.extend(plans.iter().map(|(_, p)| p));
     let mut sorter = keys.map(|k| HilbertSorter::new(k.keys(), opts.layout.sort_memory, super::import::spill_dir(file)));
     let mut schema: Option<arrow_schema::SchemaRef> = None;
-    let mut pending: Vec<RecordBatch> = Vec::new();
     let mut it = features(input)?.fuse();
     loop {
         let mut chunk: Vec<Feature> = Vec::with_capacity(opts.batch_rows.min(65_536));
@@ -346,12 +345,11 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
         let batch = RecordBatch::try_new(sch, cols).map_err(|e| io_err(&input.display().to_string(), e))?;
         match sorter.as_mut() {
             Some(s) => s.push(batch)?,
-            None => pending.push(batch),
-        }
-        // Unsorted: append as we go (memory bounded by one batch).
-        for b in pending.drain(..) {
-            append_geojson_batch(&t, &b, &col_plans)?;
-            opts.progress.report(t.nrows()?, Some(nfeat));
+            // Unsorted: append as we go (memory bounded by one batch).
+            None => {
+                append_geojson_batch(&t, &batch, &col_plans)?;
+                opts.progress.report(t.nrows()?, Some(nfeat));
+            }
         }
     }
     if let Some(s) = sorter {

@@ -483,11 +483,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         let mut keys = KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize);
         for batch in reader {
             let batch = batch.map_err(|e| io_err(&path, e))?;
-            let a = batch.column(0);
-            let v = match gp.meta.encoding {
-                Encoding::Wkb => GeometryValues::Wkb(arrow_cols::binaries(a)?),
-                Encoding::Native(k) => geoarrow::to_values(&gp.meta.name, k, a)?,
-            };
+            let v = geometry_values(gp, batch.column(0))?;
             for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
                 keys.push(&bx);
             }
@@ -529,7 +525,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         }
     }
     for gp in &geoms {
-        opts.layout.declare_indexes_for(&t, &gp.name, false, total_rows)?;
+        opts.layout.declare_indexes(&t, &gp.name, false, total_rows)?;
     }
     for p in &planned {
         p.create(&t, opts.layout.chunk_rows)?;
@@ -562,11 +558,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         let batch: RecordBatch = batch?;
         let mut gb = GeoBatch::new();
         for gp in &geoms {
-            let a: &ArrayRef = batch.column(pos[&gp.root]);
-            let v = match gp.meta.encoding {
-                Encoding::Wkb => GeometryValues::Wkb(arrow_cols::binaries(a)?),
-                Encoding::Native(k) => geoarrow::to_values(&gp.meta.name, k, a)?,
-            };
+            let v = geometry_values(gp, batch.column(pos[&gp.root]))?;
             gb.geometries.insert(gp.name.clone(), v);
         }
         for p in &planned {
@@ -636,6 +628,14 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         }
     }
     Ok(report)
+}
+
+/// The values of geometry column `gp` in one record batch's array `a`.
+fn geometry_values(gp: &GeomPlan, a: &ArrayRef) -> Result<GeometryValues> {
+    match gp.meta.encoding {
+        Encoding::Wkb => Ok(GeometryValues::Wkb(arrow_cols::binaries(a)?)),
+        Encoding::Native(k) => geoarrow::to_values(&gp.meta.name, k, a),
+    }
 }
 
 fn source_crs_text(kvs: &BTreeMap<String, String>, col: &str, note: &str) -> String {

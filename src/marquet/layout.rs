@@ -197,15 +197,6 @@ impl WriteLayout {
         s
     }
 
-    /// Declare the indexes of geometry column `col` of `t` (normally still empty): they are
-    /// then maintained from memory by every append. A streamed write of many batches
-    /// declares only the block index (`with_rtree` false: an R-tree cannot be extended, so
-    /// each batch would rebuild it) and builds the R-tree with [`WriteLayout::finish`]; a
-    /// write of one batch declares both.
-    pub fn declare_indexes(&self, t: &MarquetTable, col: &str, with_rtree: bool) -> Result<()> {
-        self.declare_indexes_for(t, col, with_rtree, None)
-    }
-
     /// The block length for a write of about `rows` rows: [`WriteLayout::block_length`], or
     /// for a small table a power of two from 16 up giving it at least 16 blocks (a 243-row
     /// table in one 1,024-row block could never skip anything). Powers of two up to the
@@ -217,9 +208,13 @@ impl WriteLayout {
         }
     }
 
-    /// [`WriteLayout::declare_indexes`] for a write of about `rows` rows (see
-    /// [`WriteLayout::block_length_for`]).
-    pub fn declare_indexes_for(&self, t: &MarquetTable, col: &str, with_rtree: bool, rows: Option<u64>) -> Result<()> {
+    /// Declare the indexes of geometry column `col` of `t` (normally still empty) for a
+    /// write of about `rows` rows ([`WriteLayout::block_length_for`]): they are then
+    /// maintained from memory by every append. A streamed write of many batches declares
+    /// only the block index (`with_rtree` false: an R-tree cannot be extended, so each batch
+    /// would rebuild it) and builds the R-tree with [`WriteLayout::finish`]; a write of one
+    /// batch declares both.
+    pub fn declare_indexes(&self, t: &MarquetTable, col: &str, with_rtree: bool, rows: Option<u64>) -> Result<()> {
         if self.block_index {
             t.build_block_bbox(col, Some(self.block_length_for(rows)))?;
         }
@@ -246,7 +241,7 @@ impl WriteLayout {
     /// [`WriteLayout::declare_indexes`] for every geometry column of `t`.
     pub fn declare_all(&self, t: &MarquetTable, with_rtree: bool, rows: Option<u64>) -> Result<()> {
         for c in t.geometry_column_names()? {
-            self.declare_indexes_for(t, &c, with_rtree, rows)?;
+            self.declare_indexes(t, &c, with_rtree, rows)?;
         }
         Ok(())
     }
