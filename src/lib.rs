@@ -3,6 +3,7 @@
 
 pub mod arrays;
 pub mod bench;
+pub mod crs;
 #[cfg(feature = "geoparquet")]
 pub mod demo;
 pub mod error;
