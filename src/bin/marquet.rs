@@ -80,6 +80,8 @@ enum Command {
   marquet convert countries.h5 countries.parquet            # the file's only table -> GeoParquet 2.0
   marquet convert world.h5 cities.geojson --table /cities   # one table of several -> GeoJSON
   marquet convert old.parquet new.parquet --geoparquet-version 1.1
+  marquet convert roads.geojson roads.h5 --crs EPSG:25832      # state a missing or wrong CRS
+  marquet convert roads.h5 roads_4326.parquet --to-crs EPSG:4326   # reproject
 
 Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5. Both directions stream
 in batches of 65,536 rows. Exit 0 converted, 2 error.")]
@@ -94,6 +96,15 @@ struct ConvertArgs {
     /// GeoParquet flavour to write.
     #[arg(long, value_parser = ["2.0", "1.1", "1.0"])]
     geoparquet_version: Option<String>,
+    /// State the CRS of the geometry columns when the input's is missing or wrong
+    /// (coordinates unchanged): EPSG:3857, OGC:CRS84, srid:N, an OGC URN, WKT, PROJJSON,
+    /// or `unknown`.
+    #[arg(long, value_name = "CODE")]
+    crs: Option<String>,
+    /// Reproject the geometry columns to this CRS (same forms as --crs); BBOX and spatial
+    /// indexes are rebuilt.
+    #[arg(long, value_name = "CODE")]
+    to_crs: Option<String>,
     #[command(flatten)]
     layout: LayoutArgs,
 }
@@ -282,7 +293,15 @@ fn convert(a: ConvertArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let bar = Bar::rows("convert");
-    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, ..ConvertOptions::default() };
+    let opts = ConvertOptions {
+        table: a.table,
+        geoparquet_version: v,
+        progress: bar.progress(),
+        layout,
+        crs: a.crs,
+        to_crs: a.to_crs,
+        ..ConvertOptions::default()
+    };
     let res = convert(&a.input, &a.output, &opts);
     bar.finish();
     match res {

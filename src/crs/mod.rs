@@ -210,6 +210,22 @@ pub fn is_crs84(crs: &Crs) -> bool {
     }
 }
 
+/// Tolerance of [`outside_geographic_range`], in degrees (ruling R8's 1e-9°).
+const RANGE_TOLERANCE: f64 = 1e-9;
+
+/// Why a box is not one of longitudes and latitudes in degrees (−180..180, −90..90, with
+/// ruling R8's tolerance; a wrapping box, xmin > xmax, is allowed), or `None`.
+pub fn outside_geographic_range(b: &crate::BBox) -> Option<String> {
+    let lim = |v: f64, m: f64| v.is_finite() && v.abs() > m + RANGE_TOLERANCE;
+    if lim(b.xmin, 180.0) || lim(b.xmax, 180.0) {
+        return Some(format!("x spans {}..{}, outside the longitudes -180..180", b.xmin, b.xmax));
+    }
+    if lim(b.ymin, 90.0) || lim(b.ymax, 90.0) {
+        return Some(format!("y spans {}..{}, outside the latitudes -90..90", b.ymin, b.ymax));
+    }
+    None
+}
+
 /// Reprojects coordinates from one CRS to another with PROJ, easting/longitude first on
 /// both sides (HEP002 §8.3). Not `Sync`: one per thread.
 pub struct Transformer {

@@ -345,8 +345,12 @@ pub fn crs_from_string(s: &str, kv: &dyn Fn(&str) -> Option<String>) -> (Crs, Op
     let t = s.trim();
     if t.starts_with('{') {
         return match parse_projjson(t) {
-            // Normalized like `geo` PROJJSON objects, so every path stores the same text.
-            Ok(v) if crate::marquet::projjson::check_projjson_value(&v).is_ok() => (Crs::ProjJson(v.to_string()), None),
+            // Normalized like `geo` PROJJSON objects, so every path stores the same text;
+            // OGC:CRS84 / EPSG:4326 documents are the default CRS (as in `geo`).
+            Ok(v) if crate::marquet::projjson::check_projjson_value(&v).is_ok() => match crate::crs::resolve(t) {
+                Ok(c) => (c, None),
+                Err(_) => (Crs::ProjJson(v.to_string()), None),
+            },
             _ => (Crs::Unknown, Some(format!("crs {t:?} is json but not a PROJJSON coordinate reference system; stored as unknown"))),
         };
     }

@@ -19,10 +19,13 @@
 //! (`bad_data/manifest.json`); with [`ImportOptions::strict`] every finding is an error.
 
 pub mod append;
+mod convert_crs;
 mod arrow_cols;
 pub mod arrow_io;
 pub mod export;
+mod export_crs;
 pub mod geoarrow;
+pub mod geojson_crs;
 pub mod geojson_io;
 pub mod import;
 pub mod meta;
@@ -166,6 +169,12 @@ pub struct ConvertOptions {
     /// How an imported table is laid out (default [`WriteLayout::default`](crate::marquet::WriteLayout::default): Hilbert order,
     /// block index, R-tree for non-point columns, covering columns).
     pub layout: crate::marquet::WriteLayout,
+    /// State the CRS of the geometry columns (`--crs`: any definition
+    /// [`crate::crs::resolve`] reads), replacing a missing or wrong one; coordinates are
+    /// not changed.
+    pub crs: Option<String>,
+    /// Reproject the geometry columns to this CRS (`--to-crs`, [`crate::crs::reproject_table`]).
+    pub to_crs: Option<String>,
 }
 
 /// What [`convert`] did.
@@ -177,6 +186,8 @@ pub struct ConvertReport {
     pub table: String,
     pub import: Option<ImportReport>,
     pub export: Option<ExportReport>,
+    /// What `to_crs` did.
+    pub reproject: Option<crate::crs::ReprojectReport>,
 }
 
 impl std::fmt::Display for ConvertReport {
@@ -184,6 +195,9 @@ impl std::fmt::Display for ConvertReport {
         writeln!(f, "{} -> {} (table {})", self.input.display(), self.output.display(), self.table)?;
         if let Some(i) = &self.import {
             write!(f, "{i}")?;
+        }
+        if let Some(r) = &self.reproject {
+            write!(f, "{r}")?;
         }
         if let Some(e) = &self.export {
             write!(f, "{e}")?;
@@ -231,6 +245,9 @@ fn single_table_of(file: &File) -> Result<String> {
 /// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
 /// GeoJSON goes through a temporary HDF5 file.
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    if let Some(r) = convert_crs::marquet_input(input, output, opts)? {
+        return Ok(r);
+    }
     let fin = opts.format.or_else(|| Format::from_path(input)).ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the input format from the extension", input.display()))
     })?;
@@ -244,6 +261,7 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         point_form: opts.point_form.unwrap_or_default(),
         progress: opts.progress.clone(),
         layout: opts.layout.clone(),
+        crs: convert_crs::stated(opts)?,
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {
@@ -259,11 +277,13 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
                 Format::GeoParquet => import_geoparquet(input, &file, &iopts),
                 _ => import_geojson(input, &file, &iopts),
             };
+            let r = r.and_then(|r| Ok((convert_crs::after_import(&file, &r.table, opts)?, r)));
             drop(file);
             match r {
-                Ok(r) => {
+                Ok((rp, r)) => {
                     report.table = r.table.clone();
                     report.import = Some(r);
+                    report.reproject = rp;
                 }
                 Err(e) => {
                     if !existed {
@@ -298,14 +318,16 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
                     Format::GeoParquet => import_geoparquet(input, &file, &iopts)?,
                     _ => import_geojson(input, &file, &iopts)?,
                 };
+                let rp = convert_crs::after_import(&file, &r.table, opts)?;
                 let e = match fout {
                     Format::GeoParquet => export_geoparquet(&file, &r.table, output, &eopts)?,
                     _ => export_geojson(&file, &r.table, output)?,
                 };
-                Ok::<_, MarquetError>((r, e))
+                Ok::<_, MarquetError>((r, e, rp))
             })();
             let _ = std::fs::remove_file(&tmp);
-            let (r, e) = res?;
+            let (r, e, rp) = res?;
+            report.reproject = rp;
             report.table = r.table.clone();
             report.import = Some(r);
             report.export = Some(e);
