@@ -935,6 +935,41 @@ static void test_orientation(const char *dir) {
     marquet_report_free(r);
 }
 
+/* CRS definitions resolved with PROJ (issue #22): an authority code becomes PROJJSON,
+ * OGC:CRS84 / EPSG:4326 the default, an unknown code an error that changes nothing. */
+static void test_crs_definition(const char *dir) {
+    const char *path = scratch(dir, "crs.h5");
+    marquet_file *file = NULL;
+    marquet_table *t = NULL;
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_file_create(path, strlen(path), &file));
+    OK(marquet_table_create(file, S("/t"), &t));
+    marquet_file_free(file);
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_crs_definition(o, S("urn:ogc:def:crs:EPSG::3857")));
+    EXPECT_STATUS(marquet_geometry_column_options_set_crs_definition(o, S("EPSG:999999")), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("EPSG:999999"));
+    OK(marquet_table_add_geometry_column(t, S("merc"), o));
+    OK(marquet_geometry_column_options_set_crs_definition(o, S("EPSG:4326")));
+    OK(marquet_table_add_geometry_column(t, S("lonlat"), o));
+    marquet_geometry_column_options_free(o);
+    marquet_geometry_info *gi = NULL;
+    int32_t crs = -1;
+    char buf[8192];
+    size_t needed = 0;
+    OK(marquet_table_geometry_info(t, S("merc"), &gi));
+    OK(marquet_geometry_info_crs(gi, &crs));
+    EXPECT(crs == MARQUET_CRS_PROJJSON);
+    OK(marquet_geometry_info_crs_projjson(gi, buf, sizeof buf, &needed));
+    EXPECT(strstr(buf, "\"ProjectedCRS\"") != NULL && strstr(buf, "\"code\":3857") != NULL);
+    marquet_geometry_info_free(gi);
+    OK(marquet_table_geometry_info(t, S("lonlat"), &gi));
+    OK(marquet_geometry_info_crs(gi, &crs));
+    EXPECT(crs == MARQUET_CRS_DEFAULT);
+    marquet_geometry_info_free(gi);
+    marquet_table_free(t);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_statics();
@@ -943,6 +978,7 @@ int main(int argc, char **argv) {
     test_tables(dir);
     test_points(dir);
     test_orientation(dir);
+    test_crs_definition(dir);
     test_validate(dir);
     test_query(dir);
     test_indexes(dir);
