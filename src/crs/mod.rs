@@ -121,8 +121,15 @@ fn resolve_with_proj(t: &str) -> Result<Crs, String> {
     if !p.is_crs() {
         return Err(format!("{} is not a coordinate reference system", short(t)));
     }
-    let doc = p.projjson()?;
-    let v = parse_projjson(&doc)?;
+    let mut doc = p.projjson()?;
+    let mut v = parse_projjson(&doc)?;
+    // A WKT without an authority (ESRI's `.prj`): the EPSG CRS it is, when PROJ is sure.
+    if v.get("id").is_none() && (t.contains('[') || t.contains('(')) {
+        if let Some(e) = p.identify_epsg() {
+            doc = e.projjson()?;
+            v = parse_projjson(&doc)?;
+        }
+    }
     from_projjson_value(v).map_err(|e| format!("PROJ's PROJJSON for {} is not a CRS: {e}", short(t)))
 }
 

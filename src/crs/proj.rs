@@ -25,6 +25,10 @@ struct PjContext {
 struct PjObj {
     _p: [u8; 0],
 }
+#[repr(C)]
+struct PjObjList {
+    _p: [u8; 0],
+}
 
 /// `PJ_FWD`.
 const PJ_FWD: c_int = 1;
@@ -76,6 +80,11 @@ extern "C" {
         nt: usize,
     ) -> usize;
     fn proj_errno(p: *const PjObj) -> c_int;
+    fn proj_identify(ctx: *mut PjContext, p: *const PjObj, auth: *const c_char, options: *const *const c_char, confidence: *mut *mut c_int) -> *mut PjObjList;
+    fn proj_list_get_count(l: *const PjObjList) -> c_int;
+    fn proj_list_get(ctx: *mut PjContext, l: *const PjObjList, index: c_int) -> *mut PjObj;
+    fn proj_list_destroy(l: *mut PjObjList);
+    fn proj_int_list_destroy(l: *mut c_int);
     fn proj_errno_reset(p: *const PjObj) -> c_int;
 }
 
@@ -181,6 +190,40 @@ impl Pj {
     pub fn is_crs(&self) -> bool {
         // SAFETY: live object.
         unsafe { proj_is_crs(self.p) != 0 }
+    }
+
+    /// The EPSG CRS PROJ finds equivalent to this one with 100 % confidence, when there is
+    /// exactly one (a WKT 1 from a Shapefile `.prj` names no authority code).
+    pub fn identify_epsg(&self) -> Option<Pj> {
+        let mut conf: *mut c_int = ptr::null_mut();
+        // SAFETY: live context/object; static NUL-terminated authority; `conf` receives an
+        // array owned by PROJ, freed below with the list.
+        let list = unsafe { proj_identify(self.ctx, self.p, c"EPSG".as_ptr(), ptr::null(), &mut conf) };
+        if list.is_null() {
+            return None;
+        }
+        let mut found = None;
+        // SAFETY: `list` and `conf` (same length) are live until destroyed below.
+        unsafe {
+            let n = proj_list_get_count(list);
+            let mut sure = Vec::new();
+            for i in 0..n {
+                if !conf.is_null() && *conf.add(i as usize) >= 100 {
+                    sure.push(i);
+                }
+            }
+            if sure.len() == 1 {
+                let p = proj_list_get(self.ctx, list, sure[0]);
+                if !p.is_null() {
+                    found = Some(Pj { ctx: self.ctx, p });
+                }
+            }
+            proj_list_destroy(list);
+            if !conf.is_null() {
+                proj_int_list_destroy(conf);
+            }
+        }
+        found
     }
 
     /// The object as one-line PROJJSON.

@@ -224,7 +224,7 @@ fn parse_column(
             let (crs, note) = crs_from_string(s, kv);
             if let Some(n) = &note {
                 findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(name), n.clone()));
-            } else if !matches!(crs, Crs::Unknown) && !s.trim_start().starts_with('{') && !s.starts_with("projjson:") {
+            } else if !matches!(crs, Crs::Unknown | Crs::Default) && !s.trim_start().starts_with('{') && !s.starts_with("projjson:") {
                 // Resolved (issue #22), but still not what GeoParquet 1.0+ allows here.
                 findings.push(Finding::new(
                     code::CRS_NOT_PROJJSON,

@@ -25,6 +25,14 @@ pub mod arrow_io;
 pub mod export;
 mod export_crs;
 pub mod geoarrow;
+#[cfg(feature = "gis")]
+pub mod fgb;
+#[cfg(feature = "gis")]
+pub mod gis;
+#[cfg(feature = "gis")]
+pub mod gpkg;
+#[cfg(feature = "gis")]
+pub mod shp;
 pub mod geojson_crs;
 pub mod geojson_io;
 pub mod import;
@@ -132,16 +140,26 @@ pub enum Format {
     GeoJson,
     /// HDF5 with Marquet tables.
     Marquet,
+    /// FlatGeobuf (`.fgb`, feature `gis`).
+    FlatGeobuf,
+    /// OGC GeoPackage (`.gpkg`, feature `gis`).
+    GeoPackage,
+    /// ESRI Shapefile (`.shp` with `.dbf`, `.prj`, feature `gis`).
+    Shapefile,
 }
 
 impl Format {
-    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`, `.h5`/`.hdf5`/`.he5`.
+    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`, `.h5`/`.hdf5`/`.he5`,
+    /// `.fgb`, `.gpkg`, `.shp`.
     pub fn from_path(p: &Path) -> Option<Format> {
         let ext = p.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
             "parquet" | "geoparquet" | "pq" => Format::GeoParquet,
             "geojson" | "json" => Format::GeoJson,
             "h5" | "hdf5" | "he5" | "hdf" => Format::Marquet,
+            "fgb" => Format::FlatGeobuf,
+            "gpkg" => Format::GeoPackage,
+            "shp" => Format::Shapefile,
             _ => return None,
         })
     }
@@ -270,13 +288,13 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         ..ExportOptions::default()
     };
     match (fin, fout) {
-        (Format::GeoParquet | Format::GeoJson, Format::Marquet) => {
+        (Format::Marquet, Format::Marquet) => {
+            return Err(MarquetError::InvalidArgument("HDF5 to HDF5 is not a conversion".into()));
+        }
+        (_, Format::Marquet) => {
             let existed = output.exists();
             let file = if existed { File::open_rw(output)? } else { File::create(output)? };
-            let r = match fin {
-                Format::GeoParquet => import_geoparquet(input, &file, &iopts),
-                _ => import_geojson(input, &file, &iopts),
-            };
+            let r = import_any(fin, input, &file, &iopts);
             let r = r.and_then(|r| Ok((convert_crs::after_import(&file, &r.table, opts)?, r)));
             drop(file);
             match r {
@@ -293,20 +311,17 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
                 }
             }
         }
-        (Format::Marquet, Format::GeoParquet | Format::GeoJson) => {
+        (Format::Marquet, _) => {
             let file = File::open(input)?;
             let table = single_table(&file, opts)?;
-            let r = match fout {
-                Format::GeoParquet => export_geoparquet(&file, &table, output, &eopts),
-                _ => export_geojson(&file, &table, output),
-            };
+            let r = export_any(fout, &file, &table, output, &eopts);
             if r.is_err() {
                 let _ = std::fs::remove_file(output);
             }
             report.table = table;
             report.export = Some(r?);
         }
-        (Format::GeoParquet | Format::GeoJson, Format::GeoParquet | Format::GeoJson) => {
+        _ => {
             let tmp = std::env::temp_dir().join(format!(
                 "marquet-convert-{}-{}.h5",
                 std::process::id(),
@@ -314,15 +329,9 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
             ));
             let res = (|| {
                 let file = File::create(&tmp)?;
-                let r = match fin {
-                    Format::GeoParquet => import_geoparquet(input, &file, &iopts)?,
-                    _ => import_geojson(input, &file, &iopts)?,
-                };
+                let r = import_any(fin, input, &file, &iopts)?;
                 let rp = convert_crs::after_import(&file, &r.table, opts)?;
-                let e = match fout {
-                    Format::GeoParquet => export_geoparquet(&file, &r.table, output, &eopts)?,
-                    _ => export_geojson(&file, &r.table, output)?,
-                };
+                let e = export_any(fout, &file, &r.table, output, &eopts)?;
                 Ok::<_, MarquetError>((r, e, rp))
             })();
             let _ = std::fs::remove_file(&tmp);
@@ -332,11 +341,32 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
             report.import = Some(r);
             report.export = Some(e);
         }
-        (Format::Marquet, Format::Marquet) => {
-            return Err(MarquetError::InvalidArgument("HDF5 to HDF5 is not a conversion".into()));
-        }
     }
     Ok(report)
+}
+
+/// Import any input format (GIS formats with feature `gis`, [`gis::import_any`]).
+pub(crate) fn import_any(fin: Format, input: &Path, file: &File, iopts: &ImportOptions) -> Result<ImportReport> {
+    #[cfg(feature = "gis")]
+    return gis::import_any(fin, input, file, iopts);
+    #[cfg(not(feature = "gis"))]
+    match fin {
+        Format::GeoParquet => import_geoparquet(input, file, iopts),
+        Format::GeoJson => import_geojson(input, file, iopts),
+        f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", input.display()))),
+    }
+}
+
+/// Export to any output format (GIS formats with feature `gis`, [`gis::export_any`]).
+fn export_any(fout: Format, file: &File, table: &str, output: &Path, eopts: &ExportOptions) -> Result<ExportReport> {
+    #[cfg(feature = "gis")]
+    return gis::export_any(fout, file, table, output, eopts);
+    #[cfg(not(feature = "gis"))]
+    match fout {
+        Format::GeoParquet => export_geoparquet(file, table, output, eopts),
+        Format::GeoJson => export_geojson(file, table, output),
+        f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", output.display()))),
+    }
 }
 
 /// Wrap a parquet / arrow error.
