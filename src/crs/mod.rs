@@ -187,7 +187,7 @@ pub fn to_wkt(crs: &Crs, dialect: WktDialect) -> Result<Option<String>, String> 
     }
     #[cfg(not(feature = "proj"))]
     {
-        let _ = dialect;
+        let _ = (dialect, def);
         match crs {
             Crs::Default => Ok(Some(CRS84_WKT1_ESRI.to_string())),
             _ => Err(format!("writing {} as WKT needs PROJ (this build has no `proj` feature)", crs.display_name())),

@@ -13,7 +13,7 @@ use std::path::Path;
 use flatgeobuf::geozero::{ColumnValue, CoordDimensions, GeozeroGeometry, PropertyProcessor, ToWkb};
 use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbCrs, FgbReader, FgbWriter, FgbWriterOptions, GeometryType};
 
-use super::gis::{FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
+use super::gis::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
 use crate::error::{MarquetError, Result};
 use crate::marquet::Crs;
 use crate::spec::{Dimensions, GeometryKind};
@@ -111,7 +111,7 @@ impl PropertyProcessor for Props<'_> {
 }
 
 impl FeatureSource for FgbSource {
-    fn next_feature(&mut self) -> Result<Option<(Option<Vec<u8>>, Vec<V>)>> {
+    fn next_feature(&mut self) -> Result<Option<Feature>> {
         let Some(f) = self.iter.next().map_err(|e| err(&self.path, e))? else { return Ok(None) };
         let row = self.row;
         self.row += 1;
@@ -211,7 +211,7 @@ impl FeatureSink for FgbSink {
     fn write(&mut self, geometry: Option<&[u8]>, values: &[V]) -> Result<()> {
         let fields = &self.fields;
         let r = match geometry {
-            Some(w) => self.w.add_feature_geom(flatgeobuf::geozero::wkb::Wkb(w.to_vec()), |f| put(f, fields, values)),
+            Some(w) => self.w.add_feature_geom(flatgeobuf::geozero::wkb::Wkb(w), |f| put(f, fields, values)),
             None => {
                 self.nulls += 1;
                 self.w.add_feature_geom(NoGeometry, |f| put(f, fields, values))

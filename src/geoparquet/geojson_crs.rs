@@ -8,7 +8,7 @@
 //! the value is kept only up to [`MAX_CRS_MEMBER_BYTES`]), because the streaming feature
 //! reader skips foreign members.
 
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{MarquetError, Result};
@@ -81,7 +81,7 @@ pub fn crs_of_member(text: &str) -> (Crs, Option<String>) {
 /// The raw text of member `key` of the top-level JSON object, if present (the first
 /// occurrence). Reads until found or to the end; never keeps more than
 /// [`MAX_CRS_MEMBER_BYTES`] of it (a longer value is returned cut, and then fails to parse).
-fn find_top_level_member<R: Read>(r: R, key: &str) -> std::io::Result<Option<String>> {
+fn find_top_level_member<R: BufRead>(r: R, key: &str) -> std::io::Result<Option<String>> {
     let mut depth = 0usize;
     let mut in_str = false;
     let mut esc = false;

@@ -65,10 +65,13 @@ pub struct SourceInfo {
     pub crs_note: Option<String>,
 }
 
-/// A reader of features: `(WKB geometry or None, one value per field)`.
+/// One feature: its ISO WKB geometry (`None` = null) and one value per field.
+pub type Feature = (Option<Vec<u8>>, Vec<V>);
+
+/// A reader of features.
 pub trait FeatureSource {
     /// The next feature, `None` at the end.
-    fn next_feature(&mut self) -> Result<Option<(Option<Vec<u8>>, Vec<V>)>>;
+    fn next_feature(&mut self) -> Result<Option<Feature>>;
 }
 
 /// A writer of features.
@@ -300,8 +303,8 @@ fn kind_of(dt: &DataType) -> std::result::Result<Kind, String> {
     })
 }
 
-/// Row `i` of Arrow array `a` as a [`V`] of kind `k`.
-fn value(a: &ArrayRef, i: usize, k: Kind) -> V {
+/// Row `i` of Arrow array `a` as a [`V`] (of the [`Kind`] [`kind_of`] gives its type).
+fn value(a: &ArrayRef, i: usize) -> V {
     if a.is_null(i) {
         return V::Null;
     }
@@ -345,7 +348,7 @@ fn value(a: &ArrayRef, i: usize, k: Kind) -> V {
         DataType::Dictionary(_, _) => {
             let d = a.as_any_dictionary();
             let key = d.normalized_keys()[i];
-            value(d.values(), key, k)
+            value(d.values(), key)
         }
         _ => V::Null,
     }
@@ -401,8 +404,8 @@ fn export_table(fmt: Format, file: &File, table: &str, output: &Path) -> Result<
         let ga = b.column(gi).as_binary::<i32>();
         for r in 0..b.num_rows() {
             vals.clear();
-            for (ci, _, k) in &cols {
-                vals.push(value(b.column(*ci), r, *k));
+            for (ci, _, _) in &cols {
+                vals.push(value(b.column(*ci), r));
             }
             let w = (!ga.is_null(r)).then(|| ga.value(r));
             sink.write(w, &vals).map_err(|e| match e {

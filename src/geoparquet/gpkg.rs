@@ -20,7 +20,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{params_from_iter, Connection, OpenFlags};
 
-use super::gis::{FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
+use super::gis::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
 use crate::error::{MarquetError, Result};
 use crate::marquet::Crs;
 use crate::spec::{BBox, GeometryKind};
@@ -86,7 +86,7 @@ pub struct GpkgSource {
     conn: Connection,
     path: String,
     select: String,
-    page: std::collections::VecDeque<(Option<Vec<u8>>, Vec<V>)>,
+    page: std::collections::VecDeque<Feature>,
     last_key: Option<i64>,
     done: bool,
     kinds: Vec<Kind>,
@@ -205,7 +205,7 @@ impl GpkgSource {
 }
 
 impl FeatureSource for GpkgSource {
-    fn next_feature(&mut self) -> Result<Option<(Option<Vec<u8>>, Vec<V>)>> {
+    fn next_feature(&mut self) -> Result<Option<Feature>> {
         if self.page.is_empty() && !self.done {
             self.fill()?;
         }

@@ -367,7 +367,7 @@ pub fn crs_from_string(s: &str, kv: &dyn Fn(&str) -> Option<String>) -> (Crs, Op
     // Authority codes, URNs, `srid:N` and WKT: resolved to PROJJSON (issue #22, src/crs/);
     // what cannot be resolved is never guessed but kept as text with an unknown CRS.
     match crate::crs::resolve(t) {
-        Ok(crs) => return (crs, None),
+        Ok(crs) => (crs, None),
         Err(why) => {
             if lower.starts_with("srid:") || (t.contains(':') && !t.contains('[') && t.len() < 64) {
                 return (

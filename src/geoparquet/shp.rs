@@ -15,7 +15,7 @@ use std::path::Path;
 
 use shapefile::dbase::{self, FieldValue};
 
-use super::gis::{FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
+use super::gis::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
 use super::ExportReport;
 use crate::error::{MarquetError, Result};
 use crate::marquet::Crs;
@@ -133,7 +133,7 @@ impl ShpSource {
 }
 
 impl FeatureSource for ShpSource {
-    fn next_feature(&mut self) -> Result<Option<(Option<Vec<u8>>, Vec<V>)>> {
+    fn next_feature(&mut self) -> Result<Option<Feature>> {
         if self.index >= self.count {
             return Ok(None);
         }
