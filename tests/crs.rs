@@ -76,6 +76,7 @@ fn import(src: &Path, dir: &common::TempDir, name: &str, opts: ConvertOptions) -
 
 #[test]
 fn crs_of_files_written_by_gdal_geopandas_and_duckdb_is_kept() {
+    let _s = common::serial();
     let dir = common::TempDir::new("crs-peers");
     // GDAL GeoJSON with the legacy member "urn:ogc:def:crs:EPSG::3857" (was read as CRS84).
     let (c, pts) = crs_and_points(&import(&fixture("gdal_3857.geojson"), &dir, "a.h5", Default::default()));
@@ -99,6 +100,7 @@ fn crs_of_files_written_by_gdal_geopandas_and_duckdb_is_kept() {
 /// extension writes `EPSG:3857`), or `srid:N`, or whose pre-1.0 `geo` crs is WKT.
 #[test]
 fn identifiers_and_wkt_in_geoparquet_resolve() {
+    let _s = common::serial();
     use arrow_array::{ArrayRef, BinaryArray, Int64Array, RecordBatch};
     use arrow_schema::{DataType, Field, Schema};
     let dir = common::TempDir::new("crs-ids");
@@ -154,6 +156,7 @@ fn identifiers_and_wkt_in_geoparquet_resolve() {
 
 #[test]
 fn convert_crs_states_and_to_crs_reprojects() {
+    let _s = common::serial();
     let dir = common::TempDir::new("crs-convert");
     let merc = expected("merc3857");
     let utm = expected("utm25832");
@@ -213,6 +216,7 @@ fn convert_crs_states_and_to_crs_reprojects() {
 
 #[test]
 fn geojson_output_is_crs84_or_refused() {
+    let _s = common::serial();
     let dir = common::TempDir::new("crs-geojson");
     let lonlat = expected("lonlat");
     let h5 = import(&fixture("gdal_3857.geojson"), &dir, "m.h5", Default::default());
@@ -252,6 +256,7 @@ fn geojson_output_is_crs84_or_refused() {
 
 #[test]
 fn validator_warns_on_projected_coordinates_under_a_geographic_crs() {
+    let _s = common::serial();
     let dir = common::TempDir::new("crs-validate");
     let wrong = import(&fixture("gdal_3857.geojson"), &dir, "w.h5", ConvertOptions { crs: Some("EPSG:4326".into()), ..Default::default() });
     let r = marquet::validate::validate_file(&wrong, &Default::default()).unwrap();
@@ -267,6 +272,7 @@ fn validator_warns_on_projected_coordinates_under_a_geographic_crs() {
 /// and, with the test venv, by DuckDB.
 #[test]
 fn geoparquet_2_export_states_the_crs_in_the_logical_type() {
+    let _s = common::serial();
     use parquet::basic::LogicalType;
     use parquet::file::reader::FileReader;
     let dir = common::TempDir::new("crs-lt");

@@ -71,6 +71,7 @@ fn epsg(c: &Crs) -> Option<String> {
 
 #[test]
 fn files_gdal_wrote_import_with_coordinates_attributes_and_crs() {
+    let _s = common::serial();
     let dir = common::TempDir::new("gis-import");
     let utm = point_rows(&expected("utm25832"));
     let lonlat = point_rows(&expected("lonlat"));
@@ -116,6 +117,7 @@ fn python() -> Option<PathBuf> {
 
 #[test]
 fn written_files_read_back_by_marquet_and_gdal() {
+    let _s = common::serial();
     let dir = common::TempDir::new("gis-export");
     let utm = point_rows(&expected("utm25832"));
     let src = dir.join("src.h5");
@@ -168,6 +170,7 @@ print("ok")
 
 #[test]
 fn append_from_gis_files_and_reproject_into_them() {
+    let _s = common::serial();
     let dir = common::TempDir::new("gis-append");
     let h5 = dir.join("t.h5");
     convert(&fixture("gdal_25832.gpkg"), &h5, &Default::default()).unwrap();
@@ -205,6 +208,7 @@ fn append_from_gis_files_and_reproject_into_them() {
 
 #[test]
 fn what_a_format_cannot_hold_is_refused_or_reported() {
+    let _s = common::serial();
     let dir = common::TempDir::new("gis-limits");
     // A Shapefile without .prj: unknown CRS, not CRS84.
     for e in ["shp", "shx", "dbf", "cpg"] {
