@@ -18,7 +18,7 @@ use parquet::schema::types::{SchemaDescriptor, Type};
 use super::io_err;
 use crate::error::Result;
 use crate::marquet::types::CRS84_PROJJSON;
-use crate::marquet::GeometryColumnInfo;
+use crate::marquet::{Crs, GeometryColumnInfo};
 
 /// The Parquet schema of `schema` with the OGC:CRS84 PROJJSON in the logical type of every
 /// geometry column whose CRS is the default (or an equivalent); `None` when no column
@@ -29,11 +29,17 @@ pub(crate) fn schema_with_lonlat_crs(schema: &Schema, infos: &HashMap<String, Ge
     let mut changed = false;
     let mut fields = Vec::with_capacity(root.get_fields().len());
     for f in root.get_fields() {
-        let lonlat = infos.get(f.name()).is_some_and(|i| crate::crs::is_crs84(&i.crs));
-        let lt = if f.is_primitive() && lonlat { f.get_basic_info().logical_type_ref().cloned() } else { None };
+        // The default CRS as HEP002 §8.4's document; a PROJJSON whose id is OGC:CRS84 or
+        // EPSG:4326 (which the writer also drops) as itself, the same document as in `geo`.
+        let doc = match infos.get(f.name()).map(|i| &i.crs) {
+            Some(Crs::Default) => Some(CRS84_PROJJSON.to_string()),
+            Some(c @ Crs::ProjJson(d)) if crate::crs::is_crs84(c) => Some(d.clone()),
+            _ => None,
+        };
+        let lt = if f.is_primitive() && doc.is_some() { f.get_basic_info().logical_type_ref().cloned() } else { None };
         let new_lt = match lt {
-            Some(LogicalType::Geometry(g)) if g.crs.is_none() => LogicalType::geometry(Some(CRS84_PROJJSON.to_string())),
-            Some(LogicalType::Geography(g)) if g.crs.is_none() => LogicalType::geography(Some(CRS84_PROJJSON.to_string()), g.algorithm),
+            Some(LogicalType::Geometry(g)) if g.crs.is_none() => LogicalType::geometry(doc),
+            Some(LogicalType::Geography(g)) if g.crs.is_none() => LogicalType::geography(doc, g.algorithm),
             _ => {
                 fields.push(f.clone());
                 continue;

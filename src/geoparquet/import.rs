@@ -287,7 +287,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
                     ));
                     c.edges = nedges;
                 }
-                if ncrs.is_some() && crs.id() != c.crs.id() && !(crs == Crs::Unknown && note.is_some()) {
+                // OGC:CRS84 and EPSG:4326 are the same coordinates (HEP002 §8.4).
+                let same84 = crate::crs::is_crs84(&crs) && crate::crs::is_crs84(&c.crs);
+                if ncrs.is_some() && crs.id() != c.crs.id() && !same84 && !(crs == Crs::Unknown && note.is_some()) {
                     report.findings.push(Finding::new(
                         code::CRS_MISMATCH,
                         Some(f.name()),
