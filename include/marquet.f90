@@ -493,6 +493,16 @@ module marquet
       integer(c_size_t), value :: len
       integer(c_int32_t) :: marquet_geometry_column_options_set_crs_projjson
     end function
+    ! Set the CRS from a definition (`len` bytes of UTF-8): EPSG:3857, OGC:CRS84, srid:N, an OGC
+    ! URN, WKT 1 or 2, or PROJJSON, resolved to PROJJSON with PROJ.
+    function marquet_geometry_column_options_set_crs_definition(options, definition, len) &
+        bind(c, name="marquet_geometry_column_options_set_crs_definition")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      type(c_ptr), value :: options
+      character(kind=c_char), dimension(*), intent(in) :: definition
+      integer(c_size_t), value :: len
+      integer(c_int32_t) :: marquet_geometry_column_options_set_crs_definition
+    end function
     ! Set the CRS state: `MARQUET_CRS_DEFAULT` (OGC:CRS84, no attribute) or `MARQUET_CRS_UNKNOWN`.
     function marquet_geometry_column_options_set_crs(options, crs) &
         bind(c, name="marquet_geometry_column_options_set_crs")
