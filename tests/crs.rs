@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use marquet::geoparquet::{convert, ConvertOptions};
+use marquet::convert::{convert, ConvertOptions};
 use marquet::h5col::File;
 use marquet::marquet::{Crs, MarquetTable};
 use marquet::wkb::{self, Geometry};

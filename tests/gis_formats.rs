@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use marquet::geoparquet::{append_file, convert, AppendOptions, ConvertOptions};
+use marquet::convert::{append_file, convert, AppendOptions, ConvertOptions};
 use marquet::h5col::File;
 use marquet::marquet::{Crs, MarquetTable};
 use marquet::wkb;
