@@ -24,6 +24,8 @@ use marquet::validate::{validate_file, Options, Severity, Status};
 mod append;
 #[path = "marquet/bar.rs"]
 mod bar;
+#[path = "marquet/lake.rs"]
+mod lake;
 
 use bar::Bar;
 
@@ -80,9 +82,16 @@ enum Command {
   marquet convert countries.h5 countries.parquet            # the file's only table -> GeoParquet 2.0
   marquet convert world.h5 cities.geojson --table /cities   # one table of several -> GeoJSON
   marquet convert old.parquet new.parquet --geoparquet-version 1.1
+  marquet convert points.csv points.h5 --lonlat lon,lat       # CSV with coordinates
+  marquet convert parcels.csv parcels.h5 --geometry wkt:wkt    # CSV with a WKT column
+  marquet convert export.parquet out.h5 --geometry geom:ewkb  # DuckDB/Spark Parquet, EWKB
+  marquet convert warehouse/db/roads out.h5 --bbox 5,45,10,48 # an Iceberg table (Havasu, v3)
+  marquet convert roads.h5 roads.parquet --layout geomesa     # GeoMesa Trino layout
 
-Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5. Both directions stream
-in batches of 65,536 rows. Exit 0 converted, 2 error.")]
+Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5, .csv/.tsv; an Iceberg
+table is its directory or a metadata/*.metadata.json. Parquet without GeoParquet metadata
+needs --geometry or --lonlat unless it has GeoMesa __<col>_bbox__ companions. Both
+directions stream in batches of 65,536 rows. Exit 0 converted, 2 error.")]
 struct ConvertArgs {
     /// The file to read.
     input: PathBuf,
@@ -94,8 +103,14 @@ struct ConvertArgs {
     /// GeoParquet flavour to write.
     #[arg(long, value_parser = ["2.0", "1.1", "1.0"])]
     geoparquet_version: Option<String>,
+    /// Parquet layout to write: geomesa = GeoMesa's Trino layout (WKB with __<col>_bbox__
+    /// and hex __<col>_z2__/__<col>_xz2__ companions, rows in curve order).
+    #[arg(long = "layout", value_parser = ["geomesa"])]
+    parquet_layout: Option<String>,
     #[command(flatten)]
     layout: LayoutArgs,
+    #[command(flatten)]
+    lake: lake::LakeArgs,
 }
 
 /// How a written table is laid out (marquet::marquet::WriteLayout). The defaults are the
@@ -281,8 +296,13 @@ fn convert(a: ConvertArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
+    let mut lake = match a.lake.options() {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    lake.geomesa_export = a.parquet_layout.as_deref() == Some("geomesa");
     let bar = Bar::rows("convert");
-    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, ..ConvertOptions::default() };
+    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, lake, ..ConvertOptions::default() };
     let res = convert(&a.input, &a.output, &opts);
     bar.finish();
     match res {

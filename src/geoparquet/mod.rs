@@ -25,6 +25,7 @@ pub mod export;
 pub mod geoarrow;
 pub mod geojson_io;
 pub mod import;
+pub mod lake;
 pub mod meta;
 pub mod sort;
 
@@ -166,6 +167,9 @@ pub struct ConvertOptions {
     /// How an imported table is laid out (default [`WriteLayout::default`](crate::marquet::WriteLayout::default): Hilbert order,
     /// block index, R-tree for non-point columns, covering columns).
     pub layout: crate::marquet::WriteLayout,
+    /// Lakehouse sources (CSV, plain Parquet, Iceberg, GeoMesa) and the GeoMesa layout on
+    /// export ([`lake`]).
+    pub lake: lake::LakeOptions,
 }
 
 /// What [`convert`] did.
@@ -177,11 +181,16 @@ pub struct ConvertReport {
     pub table: String,
     pub import: Option<ImportReport>,
     pub export: Option<ExportReport>,
+    /// What the lakehouse reader did ([`lake`]).
+    pub lake: Option<lake::LakeReport>,
 }
 
 impl std::fmt::Display for ConvertReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "{} -> {} (table {})", self.input.display(), self.output.display(), self.table)?;
+        if let Some(l) = &self.lake {
+            write!(f, "{l}")?;
+        }
         if let Some(i) = &self.import {
             write!(f, "{i}")?;
         }
@@ -192,7 +201,7 @@ impl std::fmt::Display for ConvertReport {
     }
 }
 
-fn default_table_name(p: &Path) -> String {
+pub(crate) fn default_table_name(p: &Path) -> String {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("table");
     let clean: String = stem.chars().map(|c| if c == '/' || c == '.' { '_' } else { c }).collect();
     format!("/{}", if clean.is_empty() { "table" } else { &clean })
@@ -231,6 +240,10 @@ fn single_table_of(file: &File) -> Result<String> {
 /// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
 /// GeoJSON goes through a temporary HDF5 file.
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    // CSV, plain Parquet, Iceberg and GeoMesa sources; the GeoMesa layout (issue #24).
+    if let Some(r) = lake::convert_hook(input, output, opts)? {
+        return Ok(r);
+    }
     let fin = opts.format.or_else(|| Format::from_path(input)).ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the input format from the extension", input.display()))
     })?;
