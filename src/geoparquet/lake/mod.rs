@@ -229,7 +229,7 @@ pub fn geomesa_columns(schema: &Schema) -> Vec<String> {
 }
 
 fn is_binary(dt: &DataType) -> bool {
-    matches!(dt, DataType::Binary | DataType::LargeBinary | DataType::BinaryView | DataType::FixedSizeBinary(_))
+    matches!(dt, DataType::Binary | DataType::LargeBinary | DataType::BinaryView)
 }
 
 fn is_string(dt: &DataType) -> bool {
