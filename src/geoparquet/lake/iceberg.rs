@@ -246,6 +246,13 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
             continue;
         }
         if let Some(c) = field_geometry(f, &props) {
+            if c.encoding.is_none() {
+                let e = f.get("havasu.geometry-encoding").cloned().unwrap_or_default();
+                return Err(MarquetError::Unsupported(format!(
+                    "{}: column {name}: havasu.geometry-encoding {e} (known: wkb, ewkb, wkt, geojson)",
+                    mf.display()
+                )));
+            }
             geometry.columns.push(c);
         }
         fields.push((id, name, f.get("type").cloned().unwrap_or(Value::Null), f.clone()));
@@ -478,5 +485,47 @@ impl Iterator for IcebergBatches {
                 None => self.current = None,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_fields() {
+        let props: serde_json::Map<String, Value> =
+            serde_json::from_str(r#"{"crs.utm": "{\"type\":\"ProjectedCRS\",\"name\":\"x\"}"}"#).unwrap();
+        let f = |j: &str| field_geometry(&serde_json::from_str(j).unwrap(), &props);
+        let g = f(r#"{"id":1,"name":"g","type":"geometry"}"#).unwrap();
+        assert_eq!((g.encoding, g.crs, g.edges), (Some(TextOrBinary::Wkb), Some(Value::String("OGC:CRS84".into())), None));
+        let g = f(r#"{"id":1,"name":"g","type":"geography(EPSG:4326, karney)"}"#).unwrap();
+        assert_eq!((g.crs, g.edges.as_deref()), (Some(Value::String("EPSG:4326".into())), Some("karney")));
+        let g = f(r#"{"id":1,"name":"g","type":"geography"}"#).unwrap();
+        assert_eq!(g.edges.as_deref(), Some("spherical"));
+        let g = f(r#"{"id":1,"name":"g","type":"geometry(projjson:crs.utm)"}"#).unwrap();
+        assert_eq!(g.crs.unwrap()["type"], "ProjectedCRS");
+        let g = f(r#"{"id":1,"name":"g","type":"binary","havasu.geometry-encoding":"ewkb"}"#).unwrap();
+        assert_eq!((g.encoding, g.crs), (Some(TextOrBinary::Ewkb), None));
+        assert!(f(r#"{"id":1,"name":"g","type":"binary"}"#).is_none());
+    }
+
+    #[test]
+    fn bounds() {
+        // Havasu: WKB points; Iceberg v3: x:y little-endian doubles.
+        let mut p = vec![1u8, 1, 0, 0, 0];
+        p.extend_from_slice(&1.5f64.to_le_bytes());
+        p.extend_from_slice(&(-2.0f64).to_le_bytes());
+        assert_eq!(bound_xy(&p), Some((1.5, -2.0)));
+        assert_eq!(bound_xy(&p[5..]), Some((1.5, -2.0)));
+        assert_eq!(bound_xy(&[0u8; 7]), None);
+    }
+
+    #[test]
+    fn moved_tables_are_re_rooted() {
+        let d = std::env::temp_dir().join(format!("marquet-ice-{}", std::process::id()));
+        let p = local_path("file:///old/wh/db/t/data/a.parquet", "file:///old/wh/db/t", &d);
+        assert_eq!(p, d.join("data/a.parquet"));
+        assert_eq!(local_path("/elsewhere/x.avro", "file:///old/wh/db/t", &d), PathBuf::from("/elsewhere/x.avro"));
     }
 }
