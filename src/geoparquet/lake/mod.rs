@@ -8,7 +8,7 @@
 //! and drops the derived `__<col>_z2__` / `__<col>_xz2__` columns. The converted batches
 //! are spooled to an uncompressed GeoParquet 1.1 file whose `geo` key says what was learnt
 //! (the CRS from the values' SRIDs or the Iceberg type, the companion as `covering`), and
-//! [`import_geoparquet`](super::import_geoparquet) / [`append_file`](super::append_file)
+//! [`super::import_geoparquet`] / [`super::append_file`]
 //! read it: one column mapping and one layout for every writer, memory bounded by one
 //! batch (plus the import's external sort).
 //!
