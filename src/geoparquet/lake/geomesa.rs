@@ -202,7 +202,7 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
         let lonlat = matches!(g.crs, Crs::Default) || g.crs.id().is_some_and(|(a, c)| (a == "EPSG" && c == "4326") || (a == "OGC" && c == "CRS84"));
         if !lonlat {
             return Err(MarquetError::Unsupported(format!(
-                "{}: column {}: CRS {} — GeoMesa's Z2/XZ2 curves are defined on longitude/latitude (EPSG:4326)",
+                "{}: column {}: CRS {} — GeoMesa's Z2/XZ2 curves are defined on longitude/latitude (EPSG:4326); import with --crs OGC:CRS84 when the coordinates are longitude/latitude",
                 t.path(),
                 g.name,
                 g.crs.display_name()
@@ -232,7 +232,8 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
     let mut fields: Vec<Field> = Vec::new();
     for (i, f) in schema.fields().iter().enumerate() {
         if coverings.contains(f.name()) {
-            report.skipped.push((f.name().clone(), "covering column: replaced by the __<col>_bbox__ companion".into()));
+            let of = plan.geometry_columns.iter().find(|g| g.covering.as_deref() == Some(f.name().as_str())).map(|g| g.name.clone()).unwrap_or_default();
+            report.skipped.push((f.name().clone(), format!("covering column: replaced by the companion __{of}_bbox__")));
             continue;
         }
         fields.push(f.as_ref().clone());

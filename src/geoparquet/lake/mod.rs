@@ -771,7 +771,11 @@ fn spool(dir: &Path, mut source: Source, opts: &LakeOptions, report: &mut LakeRe
     )));
     let p = sp.0.display().to_string();
     let f = std::fs::File::create(&sp.0).map_err(|e| MarquetError::Io { path: p.clone(), source: e })?;
-    let props = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED).build();
+    // Row groups of one batch: the writer buffers no more than that.
+    let props = WriterProperties::builder()
+        .set_compression(Compression::UNCOMPRESSED)
+        .set_max_row_group_row_count(Some(super::DEFAULT_BATCH_ROWS))
+        .build();
     let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
     let mut w = ArrowWriter::try_new_with_options(f, conv.schema(), wopts).map_err(|e| io_err(&p, e))?;
     for b in source.batches.by_ref() {
