@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
 use common::TempDir;
-use marquet::geoparquet::lake::geomesa::{xz2_hex, z2_hex};
-use marquet::geoparquet::lake::{GeometrySource, LakeOptions, TextOrBinary};
-use marquet::geoparquet::{append_file, convert, AppendOptions, ConvertOptions, ConvertReport, Format};
+use marquet::convert::lake::geomesa::{xz2_hex, z2_hex};
+use marquet::convert::lake::{GeometrySource, LakeOptions, TextOrBinary};
+use marquet::convert::{append_file, convert, AppendOptions, ConvertOptions, ConvertReport, Format};
 use marquet::h5col::File;
 use marquet::marquet::{Crs, MarquetTable, WriteLayout};
 use marquet::validate::{validate_file, Options, Status};
@@ -193,7 +193,7 @@ fn geomesa_import_checks_the_bbox_companion() {
 }
 
 fn to_wkb(wkt: &str) -> Vec<u8> {
-    marquet::geoparquet::lake::decode::wkt_to_wkb(wkt).unwrap().wkb
+    marquet::convert::lake::decode::wkt_to_wkb(wkt).unwrap().wkb
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Flags of `convert` and `append` for lakehouse sources (CSV, plain Parquet, Iceberg,
-//! GeoMesa): parsed here into [`marquet::geoparquet::lake::LakeOptions`].
+//! GeoMesa): parsed here into [`marquet::convert::lake::LakeOptions`].
 
 use clap::Args;
-use marquet::geoparquet::lake::{GeometrySource, LakeOptions};
+use marquet::convert::lake::{GeometrySource, LakeOptions};
 
 /// How a CSV, plain Parquet or Iceberg source is read.
 #[derive(Args, Debug, Default)]
