@@ -430,7 +430,18 @@ impl Converter {
                 Some((bi, f32)) => Some(self.check_bbox(gi, batch.column(bi), &boxes, f32)?),
                 None => None,
             };
-            let mut b = BinaryBuilder::with_capacity(n, wkbs.iter().map(|w| w.as_ref().map_or(0, |v| v.len())).sum());
+            // WKT decodes to up to ~5x its length: a batch must still fit Binary's 32-bit offsets.
+            let bytes: usize = wkbs.iter().map(|w| w.as_ref().map_or(0, |v| v.len())).sum();
+            if bytes > i32::MAX as usize {
+                return Err(MarquetError::Unsupported(format!(
+                    "{}: column {:?} rows {}..{}: {bytes} bytes of WKB in one batch (at most 2 GiB)",
+                    self.path,
+                    self.geoms[gi].name,
+                    self.row,
+                    self.row + n as u64
+                )));
+            }
+            let mut b = BinaryBuilder::with_capacity(n, bytes);
             for w in &wkbs {
                 match w {
                     Some(v) => b.append_value(v),
