@@ -43,6 +43,7 @@ use crate::convert::arrow::ArrowPlan;
 use crate::convert::ExportReport;
 use crate::convert::sort::HilbertSorter;
 use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
+use super::{arrow_err, pq_err};
 use crate::h5col::File;
 use crate::marquet::{Crs, MarquetTable};
 use crate::spec::{BBox, GeometryKind};
@@ -208,7 +209,7 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
                 g.crs.display_name()
             )));
         }
-        let idx = schema.index_of(&g.name).map_err(|e| io_err(&path, e))?;
+        let idx = schema.index_of(&g.name).map_err(|e| arrow_err(&path, e))?;
         let points = g.types.as_ref().is_some_and(|ts| !ts.is_empty() && ts.iter().all(|t| t.kind == GeometryKind::Point));
         geoms.push(GeomOut { name: g.name.clone(), idx, points });
     }
@@ -261,7 +262,7 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
         .set_max_row_group_row_count(Some(opts.row_group_rows.max(1)))
         .build();
     let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
-    let mut w = ArrowWriter::try_new_with_options(f, out_schema.clone(), wopts).map_err(|e| io_err(&path, e))?;
+    let mut w = ArrowWriter::try_new_with_options(f, out_schema.clone(), wopts).map_err(|e| pq_err(&path, e))?;
     // Pass 2: rows into curve order (bounded memory), then the companions.
     let mut sorter = HilbertSorter::new(keys, opts.sort_memory, crate::convert::geoparquet::import::spill_dir(file));
     let mut s = 0;
@@ -304,15 +305,15 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
                 cols.push(Arc::new(hex.finish()));
             }
         }
-        let ob = RecordBatch::try_new(out_schema.clone(), cols).map_err(|e| io_err(&path, e))?;
-        w.write(&ob).map_err(|e| io_err(&path, e))?;
+        let ob = RecordBatch::try_new(out_schema.clone(), cols).map_err(|e| arrow_err(&path, e))?;
+        w.write(&ob).map_err(|e| pq_err(&path, e))?;
         // One row group per sorted batch: each holds a contiguous z-range.
-        w.flush().map_err(|e| io_err(&path, e))?;
+        w.flush().map_err(|e| pq_err(&path, e))?;
         done += ob.num_rows() as u64;
         opts.progress.report(done, Some(n));
     }
     w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
-    let md = w.close().map_err(|e| io_err(&path, e))?;
+    let md = w.close().map_err(|e| pq_err(&path, e))?;
     report.rows = done;
     report.row_groups = md.num_row_groups();
     report.notes.push(format!(

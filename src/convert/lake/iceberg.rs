@@ -35,6 +35,7 @@ use super::source::Source;
 use super::{FoundColumn, LakeOptions, SourceGeometry, TextOrBinary, PARQUET_FIELD_ID};
 use crate::error::{MarquetError, Result};
 use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
+use super::{arrow_err, pq_err};
 use crate::spec::BBox;
 
 /// Field ids of Havasu's manifest extension (Havasu spec, "Manifests").
@@ -374,7 +375,7 @@ fn match_columns(file_schema: &Schema, fields: &[(i32, String, Value, Value)]) -
 
 fn open_file(p: &Path) -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>> {
     let f = std::fs::File::open(p).map_err(|e| MarquetError::Io { path: p.display().to_string(), source: e })?;
-    ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| io_err(&p.display().to_string(), e))
+    ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| pq_err(&p.display().to_string(), e))
 }
 
 /// Open the table at `input` as a record-batch stream over its live data files.
@@ -437,7 +438,7 @@ impl IcebergBatches {
         sorted.sort_unstable();
         // Positions of the projected columns in the projected batches.
         let pos: Vec<Option<usize>> = cols.iter().map(|c| c.and_then(|i| sorted.iter().position(|&r| r == i))).collect();
-        let r = b.with_batch_size(DEFAULT_BATCH_ROWS).with_projection(mask).build().map_err(|e| io_err(&p.display().to_string(), e))?;
+        let r = b.with_batch_size(DEFAULT_BATCH_ROWS).with_projection(mask).build().map_err(|e| pq_err(&p.display().to_string(), e))?;
         self.current = Some((p, r, pos));
         Ok(true)
     }
@@ -460,7 +461,7 @@ impl IcebergBatches {
             cols.push(a);
         }
         let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
-        RecordBatch::try_new_with_options(self.schema.clone(), cols, &opts).map_err(|e| io_err(&p.display().to_string(), e))
+        RecordBatch::try_new_with_options(self.schema.clone(), cols, &opts).map_err(|e| arrow_err(&p.display().to_string(), e))
     }
 }
 
@@ -481,7 +482,7 @@ impl Iterator for IcebergBatches {
                     let (p, pos) = (p.clone(), pos.clone());
                     return Some(self.conform(&p, &b, &pos));
                 }
-                Some(Err(e)) => return Some(Err(io_err(&p.display().to_string(), e))),
+                Some(Err(e)) => return Some(Err(arrow_err(&p.display().to_string(), e))),
                 None => self.current = None,
             }
         }

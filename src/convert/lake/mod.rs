@@ -461,9 +461,9 @@ impl Converter {
         }
         self.row += n as u64;
         let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(n));
-        let out = RecordBatch::try_new_with_options(self.output.clone(), cols, &opts).map_err(|e| io_err(&self.path, e))?;
+        let out = RecordBatch::try_new_with_options(self.output.clone(), cols, &opts).map_err(|e| arrow_err(&self.path, e))?;
         let out = if any_window_drop {
-            arrow_select::filter::filter_record_batch(&out, &BooleanArray::from(keep)).map_err(|e| io_err(&self.path, e))?
+            arrow_select::filter::filter_record_batch(&out, &BooleanArray::from(keep)).map_err(|e| arrow_err(&self.path, e))?
         } else {
             out
         };
@@ -715,7 +715,7 @@ fn bbox_array(v: &[Vec<Option<f64>>; 4], f32: bool) -> Result<ArrayRef> {
     }
     let nulls: Vec<bool> = v[0].iter().map(|x| x.is_some()).collect();
     let nb = nulls.iter().any(|v| !v).then(|| arrow_buffer::NullBuffer::from(nulls));
-    Ok(Arc::new(StructArray::try_new(fields, arrays, nb).map_err(|e| io_err("bbox", e))?))
+    Ok(Arc::new(StructArray::try_new(fields, arrays, nb).map_err(|e| arrow_err("bbox", e))?))
 }
 
 /// Largest float32 not above `v`.
@@ -788,11 +788,11 @@ fn spool(dir: &Path, mut source: Source, opts: &LakeOptions, report: &mut LakeRe
         .set_max_row_group_row_count(Some(super::DEFAULT_BATCH_ROWS))
         .build();
     let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
-    let mut w = ArrowWriter::try_new_with_options(f, conv.schema(), wopts).map_err(|e| io_err(&p, e))?;
+    let mut w = ArrowWriter::try_new_with_options(f, conv.schema(), wopts).map_err(|e| pq_err(&p, e))?;
     for b in source.batches.by_ref() {
         let b = conv.convert(&b?)?;
         if b.num_rows() > 0 {
-            w.write(&b).map_err(|e| io_err(&p, e))?;
+            w.write(&b).map_err(|e| pq_err(&p, e))?;
         }
     }
     report.source = source.describe.clone();
@@ -801,7 +801,7 @@ fn spool(dir: &Path, mut source: Source, opts: &LakeOptions, report: &mut LakeRe
     report.warnings.extend(source.warnings.iter().cloned());
     let geo = conv.finish(report)?;
     w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
-    w.close().map_err(|e| io_err(&p, e))?;
+    w.close().map_err(|e| pq_err(&p, e))?;
     Ok(sp)
 }
 
@@ -832,6 +832,16 @@ pub fn append_lake(file: &File, table: &str, input: &Path, aopts: &AppendOptions
 /// Does `input` need the lakehouse reader (see the module doc)?
 pub fn wants_lake(input: &Path, opts: &LakeOptions) -> Result<bool> {
     Ok(source::kind_of(input, opts)?.is_some())
+}
+
+/// A Parquet error of `path`, kept as its type.
+pub(crate) fn pq_err(path: &str, e: parquet::errors::ParquetError) -> MarquetError {
+    MarquetError::Parquet { path: path.to_string(), source: e }
+}
+
+/// An Arrow error of `path`, kept as its type.
+pub(crate) fn arrow_err(path: &str, e: arrow_schema::ArrowError) -> MarquetError {
+    MarquetError::Arrow { path: path.to_string(), source: e }
 }
 
 /// Field metadata key of Parquet field ids in Arrow schemas.

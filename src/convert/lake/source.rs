@@ -11,7 +11,8 @@ use parquet::basic::LogicalType;
 
 use super::{geomesa_columns, LakeOptions, SourceGeometry};
 use crate::error::{MarquetError, Result};
-use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
+use crate::convert::DEFAULT_BATCH_ROWS;
+use super::{arrow_err, pq_err};
 
 /// What kind of lakehouse source a path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +66,7 @@ pub fn kind_of(input: &Path, opts: &LakeOptions) -> Result<Option<SourceKind>> {
         "csv" | "tsv" => Ok(Some(SourceKind::Csv)),
         "parquet" | "pq" | "geoparquet" => {
             let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: input.display().to_string(), source: e })?;
-            let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| io_err(&input.display().to_string(), e))?;
+            let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| pq_err(&input.display().to_string(), e))?;
             let has_geo = b.metadata().file_metadata().key_value_metadata().is_some_and(|kv| kv.iter().any(|k| k.key == "geo"));
             let native = b.parquet_schema().root_schema().get_fields().iter().any(|f| {
                 f.is_primitive() && matches!(f.get_basic_info().logical_type_ref(), Some(LogicalType::Geometry(_) | LogicalType::Geography(_)))
@@ -86,14 +87,14 @@ pub fn open_source(input: &Path, opts: &LakeOptions) -> Result<Source> {
         Some(SourceKind::Csv) => open_csv(input, opts),
         Some(SourceKind::Parquet) => {
             let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
-            let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| io_err(&path, e))?;
+            let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| pq_err(&path, e))?;
             let schema = b.schema().clone();
-            let reader = b.with_batch_size(DEFAULT_BATCH_ROWS).build().map_err(|e| io_err(&path, e))?;
+            let reader = b.with_batch_size(DEFAULT_BATCH_ROWS).build().map_err(|e| pq_err(&path, e))?;
             let p2 = path.clone();
             Ok(Source {
                 path: path.clone(),
                 schema,
-                batches: Box::new(reader.map(move |r| r.map_err(|e| io_err(&p2, e)))),
+                batches: Box::new(reader.map(move |r| r.map_err(|e| arrow_err(&p2, e)))),
                 geometry: SourceGeometry::default(),
                 describe: "parquet".into(),
                 files_total: 0,
@@ -114,7 +115,7 @@ fn open_csv(input: &Path, opts: &LakeOptions) -> Result<Source> {
         format = format.with_delimiter(b'\t');
     }
     // Pass 1: the schema, inferred from every record (streamed).
-    let (inferred, _) = format.infer_schema(std::io::BufReader::new(open()?), None).map_err(|e| io_err(&path, e))?;
+    let (inferred, _) = format.infer_schema(std::io::BufReader::new(open()?), None).map_err(|e| arrow_err(&path, e))?;
     // Geometry text stays text; lon/lat are numbers even when some cells are empty.
     let geoms: Vec<&str> = opts.geometry.iter().map(|g| g.column.as_str()).collect();
     let (lon, lat) = opts.lonlat.clone().unwrap_or_default();
@@ -136,12 +137,12 @@ fn open_csv(input: &Path, opts: &LakeOptions) -> Result<Source> {
         .with_format(format)
         .with_batch_size(DEFAULT_BATCH_ROWS)
         .build(std::io::BufReader::new(open()?))
-        .map_err(|e| io_err(&path, e))?;
+        .map_err(|e| arrow_err(&path, e))?;
     let p2 = path.clone();
     Ok(Source {
         path: path.clone(),
         schema,
-        batches: Box::new(reader.map(move |r| r.map_err(|e| io_err(&p2, e)))),
+        batches: Box::new(reader.map(move |r| r.map_err(|e| arrow_err(&p2, e)))),
         geometry: SourceGeometry::default(),
         describe: "csv".into(),
         files_total: 0,
