@@ -8,6 +8,8 @@ pub mod filter;
 pub(crate) mod guard;
 pub mod index;
 pub mod list;
+#[cfg(feature = "mpio")]
+pub mod mpio;
 pub mod search;
 
 use std::collections::BTreeMap;

@@ -1230,6 +1230,8 @@ pub fn choose_form(v: &GeometryValues) -> Result<StorageForm> {
 pub mod maintain;
 pub mod modify;
 pub mod append_from;
+#[cfg(feature = "mpio")]
+pub mod parallel;
 
 /// A geometry column opened once for WKB reads ([`MarquetTable::read_wkb`],
 /// [`MarquetTable::take_wkb`]).

@@ -1,0 +1,179 @@
+//! Collective writes, reads and queries of one Marquet table by every rank of an MPI job
+//! (feature `mpio`, docs/PARALLEL.md). Run by `scripts/test-mpi.sh`:
+//!
+//! ```sh
+//! mpirun -np 4 target/release/examples/mpi_collective write /tmp/p.h5 250000 2
+//! target/release/examples/mpi_collective serial /tmp/s.h5 1000000 2   # the same rows, one process
+//! mpirun -np 4 target/release/examples/mpi_collective query /tmp/p.h5 -20,-10,20,10
+//! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 300
+//! ```
+//!
+//! Feature `i` (a global id) is a 0.05° square polygon whose centre depends only on `i`, with
+//! columns `id` (int64), `value` (float64) and `label` (a string list column); every 1,009th
+//! geometry is null. `write PATH K A`: rank `r` owns ids `r*K .. (r+1)*K` and appends them in
+//! `A` collective appends; rank 0 prints one JSON line with the timing of the appends.
+//! `serial PATH N A`: ids `0..N` in `A` ordinary appends, no MPI. `query PATH BOX`: every rank
+//! answers the window over its share of the rows; rank 0 checks the union against the serial
+//! query. `crash PATH K MS`: one committed append of `K` rows a rank, then a second one during
+//! which rank 1 aborts after `MS` milliseconds.
+
+use std::time::Instant;
+
+use marquet::h5col::list::{ListArray, ListSpec};
+use marquet::h5col::{Array, ColumnSpec, ColumnValues, File};
+use marquet::marquet::parallel;
+use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
+use marquet::query::{Predicate, Query};
+use marquet::{h5::Dtype, BBox, Result};
+
+const TABLE: &str = "/features";
+
+fn square(i: u64) -> Option<Vec<u8>> {
+    if i.is_multiple_of(1009) {
+        return None;
+    }
+    let x = ((i.wrapping_mul(7919)) % 3600) as f64 / 10.0 - 180.0 + 0.01;
+    let y = ((i.wrapping_mul(104_729)) % 1700) as f64 / 10.0 - 85.0 + 0.01;
+    let d = 0.05;
+    let ring = [(x, y), (x + d, y), (x + d, y + d), (x, y + d), (x, y)];
+    let mut w = vec![1u8];
+    w.extend_from_slice(&3u32.to_le_bytes());
+    w.extend_from_slice(&1u32.to_le_bytes());
+    w.extend_from_slice(&(ring.len() as u32).to_le_bytes());
+    for (px, py) in ring {
+        w.extend_from_slice(&px.to_le_bytes());
+        w.extend_from_slice(&py.to_le_bytes());
+    }
+    Some(w)
+}
+
+fn batch(ids: std::ops::Range<u64>) -> GeoBatch {
+    let geoms: Vec<Option<Vec<u8>>> = ids.clone().map(square).collect();
+    let id: Vec<i64> = ids.clone().map(|i| i as i64).collect();
+    let value: Vec<f64> = ids.clone().map(|i| i as f64 * 0.5).collect();
+    let labels: Vec<String> = ids.clone().map(|i| format!("f{i}")).collect();
+    let label_rows: Vec<Option<Vec<&str>>> = labels.iter().map(|s| Some(vec![s.as_str()])).collect();
+    GeoBatch::new()
+        .with_geometry("geom", GeometryValues::Wkb(geoms))
+        .with_array("id", Array::from_i64(&id))
+        .with_array("value", Array::from_f64(&value))
+        .with_column("label", ColumnValues::List(ListArray::from_string_rows(&label_rows)))
+}
+
+/// The table of the default layout (block index, R-tree, covering column), made by every
+/// rank alike on a parallel file or by one process on a serial one.
+fn create_table(file: &File, rows: u64) -> Result<MarquetTable> {
+    let mut t = MarquetTable::create(file, TABLE)?;
+    let layout = WriteLayout::default();
+    let spec = layout.geometry_spec(GeometryColumnSpec::default().with_form(StorageForm::VarWkb), "bbox");
+    t.add_geometry_column("geom", &spec)?;
+    t.add_column("id", &ColumnSpec::new(Dtype::I64))?;
+    t.add_column("value", &ColumnSpec::new(Dtype::F64))?;
+    t.table().add_list_column("label", &ListSpec::strings())?;
+    layout.declare_all(&t, true, Some(rows))?;
+    Ok(t)
+}
+
+fn arg<T: std::str::FromStr>(a: &[String], i: usize, what: &str) -> T {
+    a.get(i).and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        eprintln!("mpi_collective: argument {i} ({what}) missing or invalid; see the source's header");
+        std::process::exit(2)
+    })
+}
+
+fn run(a: &[String]) -> Result<()> {
+    let mode = a.get(1).map(String::as_str).unwrap_or("");
+    let path: String = arg(a, 2, "PATH");
+    if mode == "serial" {
+        let n: u64 = arg(a, 3, "N");
+        let appends: u64 = arg(a, 4, "A");
+        let file = File::create(&path)?;
+        let t = create_table(&file, n)?;
+        let t0 = Instant::now();
+        for k in 0..appends {
+            t.append(&batch(n * k / appends..n * (k + 1) / appends))?;
+        }
+        println!("{{\"mode\":\"serial\",\"ranks\":1,\"rows\":{n},\"seconds\":{:.3}}}", t0.elapsed().as_secs_f64());
+        return Ok(());
+    }
+    parallel::init()?;
+    let comm = parallel::comm_world();
+    let (rank, size) = (parallel::rank(comm)? as u64, parallel::size(comm)? as u64);
+    match mode {
+        "write" | "crash" => {
+            let k: u64 = arg(a, 3, "K");
+            let (appends, crash_ms) = if mode == "write" { (arg::<u64>(a, 4, "A").max(1), None) } else { (2, Some(arg::<u64>(a, 4, "MS"))) };
+            let file = parallel::create(&path, comm)?;
+            let t = create_table(&file, k * size)?;
+            parallel::barrier(comm)?;
+            let t0 = Instant::now();
+            let mine = rank * k..(rank + 1) * k;
+            for j in 0..appends {
+                if j == 1 {
+                    if let (Some(ms), 1) = (crash_ms, rank) {
+                        std::thread::spawn(move || {
+                            std::thread::sleep(std::time::Duration::from_millis(ms));
+                            eprintln!("mpi_collective: rank 1 aborts after {ms} ms of the second append");
+                            std::process::abort();
+                        });
+                    }
+                }
+                let ids = mine.start + k * j / appends..mine.start + k * (j + 1) / appends;
+                parallel::append_collective(&t, &batch(ids), comm)?;
+            }
+            parallel::barrier(comm)?;
+            let secs = t0.elapsed().as_secs_f64();
+            let n = t.nrows()?;
+            if rank == 0 {
+                let mib = std::fs::metadata(&path).map(|m| m.len() as f64 / 1048576.0).unwrap_or(0.0);
+                println!(
+                    "{{\"mode\":\"{mode}\",\"ranks\":{size},\"rows\":{n},\"appends\":{appends},\"seconds\":{secs:.3},\"rows_per_s\":{:.0},\"file_mib\":{mib:.1}}}",
+                    n as f64 / secs
+                );
+            }
+        }
+        "query" => {
+            let b: Vec<f64> = a.get(3).map(|s| s.split(',').filter_map(|v| v.parse().ok()).collect()).unwrap_or_default();
+            if b.len() != 4 {
+                eprintln!("mpi_collective: query needs X0,Y0,X1,Y1");
+                std::process::exit(2);
+            }
+            let window = BBox::xy(b[0], b[1], b[2], b[3]);
+            let file = parallel::open(&path, comm, false)?;
+            let t = MarquetTable::open(&file, TABLE)?;
+            let t0 = Instant::now();
+            let mine = parallel::query_share(&t, "geom", &window, comm)?;
+            let all = parallel::gather_rows(comm, &mine)?;
+            let secs = t0.elapsed().as_secs_f64();
+            // The serial answer (every rank alike: reads need no coordination).
+            let serial = t.query("geom", &Query::bbox(window).with_predicate(Predicate::BBoxOnly))?.rows;
+            let ok = all == serial;
+            if rank == 0 {
+                println!(
+                    "{{\"mode\":\"query\",\"ranks\":{size},\"rows\":{},\"rank0_rows\":{},\"serial_rows\":{},\"equal\":{ok},\"seconds\":{secs:.3}}}",
+                    all.len(),
+                    mine.len(),
+                    serial.len()
+                );
+            }
+            if !ok {
+                eprintln!("mpi_collective: rank {rank}: the collective query differs from the serial one");
+                std::process::exit(1);
+            }
+        }
+        _ => {
+            eprintln!("mpi_collective: MODE is write, serial, query or crash");
+            std::process::exit(2);
+        }
+    }
+    parallel::finalize()?;
+    Ok(())
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    if let Err(e) = run(&a) {
+        eprintln!("mpi_collective: {e}");
+        std::process::exit(1);
+    }
+}
