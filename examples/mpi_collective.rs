@@ -5,7 +5,8 @@
 //! mpirun -np 4 target/release/examples/mpi_collective write /tmp/p.h5 250000 2
 //! target/release/examples/mpi_collective serial /tmp/s.h5 1000000 2   # the same rows, one process
 //! mpirun -np 4 target/release/examples/mpi_collective query /tmp/p.h5 -20,-10,20,10
-//! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 300
+//! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 50
+//! mpirun -np 4 target/release/examples/mpi_collective refuse /tmp/r.h5
 //! ```
 //!
 //! Feature `i` (a global id) is a 0.05° square polygon whose centre depends only on `i`, with
@@ -14,8 +15,9 @@
 //! `A` collective appends; rank 0 prints one JSON line with the timing of the appends.
 //! `serial PATH N A`: ids `0..N` in `A` ordinary appends, no MPI. `query PATH BOX`: every rank
 //! answers the window over its share of the rows; rank 0 checks the union against the serial
-//! query. `crash PATH K MS`: one committed append of `K` rows a rank, then a second one during
-//! which rank 1 aborts after `MS` milliseconds.
+//! query. `crash PATH K PCT`: one committed append of `K` rows a rank, then a second one during
+//! which rank 1 aborts after `PCT` % of the first append's duration. `refuse PATH`: rank 1 passes an invalid WKB
+//! value; every rank must get an error, NROWS must stay, and the next append must work.
 
 use std::time::Instant;
 
@@ -102,15 +104,20 @@ fn run(a: &[String]) -> Result<()> {
     match mode {
         "write" | "crash" => {
             let k: u64 = arg(a, 3, "K");
-            let (appends, crash_ms) = if mode == "write" { (arg::<u64>(a, 4, "A").max(1), None) } else { (2, Some(arg::<u64>(a, 4, "MS"))) };
+            let (appends, crash_ms) = if mode == "write" { (arg::<u64>(a, 4, "A").max(1), None) } else { (2, Some(arg::<u64>(a, 4, "PCT"))) };
             let file = parallel::create(&path, comm)?;
             let t = create_table(&file, k * size)?;
             parallel::barrier(comm)?;
             let t0 = Instant::now();
+            let c0 = parallel::call_counts();
             let mine = rank * k..(rank + 1) * k;
+            let mut phases = [0.0f64; 4];
+            let mut first_append = 0.0;
             for j in 0..appends {
                 if j == 1 {
-                    if let (Some(ms), 1) = (crash_ms, rank) {
+                    // MS is a percentage of the first append's duration.
+                    if let (Some(pct), 1) = (crash_ms, rank) {
+                        let ms = (first_append * 1000.0 * pct as f64 / 100.0) as u64;
                         std::thread::spawn(move || {
                             std::thread::sleep(std::time::Duration::from_millis(ms));
                             eprintln!("mpi_collective: rank 1 aborts after {ms} ms of the second append");
@@ -119,17 +126,59 @@ fn run(a: &[String]) -> Result<()> {
                     }
                 }
                 let ids = mine.start + k * j / appends..mine.start + k * (j + 1) / appends;
+                let ta = Instant::now();
                 parallel::append_collective(&t, &batch(ids), comm)?;
+                if j == 0 {
+                    first_append = ta.elapsed().as_secs_f64();
+                }
+                let p = parallel::last_phases();
+                for (acc, v) in phases.iter_mut().zip([p.prepare, p.write, p.summaries_and_indexes, p.commit]) {
+                    *acc += v;
+                }
             }
+            let c1 = parallel::call_counts();
             parallel::barrier(comm)?;
             let secs = t0.elapsed().as_secs_f64();
             let n = t.nrows()?;
+            // Per collective append, on this rank: MPI collectives of Marquet's own and
+            // collective H5Dwrite calls (HDF5's own collectives, e.g. in H5Fflush, come on top).
+            let (mpi_calls, coll_writes) = ((c1.0 - c0.0) / appends, (c1.1 - c0.1) / appends);
             if rank == 0 {
                 let mib = std::fs::metadata(&path).map(|m| m.len() as f64 / 1048576.0).unwrap_or(0.0);
                 println!(
-                    "{{\"mode\":\"{mode}\",\"ranks\":{size},\"rows\":{n},\"appends\":{appends},\"seconds\":{secs:.3},\"rows_per_s\":{:.0},\"file_mib\":{mib:.1}}}",
-                    n as f64 / secs
+                    "{{\"mode\":\"{mode}\",\"ranks\":{size},\"rows\":{n},\"appends\":{appends},\"seconds\":{secs:.3},\"rows_per_s\":{:.0},\"file_mib\":{mib:.1},\"mpi_collectives_per_append\":{mpi_calls},\"collective_writes_per_append\":{coll_writes},\"first_append_seconds\":{first_append:.3},\"rank0_phases\":{{\"prepare\":{:.3},\"write\":{:.3},\"summaries_and_indexes\":{:.3},\"commit\":{:.3}}}}}",
+                    n as f64 / secs,
+                    phases[0],
+                    phases[1],
+                    phases[2],
+                    phases[3]
                 );
+            }
+        }
+        "refuse" => {
+            // A batch refused on one rank fails the append on every rank and leaves the file
+            // as it was; the next append works.
+            let k = 1000u64;
+            let file = parallel::create(&path, comm)?;
+            let t = create_table(&file, 3 * k * size)?;
+            parallel::append_collective(&t, &batch(rank * k..(rank + 1) * k), comm)?;
+            let mut bad = batch(size * k + rank * k..size * k + (rank + 1) * k);
+            if rank == 1 {
+                bad.geometries.insert("geom".into(), GeometryValues::Wkb(vec![Some(vec![1, 99, 0, 0, 0]); k as usize]));
+            }
+            let refused = parallel::append_collective(&t, &bad, comm);
+            let n1 = t.nrows()?;
+            parallel::append_collective(&t, &batch(size * k + rank * k..size * k + (rank + 1) * k), comm)?;
+            let n2 = t.nrows()?;
+            let ok = refused.is_err() && n1 == size * k && n2 == 2 * size * k;
+            if rank <= 1 {
+                println!(
+                    "{{\"mode\":\"refuse\",\"rank\":{rank},\"error\":{:?},\"nrows_after_refusal\":{n1},\"nrows_after_next\":{n2},\"ok\":{ok}}}",
+                    refused.err().map(|e| e.to_string()).unwrap_or_default()
+                );
+            }
+            if !ok {
+                std::process::exit(1);
             }
         }
         "query" => {
@@ -162,7 +211,7 @@ fn run(a: &[String]) -> Result<()> {
             }
         }
         _ => {
-            eprintln!("mpi_collective: MODE is write, serial, query or crash");
+            eprintln!("mpi_collective: MODE is write, serial, query, crash or refuse");
             std::process::exit(2);
         }
     }

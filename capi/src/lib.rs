@@ -20,6 +20,8 @@ pub mod file;
 pub mod geometry_info;
 pub mod index;
 pub mod last_error;
+#[cfg(feature = "mpio")]
+pub mod mpi;
 pub mod options;
 pub mod panic;
 pub mod query;

@@ -22,6 +22,7 @@
 use std::collections::HashMap;
 use std::os::raw::{c_int, c_ulong, c_void};
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use hdf5::globals as g;
@@ -33,6 +34,21 @@ pub use mpi_sys::MPI_Comm;
 
 use super::{check, cstr, locked, wrote, Dtype, Hid};
 use crate::error::{MarquetError, Result};
+
+/// Calls made by this process: MPI collectives (reductions, scans, gathers, barriers) and
+/// collective `H5Dwrite`s (replicated and distributed), for the benchmark's model of a
+/// collective append (docs/PARALLEL.md).
+static MPI_CALLS: AtomicU64 = AtomicU64::new(0);
+static COLLECTIVE_WRITES: AtomicU64 = AtomicU64::new(0);
+
+/// `(MPI collectives, collective H5Dwrite calls)` made by this process so far.
+pub fn call_counts() -> (u64, u64) {
+    (MPI_CALLS.load(Ordering::Relaxed), COLLECTIVE_WRITES.load(Ordering::Relaxed))
+}
+
+fn counted() {
+    MPI_CALLS.fetch_add(1, Ordering::Relaxed);
+}
 
 /// Rank and size of the communicator of each open parallel file, by HDF5 file number.
 static PARALLEL: Mutex<Option<HashMap<u64, (i32, i32)>>> = Mutex::new(None);
@@ -103,11 +119,13 @@ pub fn size(comm: MPI_Comm) -> Result<i32> {
 
 /// `MPI_Barrier`.
 pub fn barrier(comm: MPI_Comm) -> Result<()> {
+    counted();
     mpi_check(unsafe { mpi_sys::MPI_Barrier(comm) }, "MPI_Barrier")
 }
 
 /// The sum of `v` over the ranks before this one (`MPI_Exscan`; 0 on rank 0).
 pub fn exscan_sum_u64(comm: MPI_Comm, v: u64) -> Result<u64> {
+    counted();
     let mut out: u64 = 0;
     mpi_check(
         unsafe {
@@ -141,6 +159,7 @@ pub enum Reduce {
 
 /// `MPI_Allreduce` of `v` element by element.
 pub fn allreduce_u64(comm: MPI_Comm, v: &mut [u64], op: Reduce) -> Result<()> {
+    counted();
     let op = unsafe {
         match op {
             Reduce::Sum => mpi_sys::RSMPI_SUM,
@@ -167,6 +186,7 @@ pub fn allreduce_u64(comm: MPI_Comm, v: &mut [u64], op: Reduce) -> Result<()> {
 
 /// `MPI_Allreduce` of `v` element by element with `MPI_MIN` (`max = false`) or `MPI_MAX`.
 pub fn allreduce_f64(comm: MPI_Comm, v: &mut [f64], max: bool) -> Result<()> {
+    counted();
     let op = unsafe { if max { mpi_sys::RSMPI_MAX } else { mpi_sys::RSMPI_MIN } };
     let send = v.to_vec();
     mpi_check(
@@ -190,6 +210,7 @@ pub type Spans = Vec<(usize, usize)>;
 /// Every rank's bytes, concatenated in rank order on every rank (`MPI_Allgather` of the
 /// lengths, then `MPI_Allgatherv`). Returns the bytes and each rank's span.
 pub fn allgatherv(comm: MPI_Comm, mine: &[u8]) -> Result<(Vec<u8>, Spans)> {
+    MPI_CALLS.fetch_add(2, Ordering::Relaxed);
     let n = size(comm)? as usize;
     let my_len = mine.len() as u64;
     let mut lens = vec![0u64; n];
@@ -321,6 +342,7 @@ pub fn open(path: &str, comm: MPI_Comm, rw: bool) -> Result<hdf5::File> {
 }
 
 fn collective_dxpl(path: &str) -> Result<Hid> {
+    COLLECTIVE_WRITES.fetch_add(1, Ordering::Relaxed);
     locked(|| unsafe {
         let x = Hid::new(h5p::H5Pcreate(*g::H5P_DATASET_XFER), path, "H5Pcreate")?;
         check(h5p::H5Pset_dxpl_mpio(x.0, H5FD_mpio_xfer_t::H5FD_MPIO_COLLECTIVE), path, "H5Pset_dxpl_mpio")?;

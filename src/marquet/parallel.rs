@@ -20,6 +20,7 @@
 //! (each rank may sort its own batch first, see docs/PARALLEL.md).
 
 use std::ops::Range;
+use std::time::Instant;
 
 use super::{checks, GeoBatch, MarquetTable, RowInfo};
 use crate::error::{MarquetError, Result};
@@ -29,7 +30,7 @@ use crate::h5col::File;
 use crate::spec::{BBox, GeometryType};
 use crate::wkb::WkbInfo;
 
-pub use crate::h5::mpio::{barrier, comm_from_fortran, comm_world, finalize, init, rank, size, MPI_Comm};
+pub use crate::h5::mpio::{barrier, call_counts, comm_from_fortran, comm_is_usable, comm_world, finalize, init, rank, size, MPI_Comm};
 pub use crate::h5col::mpio::Slab as AppendSlab;
 
 /// Create (truncate) `path` on every rank of `comm` (collective; same path everywhere).
@@ -56,12 +57,16 @@ pub fn append_collective(table: &MarquetTable, batch: &GeoBatch, comm: MPI_Comm)
         .chain(batch.columns.nrows().ok())
         .max()
         .unwrap_or(0);
+    let t0 = Instant::now();
     let offset = mpio::exscan_sum_u64(comm, k_local)?;
     let prepared = agree(comm, prepare(table, batch, offset));
     let (cols, summaries) = prepared?;
+    let t1 = Instant::now();
     let rtree = table.rtree_on_append();
     let indexed = table.table().generation()?.is_some();
-    table.table().append_collective(&cols, comm, &mut |_, slab| {
+    let (mut t2, mut t3) = (t1, t1);
+    let r = table.table().append_collective(&cols, comm, &mut |_, slab| {
+        t2 = Instant::now();
         for (info, rows) in &summaries {
             // BBOX and GEOMETRY_TYPES from the reduced summaries of all ranks.
             let reduced = reduce_summaries(comm, rows)?;
@@ -73,8 +78,38 @@ pub fn append_collective(table: &MarquetTable, batch: &GeoBatch, comm: MPI_Comm)
                 super::maintain::after_append(table, info, slab.n_old, &all, rtree)?;
             }
         }
+        t3 = Instant::now();
         Ok(())
-    })
+    });
+    let t4 = Instant::now();
+    *LAST_PHASES.lock().unwrap_or_else(|e| e.into_inner()) = Phases {
+        prepare: (t1 - t0).as_secs_f64(),
+        write: (t2.max(t1) - t1).as_secs_f64(),
+        summaries_and_indexes: (t3.max(t2) - t2).as_secs_f64(),
+        commit: (t4 - t3.max(t1)).as_secs_f64(),
+    };
+    r
+}
+
+/// Where this rank's last [`append_collective`] spent its time (seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Phases {
+    /// Checking and encoding this rank's batch, and agreeing that every rank's is valid.
+    pub prepare: f64,
+    /// Extending the columns, writing the slabs (collective), H5Col index upkeep.
+    pub write: f64,
+    /// Reducing BBOX / GEOMETRY_TYPES, gathering row boxes, block index and R-tree upkeep.
+    pub summaries_and_indexes: f64,
+    /// GENERATION and NROWS with their flushes.
+    pub commit: f64,
+}
+
+static LAST_PHASES: std::sync::Mutex<Phases> =
+    std::sync::Mutex::new(Phases { prepare: 0.0, write: 0.0, summaries_and_indexes: 0.0, commit: 0.0 });
+
+/// The [`Phases`] of this rank's last [`append_collective`] (for benchmarks).
+pub fn last_phases() -> Phases {
+    *LAST_PHASES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 type Summaries = Vec<(super::GeometryColumnInfo, Vec<RowInfo>)>;
