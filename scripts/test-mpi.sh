@@ -27,8 +27,9 @@
 # 5. Benchmark: collective write throughput with 1, 2 and 4 ranks (4 × ROWS rows in total
 #    each time), one JSON line each, and a Markdown table on stdout.
 #
-# Measured on the 2-core CI machine: cold (parallel HDF5 build 172 s + mpio release build
-# ~4 min + tests ~2 min) about 10 min; warm about 2-3 min.
+# Measured on the 2-core machine while other builds ran (load 8-10): cold = parallel HDF5
+# 172 s + mpio release build of the example 608 s (4.3 min CPU) + libmarquet 138 s + tests
+# and benchmark 174 s = about 18 min; warm (HDF5 and both builds cached) 174 s.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { echo "[test-mpi] $*" >&2; }

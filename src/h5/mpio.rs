@@ -9,8 +9,8 @@
 //!   tables and columns, writing indexes and attributes). HDF5 requires exactly that for
 //!   every metadata change of a file opened with the MPI-IO driver. Data written this way
 //!   is identical on every rank, so rank 0 writes it and the others join the collective
-//!   `H5Dwrite` with an empty selection: [`replicated_xfer`], hooked into the writes of
-//!   [`super`].
+//!   `H5Dwrite` with an empty selection (`replicated_xfer`, hooked into the writes of
+//!   [`super`]).
 //! * **distributed**: each rank writes its own slab of a column ([`write_slab`]), all ranks
 //!   in one collective `H5Dwrite` (parallel HDF5 refuses independent writes to filtered
 //!   datasets, and collective I/O lets MPI-IO aggregate the ranks' pieces).
