@@ -25,7 +25,7 @@ use marquet::h5col::list::{ListArray, ListSpec};
 use marquet::h5col::{Array, ColumnSpec, ColumnValues, File};
 use marquet::marquet::parallel;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
-use marquet::query::{Predicate, Query};
+use marquet::query::{Predicate, Query, TableQuery};
 use marquet::{h5::Dtype, BBox, Result};
 
 const TABLE: &str = "/features";

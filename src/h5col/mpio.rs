@@ -5,7 +5,7 @@
 //! calls with the same arguments (HDF5 requires that of every metadata change; data
 //! written that way is written once, by rank 0: see `crate::h5::mpio`).
 
-use super::{index, Batch, ColumnKind, ColumnValues, File, ListArray, Table};
+use super::{search_index, Batch, ColumnKind, ColumnValues, File, ListArray, Table};
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, mpio, mpio::MPI_Comm};
 use crate::spec::names;
@@ -107,7 +107,7 @@ impl Table {
         h5::flush(self.id())?;
         let g_old = self.generation()?;
         // Step 4: H5Col indexes (tokens before content), then the caller's (Marquet's).
-        index::maintain_after_append(self, n_old, n_new, g_old.map(|g| g.wrapping_add(1)))?;
+        search_index::maintain_after_append(self, n_old, n_new, g_old.map(|g| g.wrapping_add(1)))?;
         before_commit(self, slab)?;
         h5::flush(self.id())?;
         // Steps 5 and 6, once for all ranks (each a collective attribute write).
