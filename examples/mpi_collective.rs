@@ -14,10 +14,12 @@
 //! geometry is null. `write PATH K A`: rank `r` owns ids `r*K .. (r+1)*K` and appends them in
 //! `A` collective appends; rank 0 prints one JSON line with the timing of the appends.
 //! `serial PATH N A`: ids `0..N` in `A` ordinary appends, no MPI. `query PATH BOX`: every rank
-//! answers the window over its share of the rows; rank 0 checks the union against the serial
-//! query. `crash PATH K PCT`: one committed append of `K` rows a rank, then a second one during
-//! which rank 1 aborts after `PCT` % of the first append's duration. `refuse PATH`: rank 1 passes an invalid WKB
-//! value; every rank must get an error, NROWS must stay, and the next append must work.
+//! answers the window over its share of the rows and reads its share of `id` and of the
+//! geometries; every rank checks the gathered parts against the serial query and reads.
+//! `crash PATH K PCT`: one committed append of `K` rows a rank, then a second one during which
+//! rank 1 aborts after `PCT` % of the first append's duration. `refuse PATH`: rank 1 passes an
+//! invalid WKB value; every rank must get an error, NROWS must stay, and the next append must
+//! work.
 
 use std::time::Instant;
 
@@ -47,6 +49,25 @@ fn square(i: u64) -> Option<Vec<u8>> {
         w.extend_from_slice(&py.to_le_bytes());
     }
     Some(w)
+}
+
+/// FNV-1a over the rows of a WKB buffer (validity, length, bytes).
+fn wkb_hash(w: &marquet::marquet::WkbBuffer) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: u8| {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    };
+    for i in 0..w.len() {
+        match w.get(i) {
+            None => eat(0xff),
+            Some(v) => {
+                (v.len() as u64).to_le_bytes().into_iter().for_each(&mut eat);
+                v.iter().copied().for_each(&mut eat);
+            }
+        }
+    }
+    h
 }
 
 fn batch(ids: std::ops::Range<u64>) -> GeoBatch {
@@ -196,17 +217,33 @@ fn run(a: &[String]) -> Result<()> {
             let secs = t0.elapsed().as_secs_f64();
             // The serial answer (every rank alike: reads need no coordination).
             let serial = t.query("geom", &Query::bbox(window).with_predicate(Predicate::BBoxOnly))?.rows;
-            let ok = all == serial;
+            // Parallel reads: each rank reads its share of the row blocks (ids and WKB); the
+            // gathered parts must equal one serial read of everything.
+            let n = t.nrows()?;
+            let (r, sz) = (rank as i32, size as i32);
+            let share = parallel::row_share(n, marquet::h5col::DEFAULT_CHUNK_ROWS, r, sz);
+            let ids = t.table().read("id", share.start, share.end)?;
+            let ids: Vec<u64> = ids.bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+            let all_ids = parallel::gather_rows(comm, &ids)?;
+            let hashes = parallel::gather_rows(comm, &[wkb_hash(&t.read_wkb("geom", share.start, share.end)?)])?;
+            let full_ids = t.table().read("id", 0, n)?;
+            let reads_ok = all_ids.len() as u64 == n
+                && all_ids.iter().zip(full_ids.bytes.chunks_exact(8)).all(|(a, c)| *a == u64::from_le_bytes(c.try_into().unwrap()))
+                && (0..sz).all(|q| {
+                    let s = parallel::row_share(n, marquet::h5col::DEFAULT_CHUNK_ROWS, q, sz);
+                    t.read_wkb("geom", s.start, s.end).map(|w| wkb_hash(&w)).ok() == Some(hashes[q as usize])
+                });
+            let ok = all == serial && reads_ok;
             if rank == 0 {
                 println!(
-                    "{{\"mode\":\"query\",\"ranks\":{size},\"rows\":{},\"rank0_rows\":{},\"serial_rows\":{},\"equal\":{ok},\"seconds\":{secs:.3}}}",
+                    "{{\"mode\":\"query\",\"ranks\":{size},\"rows\":{},\"rank0_rows\":{},\"serial_rows\":{},\"equal\":{ok},\"parallel_reads_equal\":{reads_ok},\"seconds\":{secs:.3}}}",
                     all.len(),
                     mine.len(),
                     serial.len()
                 );
             }
             if !ok {
-                eprintln!("mpi_collective: rank {rank}: the collective query differs from the serial one");
+                eprintln!("mpi_collective: rank {rank}: the collective query or the parallel reads differ from the serial ones");
                 std::process::exit(1);
             }
         }
