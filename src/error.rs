@@ -56,13 +56,25 @@ pub enum MarquetError {
     #[error("unsupported: {0}")]
     Unsupported(String),
 
-    /// An error from the HDF5 library, with its error stack.
+    /// An error from the HDF5 library: what failed, and HDF5's error stack as data (one
+    /// entry per frame, innermost last: `function(): description`), also folded into the
+    /// message.
     #[error("{path}: hdf5: {message}")]
-    Hdf5 { path: String, message: String },
+    Hdf5 { path: String, message: String, stack: Vec<String> },
 
     /// An operating-system I/O error.
     #[error("{path}: {source}")]
     Io { path: String, #[source] source: std::io::Error },
+
+    /// A Parquet file could not be read or written (the `parquet` crate's error, kept).
+    #[cfg(feature = "geoparquet")]
+    #[error("{path}: {source}")]
+    Parquet { path: String, #[source] source: parquet::errors::ParquetError },
+
+    /// Arrow data could not be read, built or written (the `arrow` crates' error, kept).
+    #[cfg(feature = "geoparquet")]
+    #[error("{path}: {source}")]
+    Arrow { path: String, #[source] source: arrow_schema::ArrowError },
 }
 
 /// `Result` with [`MarquetError`] as the default error.
@@ -75,6 +87,6 @@ impl MarquetError {
     }
     /// Shorthand for an HDF5 error at `path`.
     pub fn hdf5(path: impl Into<String>, e: impl fmt::Display) -> Self {
-        MarquetError::Hdf5 { path: path.into(), message: e.to_string() }
+        MarquetError::Hdf5 { path: path.into(), message: e.to_string(), stack: Vec::new() }
     }
 }
