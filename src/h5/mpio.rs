@@ -57,7 +57,7 @@ fn mpi_check(code: c_int, what: &str) -> Result<()> {
     if code == mpi_sys::MPI_SUCCESS as c_int {
         Ok(())
     } else {
-        Err(MarquetError::Hdf5 { path: "<MPI>".into(), message: format!("{what} failed with MPI error {code}") })
+        Err(MarquetError::Hdf5 { path: "<MPI>".into(), message: format!("{what} failed with MPI error {code}"), stack: Vec::new() })
     }
 }
 
@@ -288,7 +288,7 @@ pub fn parallel_rank(id: hid_t) -> Option<(i32, i32)> {
 }
 
 fn register(file: hid_t, comm: MPI_Comm) -> Result<()> {
-    let no = fileno_of(file).ok_or_else(|| MarquetError::Hdf5 { path: "<file>".into(), message: "H5Fget_fileno failed".into() })?;
+    let no = fileno_of(file).ok_or_else(|| MarquetError::Hdf5 { path: "<file>".into(), message: "H5Fget_fileno failed".into(), stack: Vec::new() })?;
     let rs = (rank(comm)?, size(comm)?);
     PARALLEL.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(no, rs);
     Ok(())
