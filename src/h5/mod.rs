@@ -18,6 +18,8 @@ use crate::error::{MarquetError, Result};
 
 pub mod codec;
 pub mod direct;
+#[cfg(feature = "mpio")]
+pub mod mpio;
 mod attr;
 mod chunk;
 mod dataset;

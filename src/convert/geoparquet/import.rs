@@ -736,7 +736,7 @@ fn plan_field_sanitized(
 fn describe_plan(p: &Planned, src: &DataType) -> String {
     use plan::Plan::*;
     let to = match &p.plan {
-        Int(d) => format!("{d:?}"),
+        Int(d) => format!("{d}"),
         Float { f32: true, .. } => "float32".into(),
         Float { .. } => "float64".into(),
         Bool { nullable: false } => "HEP001 boolean".into(),
@@ -748,7 +748,7 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
         Binary => "list of bytes".into(),
         Timestamp(_) | Date64 => format!("int64, units {:?}", p.spec_units.as_deref().unwrap_or("")),
         Date32 => "int32, units \"days since 1970-01-01\"".into(),
-        ListOf(d) => format!("list column of {d:?}"),
+        ListOf(d) => format!("list column of {d}"),
         ListOfStr => "list column of strings (STRING_VALUES)".into(),
     };
     if p.path.len() > 1 {
