@@ -72,6 +72,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// `"error"` or `"warning"`, as printed in reports.
     pub fn as_str(&self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -83,6 +84,7 @@ impl Severity {
 /// One problem found in a table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
+    /// Whether the finding makes the table non-conformant.
     pub severity: Severity,
     /// The requirement, e.g. `"HEP002 §12 req 14"` or `"HEP001 §13 req 3"`.
     pub rule: &'static str,
@@ -111,24 +113,31 @@ impl fmt::Display for Finding {
 /// The findings of one table group.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableReport {
+    /// HDF5 path of the table group.
     pub path: String,
     /// Carries `MARQUET_VERSION` (and was checked against HEP002).
     pub is_marquet: bool,
+    /// Every finding, errors and warnings, in the order the checks ran.
     pub findings: Vec<Finding>,
 }
 
 /// The overall verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
+    /// No error (and, with [`Options::strict`], no warning) in any table.
     Conformant,
+    /// At least one error (or, with [`Options::strict`], a warning), or no table found.
     NonConformant,
 }
 
 /// The result of [`validate_file`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
+    /// The file validated, as given.
     pub file: String,
+    /// One report per table group checked.
     pub tables: Vec<TableReport>,
+    /// The verdict over all tables.
     pub status: Status,
 }
 
