@@ -96,12 +96,7 @@ impl Array {
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        let s = self.dtype.size();
-        if s == 0 {
-            0
-        } else {
-            self.bytes.len() / s
-        }
+        self.bytes.len().checked_div(self.dtype.size()).unwrap_or(0)
     }
 
     /// True when the array holds no element.
@@ -301,6 +296,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::useless_vec)]
     fn canonical_missing_test() {
         let a = Array::from_f64(&[1.0, names::FILL_F64, f64::NAN]);
         let fill = names::FILL_F64.to_le_bytes();
