@@ -46,15 +46,28 @@ pub const DEFAULT_MAX_FIXED_STRING: usize = 4096;
 
 /// Failure codes, as in geoparquet-testing's `bad_data/manifest.json` plus our own.
 pub mod code {
+    /// The file has no `geo` key-value metadata (fatal when no column carries a Parquet
+    /// GEOMETRY/GEOGRAPHY logical type either).
     pub const METADATA_MISSING: &str = "metadata_missing";
+    /// The `geo` metadata is not valid JSON.
     pub const METADATA_INVALID_JSON: &str = "metadata_invalid_json";
+    /// The `geo` metadata breaks the GeoParquet schema: a missing `version` or `columns`, a
+    /// `primary_column` that is not a column, a member of the wrong JSON type.
     pub const SCHEMA_VALIDATION: &str = "schema_validation_error";
+    /// A `geo` `version` whose major version this importer does not know.
     pub const VERSION_UNKNOWN: &str = "version_unknown";
+    /// A geometry value is not one ISO WKB value (HEP002 §7.1).
     pub const WKB_PARSE: &str = "wkb_parse_error";
+    /// The data holds a geometry kind that `geometry_types` does not declare (GEOMETRY_TYPES is
+    /// written from the data).
     pub const GEOMETRY_TYPE_MISMATCH: &str = "geometry_type_mismatch";
+    /// The data holds a declared kind with Z/M dimensions that `geometry_types` does not declare.
     pub const ZM_MISMATCH: &str = "zm_mismatch";
+    /// `epoch` is set on a CRS without a dynamic datum (kept as `EPOCH`, HEP002 §8.3).
     pub const EPOCH_UNSUPPORTED: &str = "epoch_unsupported";
+    /// The declared `bbox` does not contain the data's box (BBOX is written from the data).
     pub const BBOX_MISMATCH: &str = "bbox_mismatch";
+    /// The `geo` CRS differs from the CRS of the Parquet logical type.
     pub const CRS_MISMATCH: &str = "crs_mismatch";
     /// Ours: a CRS that is not PROJJSON (pre-1.0 WKT strings, `srid:N`).
     pub const CRS_NOT_PROJJSON: &str = "crs_not_projjson";
@@ -100,11 +113,14 @@ pub fn failure_code(e: &MarquetError) -> Option<&'static str> {
 pub struct Finding {
     /// One of [`code`].
     pub code: &'static str,
+    /// The GeoParquet column concerned, when the finding is about one column.
     pub column: Option<String>,
+    /// Lowercase: what was found, and what was done about it.
     pub message: String,
 }
 
 impl Finding {
+    /// A finding with failure `code` about `column` (or the whole file).
     pub fn new(code: &'static str, column: Option<&str>, message: impl Into<String>) -> Finding {
         Finding { code, column: column.map(|s| s.to_string()), message: message.into() }
     }
@@ -122,7 +138,9 @@ impl std::fmt::Display for Finding {
 /// A file format [`convert`] reads or writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// GeoParquet 0.x–2.0 (HEP002 §14).
     GeoParquet,
+    /// An RFC 7946 GeoJSON FeatureCollection.
     GeoJson,
     /// HDF5 with Marquet tables.
     Marquet,
@@ -168,11 +186,15 @@ pub struct ConvertOptions {
 /// What [`convert`] did.
 #[derive(Debug, Clone, Default)]
 pub struct ConvertReport {
+    /// The file read.
     pub input: PathBuf,
+    /// The file written.
     pub output: PathBuf,
     /// The table written or read.
     pub table: String,
+    /// The import's report, when the output is a Marquet file.
     pub import: Option<ImportReport>,
+    /// The export's report, when the input is a Marquet file.
     pub export: Option<ExportReport>,
 }
 

@@ -73,6 +73,7 @@ impl MarquetTable {
         self.interpretable
     }
 
+    /// HDF5 path of the table group.
     pub fn path(&self) -> &str {
         self.table.path()
     }
@@ -96,6 +97,7 @@ impl MarquetTable {
         }
     }
 
+    /// The table's row count, the `NROWS` attribute (HEP001 §7.3).
     pub fn nrows(&self) -> Result<u64> {
         self.table.nrows()
     }

@@ -55,7 +55,9 @@ use crate::spec::BBox;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Query {
+    /// The query area.
     pub window: Window,
+    /// The spatial predicate tested exactly on the candidate rows.
     pub predicate: Predicate,
     /// Use search indexes and the covering column at all (default `true`). `false` is the
     /// verify-nothing full scan of HEP002 §17: every row is read and tested.
@@ -80,22 +82,27 @@ impl Query {
     pub fn bbox(b: BBox) -> Query {
         Query::new(Window::BBox(b), Predicate::Intersects)
     }
+    /// Use predicate `p`.
     pub fn with_predicate(mut self, p: Predicate) -> Self {
         self.predicate = p;
         self
     }
+    /// Use search indexes and the covering column at all (see [`Query::use_indexes`]).
     pub fn with_indexes(mut self, on: bool) -> Self {
         self.use_indexes = on;
         self
     }
+    /// Use a block bounding-box index when one is valid (see [`Query::use_block_index`]).
     pub fn with_block_index(mut self, on: bool) -> Self {
         self.use_block_index = on;
         self
     }
+    /// Use a packed R-tree when one is valid.
     pub fn with_rtree(mut self, on: bool) -> Self {
         self.use_rtree = on;
         self
     }
+    /// Use the covering column to reject rows before reading their geometry.
     pub fn with_covering(mut self, on: bool) -> Self {
         self.use_covering = on;
         self
@@ -127,8 +134,11 @@ pub struct QueryStats {
     /// Bytes of dataset elements read: index entries, covering rows, geometry rows (for a
     /// variable-length WKB column: the OFFSETS and MASK elements and the WKB bytes).
     pub bytes_read: u64,
+    /// A valid block bounding-box index was used.
     pub used_block_index: bool,
+    /// A valid packed R-tree was used.
     pub used_rtree: bool,
+    /// The covering column was used.
     pub used_covering: bool,
     /// Indexes that passed the validity check but failed a structural check (HEP002 §17),
     /// as "path: reason"; they were ignored.
@@ -161,7 +171,9 @@ impl QueryStats {
 /// Matching rows, ascending, and how they were found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryResult {
+    /// The matching rows, ascending, without duplicates.
     pub rows: Vec<u64>,
+    /// What each pruning layer did.
     pub stats: QueryStats,
     /// The WKB of `rows`, in the same order, when the query asked for it
     /// ([`Query::with_wkb`]).

@@ -18,7 +18,7 @@
 //! the answers agree with a scan of every box.
 //!
 //! ```
-//! use marquet::index::{blocks_to_read, build_blocks, packed_rtree, Layout, RowSummary};
+//! use marquet::spatial::{blocks_to_read, build_blocks, packed_rtree, Layout, RowSummary};
 //! use marquet::BBox;
 //!
 //! // Row r holds a 0.5 × 0.5 box at (r % 10, r / 10).
