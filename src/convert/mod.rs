@@ -17,6 +17,42 @@
 //! [`ImportReport::skipped`], and deviations from the GeoParquet specification in
 //! [`ImportReport::findings`] with the failure codes of the geoparquet-testing corpus
 //! (`bad_data/manifest.json`); with [`ImportOptions::strict`] every finding is an error.
+//!
+//! # Example
+//!
+//! Natural Earth's 243 cities from GeoParquet into a Marquet point column (HEP002 §7.6),
+//! out to GeoParquet 2.0 and in again: the geometries survive the round trip byte for byte.
+//!
+//! ```
+//! use std::path::Path;
+//! use marquet::convert::{export_geoparquet, import_geoparquet, ExportOptions, ImportOptions};
+//! use marquet::h5col::File;
+//! use marquet::marquet::{MarquetTable, StorageForm};
+//! use marquet::Dimensions;
+//!
+//! let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+//!     .join("testdata/peers/geoarrow-data/natural-earth/natural-earth_cities_geo.parquet");
+//! let h5 = std::env::temp_dir().join(format!("marquet-doc-convert-{}.h5", std::process::id()));
+//! let parquet = h5.with_extension("parquet");
+//! let file = File::create(&h5)?;
+//!
+//! let imported = import_geoparquet(&src, &file, &ImportOptions::new("/cities"))?;
+//! assert_eq!(imported.rows, 243);
+//! let geometry = &imported.geometry_columns[0];
+//! assert_eq!(geometry.form, StorageForm::Point { dims: Dimensions::Xy, f32: false });
+//!
+//! let exported = export_geoparquet(&file, "/cities", &parquet, &ExportOptions::default())?;
+//! assert_eq!((exported.rows, exported.version.as_str()), (243, "2.0.0"));
+//! let again = import_geoparquet(&parquet, &file, &ImportOptions::new("/again"))?;
+//! assert_eq!(again.rows, 243);
+//!
+//! let (a, b) = (MarquetTable::open(&file, "/cities")?, MarquetTable::open(&file, "/again")?);
+//! assert_eq!(a.read_wkb(&geometry.name, 0, 243)?, b.read_wkb(&geometry.name, 0, 243)?);
+//! # drop((a, b, file));
+//! # std::fs::remove_file(&h5).ok();
+//! # std::fs::remove_file(&parquet).ok();
+//! # Ok::<(), marquet::MarquetError>(())
+//! ```
 
 pub mod append;
 pub mod arrow;

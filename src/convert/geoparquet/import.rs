@@ -33,7 +33,7 @@ pub enum PointForm {
     VarWkb,
 }
 
-/// Options for [`import_geoparquet`] (and [`super::import_geojson`]).
+/// Options for [`import_geoparquet`] (and [`crate::convert::import_geojson`]).
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Path of the table group to create, e.g. `/countries`.
@@ -111,7 +111,7 @@ pub struct ImportReport {
     pub columns: Vec<(String, String)>,
     /// Source columns not imported, with the reason.
     pub skipped: Vec<(String, String)>,
-    /// Deviations from the GeoParquet specification (see [`super::code`]).
+    /// Deviations from the GeoParquet specification (see [`crate::convert::code`]).
     pub findings: Vec<Finding>,
 }
 
