@@ -19,6 +19,7 @@ pub mod ffi;
 pub mod file;
 pub mod geometry_info;
 pub mod index;
+pub mod error_message;
 pub mod last_error;
 pub mod options;
 pub mod panic;

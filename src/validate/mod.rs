@@ -57,6 +57,7 @@ mod geodesic_check;
 mod h5col_checks;
 pub mod indexes;
 mod marquet_checks;
+mod read;
 mod rows;
 
 use std::collections::{BTreeSet, HashMap};
