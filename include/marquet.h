@@ -797,6 +797,49 @@ int32_t marquet_table_truncate(const struct marquet_table *table, int64_t nrows)
  */
 int32_t marquet_last_error_message(char *buf, size_t len, size_t *needed);
 
+#if defined(MARQUET_MPIO)
+/**
+ * Create (truncate) the file at `path` on every rank of the communicator `comm` (a
+ * Fortran handle: `MPI_Comm_c2f(comm)`), opened read-write with HDF5's MPI-IO driver.
+ * Collective: every rank calls it with the same path. Every later call that changes the
+ * file (creating tables and columns, building indexes) must then be made by every rank
+ * with the same arguments; appends of different rows per rank go through
+ * `marquet_table_append_collective`. Built only with the `mpio` feature.
+ */
+int32_t marquet_file_create_mpi(const char *path,
+                                size_t path_len,
+                                int32_t comm,
+                                struct marquet_file **out);
+#endif
+
+#if defined(MARQUET_MPIO)
+/**
+ * Open the existing file at `path` on every rank of `comm` (collective), read-only
+ * (`rw` 0) or read-write (`rw` 1).
+ */
+int32_t marquet_file_open_mpi(const char *path,
+                              size_t path_len,
+                              int32_t comm,
+                              int32_t rw,
+                              struct marquet_file **out);
+#endif
+
+#if defined(MARQUET_MPIO)
+/**
+ * Collective append: every rank of `comm` calls it with its own batch (possibly empty);
+ * the rows land in rank order after the table's rows. Every rank's values are checked
+ * before the file changes (a refusal on one rank fails the call on every rank), NROWS
+ * is committed once after every rank's data (HEP001 §12.3). On success `*first_row`
+ * (if not NULL) receives the row number of this rank's first row and `*nrows` (if not
+ * NULL) the new row count.
+ */
+int32_t marquet_table_append_collective(const struct marquet_table *table,
+                                        const struct marquet_batch *batch,
+                                        int32_t comm,
+                                        int64_t *first_row,
+                                        int64_t *nrows);
+#endif
+
 /**
  * Create geometry column options with the defaults. Free with
  * `marquet_geometry_column_options_free`.

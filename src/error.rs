@@ -100,13 +100,17 @@ pub enum MarquetError {
     #[error("unsupported: {0}")]
     Unsupported(String),
 
-    /// An error from the HDF5 library, with its error stack.
+    /// An error from the HDF5 library: what failed, and HDF5's error stack as data (one
+    /// entry per frame, innermost last: `function(): description`), also folded into the
+    /// message.
     #[error("{path}: hdf5: {message}")]
     Hdf5 {
         /// HDF5 path of the object being accessed.
         path: String,
-        /// The HDF5 error message and error stack.
+        /// What failed, with the error stack folded in.
         message: String,
+        /// HDF5's error stack, one `function(): description` entry per frame, innermost last.
+        stack: Vec<String>,
     },
 
     /// An operating-system I/O error.
@@ -117,6 +121,28 @@ pub enum MarquetError {
         /// The operating-system error.
         #[source]
         source: std::io::Error,
+    },
+
+    /// A Parquet file could not be read or written (the `parquet` crate's error, kept).
+    #[cfg(feature = "geoparquet")]
+    #[error("{path}: {source}")]
+    Parquet {
+        /// The Parquet file's path.
+        path: String,
+        /// The `parquet` crate's error.
+        #[source]
+        source: parquet::errors::ParquetError,
+    },
+
+    /// Arrow data could not be read, built or written (the `arrow` crates' error, kept).
+    #[cfg(feature = "geoparquet")]
+    #[error("{path}: {source}")]
+    Arrow {
+        /// The file or data set the Arrow data belongs to.
+        path: String,
+        /// The Arrow crates' error.
+        #[source]
+        source: arrow_schema::ArrowError,
     },
 }
 
@@ -130,6 +156,6 @@ impl MarquetError {
     }
     /// Shorthand for an HDF5 error at `path`.
     pub fn hdf5(path: impl Into<String>, e: impl fmt::Display) -> Self {
-        MarquetError::Hdf5 { path: path.into(), message: e.to_string() }
+        MarquetError::Hdf5 { path: path.into(), message: e.to_string(), stack: Vec::new() }
     }
 }

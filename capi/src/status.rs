@@ -145,6 +145,8 @@ impl From<MarquetError> for FfiError {
             MarquetError::Unsupported(_) => MARQUET_STATUS_UNSUPPORTED,
             MarquetError::Hdf5 { .. } => MARQUET_STATUS_HDF5,
             MarquetError::Io { .. } => MARQUET_STATUS_IO,
+            #[cfg(feature = "geoparquet")]
+            MarquetError::Parquet { .. } | MarquetError::Arrow { .. } => MARQUET_STATUS_IO,
             _ => MARQUET_STATUS_INTERNAL,
         };
         FfiError { status, message: e.to_string() }

@@ -274,7 +274,7 @@ fn single_table_of(file: &File) -> Result<String> {
         1 => Ok(marquet.remove(0)),
         0 => Err(MarquetError::InvalidArgument(format!("{}: no Marquet table in the file", file.filename()))),
         _ => Err(MarquetError::InvalidArgument(format!(
-            "{}: several Marquet tables ({}); choose one with the table option",
+            "{}: several Marquet tables ({}); choose one with --table (Rust: ConvertOptions::table)",
             file.filename(),
             marquet.join(", ")
         ))),

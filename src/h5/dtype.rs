@@ -466,7 +466,7 @@ impl Space {
                     )?;
                     Ok(Space::Simple(d))
                 }
-                _ => Err(MarquetError::Hdf5 { path: "<space>".into(), message: "invalid dataspace".into() }),
+                _ => Err(MarquetError::Hdf5 { path: "<space>".into(), message: "invalid dataspace".into(), stack: Vec::new() }),
             }
         })
     }

@@ -160,7 +160,7 @@ pub fn register_filters() -> Result<()> {
             .map_err(|e| e.to_string())
         })
         .clone()
-        .map_err(|m| MarquetError::Hdf5 { path: "<filter 32015>".into(), message: m })
+        .map_err(|m| MarquetError::Hdf5 { path: "<filter 32015>".into(), message: m, stack: Vec::new() })
 }
 
 /// Is filter `id` available to HDF5's pipeline (`H5Zfilter_avail`)?

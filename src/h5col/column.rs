@@ -412,7 +412,7 @@ fn convert_array(a: &Array, dt: &Dtype, path: &str) -> Result<Array> {
             Ok(Array { dtype: dt.clone(), bytes })
         }
         _ => Err(MarquetError::InvalidArgument(format!(
-            "{path}: values of type {:?} cannot be written to a column of type {dt:?}",
+            "{path}: values of type {} cannot be written to a column of type {dt}",
             a.dtype
         ))),
     }

@@ -5,8 +5,12 @@ use crate::error::{MarquetError, Result};
 use crate::h5::{self, DatasetSpec, Dtype, Filter, Hid};
 use crate::spec::names;
 
+#[cfg(feature = "mpio")]
+mod mpio;
+
 /// Default chunk length of `OFFSETS` and `MASK` members.
 pub const DEFAULT_OFFSETS_CHUNK: u64 = 65_536;
+
 /// Default chunk length (elements) of byte `VALUES`/`CHARS` members: 1 MiB (HEP002 §7.2).
 pub const DEFAULT_BYTES_CHUNK: u64 = 1 << 20;
 

@@ -41,6 +41,8 @@ pub mod predicate;
 pub(crate) mod guard;
 pub mod search_index;
 pub mod list;
+#[cfg(feature = "mpio")]
+pub mod mpio;
 mod column;
 mod file;
 mod table;

@@ -325,7 +325,7 @@ pub(crate) fn geometry_column(this: &MarquetTable, name: &str) -> Result<Geometr
         (names::ENCODING_POINT, Some(ColumnKind::Dataset)) => {
             let c = t.column(name)?;
             let (dims, f32) = types::point_layout(c.dtype()).ok_or_else(|| {
-                MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {:?}", c.dtype()))
+                MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {}", c.dtype()))
             })?;
             StorageForm::Point { dims, f32 }
         }

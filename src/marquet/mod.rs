@@ -53,6 +53,8 @@ pub mod types;
 pub mod maintain;
 pub mod modify;
 pub mod append_from;
+#[cfg(feature = "mpio")]
+pub mod parallel;
 mod geometry_column;
 mod read;
 mod table;

@@ -63,9 +63,9 @@ pub fn run(a: AppendArgs) -> ExitCode {
                     "rows_appended": r.rows,
                     "nrows": r.nrows,
                 });
-                println!("{v}");
+                super::out::println(&v.to_string());
             } else {
-                print!("{r}");
+                super::out::print(&r.to_string());
             }
             ExitCode::SUCCESS
         }
