@@ -162,9 +162,21 @@ enum marquet_dimensions
   : int32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+    /**
+     * x and y.
+     */
     MARQUET_DIMENSIONS_XY = 0,
+    /**
+     * x, y and Z (ISO type code + 1000).
+     */
     MARQUET_DIMENSIONS_XYZ = 1,
+    /**
+     * x, y and M (ISO type code + 2000).
+     */
     MARQUET_DIMENSIONS_XYM = 2,
+    /**
+     * x, y, Z and M (ISO type code + 3000).
+     */
     MARQUET_DIMENSIONS_XYZM = 3,
 };
 #ifndef __cplusplus
@@ -183,11 +195,29 @@ enum marquet_edges
   : int32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+    /**
+     * Straight lines in coordinate space (also: no EDGES attribute).
+     */
     MARQUET_EDGES_PLANAR = 0,
+    /**
+     * Great-circle arcs on the sphere.
+     */
     MARQUET_EDGES_SPHERICAL = 1,
+    /**
+     * Ellipsoidal geodesics, Vincenty's algorithm.
+     */
     MARQUET_EDGES_VINCENTY = 2,
+    /**
+     * Ellipsoidal geodesics, Thomas's algorithm.
+     */
     MARQUET_EDGES_THOMAS = 3,
+    /**
+     * Ellipsoidal geodesics, Andoyer's algorithm.
+     */
     MARQUET_EDGES_ANDOYER = 4,
+    /**
+     * Exact ellipsoidal geodesics (Karney).
+     */
     MARQUET_EDGES_KARNEY = 5,
     /**
      * Read only: a member name this library does not know.

@@ -38,7 +38,9 @@ pub struct AppendOptions {
 /// What [`append_file`] did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AppendReport {
+    /// The file whose rows were appended.
     pub source: PathBuf,
+    /// HDF5 path of the table appended to.
     pub table: String,
     /// Rows appended.
     pub rows: u64,

@@ -19,11 +19,13 @@ use super::*;
 /// How to create a dataset.
 #[derive(Debug, Clone)]
 pub struct DatasetSpec {
+    /// Element datatype (written little-endian).
     pub dtype: Dtype,
     /// Initial extent.
     pub len: u64,
     /// Chunk length in elements; `None` = contiguous (fixed size).
     pub chunk: Option<u64>,
+    /// Filter pipeline, applied in order (chunked datasets only).
     pub filters: Vec<Filter>,
     /// User-defined fill value bytes (little-endian, `dtype` layout); `None` = none declared.
     pub fill: Option<Vec<u8>>,
@@ -90,12 +92,17 @@ pub fn object_open(loc: hid_t, name: &str) -> Result<Hid> {
 /// Facts about a rank-1 (or other) dataset.
 #[derive(Debug, Clone)]
 pub struct DatasetInfo {
+    /// The datatype as stored in the file.
     pub dtype: Dtype,
+    /// Current extent per dimension (for a column: its length, at least `NROWS`).
     pub dims: Vec<u64>,
+    /// Maximum extent per dimension; `u64::MAX` for `H5S_UNLIMITED`.
     pub maxdims: Vec<u64>,
+    /// Chunk shape, `None` for a contiguous or compact dataset.
     pub chunk: Option<Vec<u64>>,
     /// `Some(bytes)` when a user-defined fill value is declared (little-endian layout).
     pub fill: Option<Vec<u8>>,
+    /// The filter pipeline as declared, in order.
     pub filters: Vec<Filter>,
     /// True when the datatype is a committed (named) datatype.
     pub committed_type: bool,

@@ -13,7 +13,9 @@ use super::*;
 /// A filter in a dataset's pipeline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Filter {
+    /// The byte-shuffle filter (`H5Z_FILTER_SHUFFLE`), applied at the element size.
     Shuffle,
+    /// The deflate (zlib) filter at this level, 0–9.
     Deflate(u32),
     /// The registered Zstandard filter 32015 with `cd_values = [level]` (the convention
     /// of the reference plugin shipped by hdf5plugin; see [`codec`]).

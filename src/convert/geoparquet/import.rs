@@ -33,11 +33,13 @@ pub enum PointForm {
     VarWkb,
 }
 
-/// Options for [`import_geoparquet`] (and [`super::import_geojson`]).
+/// Options for [`import_geoparquet`] (and [`crate::convert::import_geojson`]).
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Path of the table group to create, e.g. `/countries`.
     pub table: String,
+    /// Storage form for columns whose geometries are all points of one dimension
+    /// (default [`PointForm::Native`], HEP002 §7.6).
     pub point_form: PointForm,
     /// Rows per record batch (and per append).
     pub batch_rows: usize,
@@ -76,32 +78,40 @@ impl ImportOptions {
 /// One imported geometry column.
 #[derive(Debug, Clone)]
 pub struct GeometryImport {
+    /// The column name (the same in the GeoParquet file and the table).
     pub name: String,
     /// Where it came from, e.g. "WKB, Parquet GEOGRAPHY (spherical)", "geoarrow multipolygon".
     pub source: String,
+    /// The storage form chosen (HEP002 §7).
     pub form: StorageForm,
+    /// The `CRS` written (HEP002 §8.1).
     pub crs: Crs,
+    /// The `EDGES` written (HEP002 §9.1).
     pub edges: Edges,
     /// Exact types found in the data (`GEOMETRY_TYPES`).
     pub types: Vec<GeometryType>,
+    /// Name of the covering column created for it (HEP002 §10.5), if any.
     pub covering: Option<String>,
 }
 
 /// What an import did.
 #[derive(Debug, Clone, Default)]
 pub struct ImportReport {
+    /// HDF5 path of the table group created.
     pub table: String,
+    /// Rows imported (the table's `NROWS`).
     pub rows: u64,
     /// The `geo` metadata version, `None` when the file had no `geo` key.
     pub geoparquet_version: Option<String>,
     /// Some column carried a Parquet GEOMETRY / GEOGRAPHY logical type.
     pub native_types: bool,
+    /// The geometry columns, primary first.
     pub geometry_columns: Vec<GeometryImport>,
     /// Ordinary columns: (H5Col name, how it was mapped).
     pub columns: Vec<(String, String)>,
     /// Source columns not imported, with the reason.
     pub skipped: Vec<(String, String)>,
-    /// Deviations from the GeoParquet specification (see [`super::code`]).
+    /// Deviations from the GeoParquet specification (see [`crate::convert::code`]).
     pub findings: Vec<Finding>,
 }
 
