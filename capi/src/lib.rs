@@ -21,6 +21,8 @@ pub mod geometry_info;
 pub mod index;
 pub mod error_message;
 pub mod last_error;
+#[cfg(feature = "mpio")]
+pub mod mpi;
 pub mod options;
 pub mod panic;
 pub mod query;

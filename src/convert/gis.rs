@@ -36,21 +36,32 @@ use crate::spec::GeometryType;
 /// An attribute type every GIS format here can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// 64-bit signed integer.
     Int,
+    /// 64-bit float.
     Float,
+    /// Boolean.
     Bool,
+    /// UTF-8 text (also dates and timestamps, as ISO 8601).
     Str,
+    /// Raw bytes.
     Bytes,
 }
 
 /// One attribute value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum V {
+    /// Missing.
     Null,
+    /// An integer.
     I(i64),
+    /// A float.
     F(f64),
+    /// A boolean.
     B(bool),
+    /// Text.
     S(String),
+    /// Bytes.
     Bytes(Vec<u8>),
 }
 
@@ -86,7 +97,9 @@ pub trait FeatureSink {
 /// What an export hands to a format's sink constructor.
 #[derive(Debug, Clone)]
 pub struct SinkInfo {
+    /// Attribute columns, in order.
     pub fields: Vec<(String, Kind)>,
+    /// The CRS of the geometry column.
     pub crs: Crs,
     /// GEOMETRY_TYPES of the exported column (may be empty: unknown).
     pub types: Vec<GeometryType>,
