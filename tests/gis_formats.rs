@@ -245,6 +245,30 @@ fn what_a_format_cannot_hold_is_refused_or_reported() {
         got.sort();
         assert_eq!(got, vec!["LINESTRING (1 2, 3 4)", "POINT (1 2)"], "{ext}");
     }
+    // A null geometry: kept by GeoPackage, refused by the FlatGeobuf and Shapefile writers
+    // (never written as something else).
+    let nulls = dir.join("nulls.geojson");
+    std::fs::write(
+        &nulls,
+        r#"{"type":"FeatureCollection","features":[
+{"type":"Feature","properties":{"id":1},"geometry":{"type":"Point","coordinates":[1,2]}},
+{"type":"Feature","properties":{"id":2},"geometry":null}]}"#,
+    )
+    .unwrap();
+    for ext in ["fgb", "shp"] {
+        let e = convert(&nulls, &dir.join(&format!("nulls.{ext}")), &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("null geometry") && e.contains("row 1"), "{ext}: {e}");
+    }
+    let out = dir.join("nulls.gpkg");
+    convert(&nulls, &out, &Default::default()).unwrap();
+    let back = dir.join("nulls_gpkg.h5");
+    convert(&out, &back, &Default::default()).unwrap();
+    let f = File::open(&back).unwrap();
+    let t = MarquetTable::open(&f, "/nulls").unwrap();
+    let w = t.read_wkb("geometry", 0, 2).unwrap();
+    assert_eq!((0..2).filter(|&i| w.get(i).is_none()).count(), 1);
+    drop(t);
+    drop(f);
     // Not a GeoPackage: a clear error, no panic.
     let bad = dir.join("bad.gpkg");
     std::fs::write(&bad, b"not sqlite at all, just text").unwrap();

@@ -10,7 +10,7 @@
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
 
-use flatgeobuf::geozero::{ColumnValue, CoordDimensions, GeozeroGeometry, PropertyProcessor, ToWkb};
+use flatgeobuf::geozero::{ColumnValue, CoordDimensions, PropertyProcessor, ToWkb};
 use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbCrs, FgbReader, FgbWriter, FgbWriterOptions, GeometryType};
 
 use super::gis::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
@@ -131,7 +131,6 @@ pub struct FgbSink {
     out: std::fs::File,
     path: String,
     fields: Vec<(String, Kind)>,
-    nulls: u64,
 }
 
 fn fgb_type(types: &[crate::spec::GeometryType]) -> (GeometryType, bool, bool) {
@@ -180,7 +179,7 @@ pub fn create(output: &Path, info: &SinkInfo) -> Result<FgbSink> {
         w.add_column(n, t, |_, c| c.nullable = true);
     }
     let out = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
-    Ok(FgbSink { w, out, path, fields: info.fields.clone(), nulls: 0 })
+    Ok(FgbSink { w, out, path, fields: info.fields.clone() })
 }
 
 /// Write one feature's properties (nulls are left out, as FlatGeobuf encodes them).
@@ -198,23 +197,17 @@ fn put<P: PropertyProcessor>(f: &mut P, fields: &[(String, Kind)], values: &[V])
     }
 }
 
-/// A geometry with no coordinates, for null rows (FlatGeobuf's writer always writes one).
-struct NoGeometry;
-
-impl GeozeroGeometry for NoGeometry {
-    fn process_geom<P: flatgeobuf::geozero::GeomProcessor>(&self, _p: &mut P) -> flatgeobuf::geozero::error::Result<()> {
-        Ok(())
-    }
-}
-
 impl FeatureSink for FgbSink {
     fn write(&mut self, geometry: Option<&[u8]>, values: &[V]) -> Result<()> {
         let fields = &self.fields;
         let r = match geometry {
             Some(w) => self.w.add_feature_geom(flatgeobuf::geozero::wkb::Wkb(w), |f| put(f, fields, values)),
+            // The `flatgeobuf` writer always writes a geometry: a null would come back as an
+            // empty one, so it is refused rather than changed silently.
             None => {
-                self.nulls += 1;
-                self.w.add_feature_geom(NoGeometry, |f| put(f, fields, values))
+                return Err(MarquetError::InvalidArgument(
+                    "a null geometry: this FlatGeobuf writer cannot write one (it would read back as empty); write GeoPackage".into(),
+                ))
             }
         };
         r.map_err(|e| err(&self.path, e))
