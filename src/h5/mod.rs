@@ -24,6 +24,7 @@ use hdf5_sys::{h5a, h5d, h5i, h5o, h5p, h5r, h5s, h5t};
 
 use crate::error::{MarquetError, Result};
 
+pub mod cached;
 pub mod codec;
 pub mod direct;
 

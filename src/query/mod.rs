@@ -38,6 +38,8 @@
 //!   ruling R4), the row is kept by its box and counted in
 //!   [`QueryStats::predicate_fallbacks`].
 
+pub mod reader;
+
 use std::ops::Range;
 
 use geo::{Contains, Intersects, Within};
