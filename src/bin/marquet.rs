@@ -5,7 +5,7 @@
 //! marquet dump PATH [--table PATH] [--rows A..B] [--format wkt|csv]
 //! marquet validate PATH [--table PATH] [--json] [--strict]
 //! marquet convert IN OUT [--table T] [--geoparquet-version 2.0|1.1|1.0]
-//! marquet query PATH [--table T] (--bbox X0,Y0,X1,Y1 | --bbox-file F) [--predicate P] [--count] [--stats] [--no-index]
+//! marquet query PATH [--table T] (--bbox X0,Y0,X1,Y1 | --bbox-file F [--reopen]) [--predicate P] [--count] [--stats] [--no-index]
 //! marquet index PATH [--table T] [--build block_bbox,packed_rtree | --drop KIND | --verify] [--json]
 //! marquet append PATH [--table T] --from FILE [--rtree rebuild|stale] [--json]
 //! marquet demo [--out DIR]
@@ -189,9 +189,13 @@ struct QueryArgs {
     /// XMIN,YMIN,XMAX,YMAX.
     #[arg(long, conflicts_with = "bbox_file", allow_hyphen_values = true)]
     bbox: Option<String>,
-    /// One XMIN,YMIN,XMAX,YMAX per line; the file is opened afresh for each window.
+    /// One XMIN,YMIN,XMAX,YMAX per line, all answered through one reader that opens the
+    /// file and the column once (`SpatialReader`).
     #[arg(long)]
     bbox_file: Option<PathBuf>,
+    /// Open the file and table afresh for every window (the cold path, for benchmarks).
+    #[arg(long)]
+    reopen: bool,
     #[arg(long, value_parser = ["intersects", "within", "contains", "bbox"], default_value = "intersects")]
     predicate: String,
     /// Print only the number of matching rows.
@@ -351,8 +355,46 @@ fn query(a: QueryArgs) -> ExitCode {
             })
             .collect()
     };
+    let describe = |b: marquet::BBox, r: marquet::query::CombinedResult| -> (Vec<u64>, String, serde_json::Value) {
+        let stats = match &r.spatial {
+            Some(s) => format!(
+                "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
+                s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
+                if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
+            ),
+            None => "spatial query skipped: the attribute filters matched nothing".to_string(),
+        } + &attr_stats(&r.attributes)
+            + &if filters.is_empty() { String::new() } else { format!(" | matched {}", r.rows.len()) };
+        let mut json = serde_json::json!({ "bbox": [b.xmin, b.ymin, b.xmax, b.ymax], "count": r.rows.len() });
+        json["stats"] = match &r.spatial {
+            Some(s) => serde_json::json!({ "rows_total": s.rows_total, "blocks_total": s.blocks_total, "blocks_skipped": s.blocks_skipped,
+                "rtree_candidates": s.rtree_candidates, "covering_rejected": s.covering_rejected,
+                "exact_tested": s.exact_tested, "rows_matched": s.rows_matched, "bytes_read": s.bytes_read,
+                "stale_indexes": s.stale_indexes }),
+            None => serde_json::json!({ "spatial_skipped": true }),
+        };
+        if !filters.is_empty() {
+            json["where"] = serde_json::json!(a.where_);
+            json["stats"]["attributes"] = attr_json(&r.attributes);
+        }
+        (r.rows, stats, json)
+    };
+    // One reader for every window unless --reopen (issue #20).
+    let mut warm: Option<marquet::query::reader::SpatialReader> = None;
     for w in windows {
-        let run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
+        let mut run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
+            if let (Some(wt), false) = (&w, a.reopen) {
+                let b = parse_bbox(wt)?;
+                if warm.is_none() {
+                    let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+                    let tp = pick_table(&f, a.table.clone())?;
+                    warm = Some(marquet::query::reader::SpatialReader::open(&f, &tp, a.column.as_deref()).map_err(|e| e.to_string())?);
+                }
+                let reader = warm.as_mut().ok_or("no reader")?;
+                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+                let r = reader.query_where(&q, &filters).map_err(|e| e.to_string())?;
+                return Ok(describe(b, r));
+            }
             let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
             let tp = pick_table(&f, a.table.clone())?;
             let Some(w) = &w else {
@@ -374,28 +416,7 @@ fn query(a: QueryArgs) -> ExitCode {
             };
             let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
             let r = t.query_where(&col, &q, &filters).map_err(|e| e.to_string())?;
-            let stats = match &r.spatial {
-                Some(s) => format!(
-                    "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
-                    s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
-                    if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
-                ),
-                None => "spatial query skipped: the attribute filters matched nothing".to_string(),
-            } + &attr_stats(&r.attributes)
-                + &if filters.is_empty() { String::new() } else { format!(" | matched {}", r.rows.len()) };
-            let mut json = serde_json::json!({ "bbox": [b.xmin, b.ymin, b.xmax, b.ymax], "count": r.rows.len() });
-            json["stats"] = match &r.spatial {
-                Some(s) => serde_json::json!({ "rows_total": s.rows_total, "blocks_total": s.blocks_total, "blocks_skipped": s.blocks_skipped,
-                    "rtree_candidates": s.rtree_candidates, "covering_rejected": s.covering_rejected,
-                    "exact_tested": s.exact_tested, "rows_matched": s.rows_matched, "bytes_read": s.bytes_read,
-                    "stale_indexes": s.stale_indexes }),
-                None => serde_json::json!({ "spatial_skipped": true }),
-            };
-            if !filters.is_empty() {
-                json["where"] = serde_json::json!(a.where_);
-                json["stats"]["attributes"] = attr_json(&r.attributes);
-            }
-            Ok((r.rows, stats, json))
+            Ok(describe(b, r))
         };
         match run() {
             Ok((rows, _, mut json)) if a.json => {

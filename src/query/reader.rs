@@ -344,3 +344,22 @@ fn test_wkb(
     }
     Ok(())
 }
+
+impl SpatialReader {
+    /// [`crate::marquet::MarquetTable::query_where`] through the reader: the attribute
+    /// filters (AND) first, each with its best valid HEP001 index, then the spatial query
+    /// when some row is left; the two row sets intersected.
+    pub fn query_where(&mut self, q: &Query, filters: &[(String, crate::h5col::filter::ColumnFilter)]) -> Result<super::CombinedResult> {
+        if filters.is_empty() {
+            let r = self.query(q)?;
+            return Ok(super::CombinedResult { rows: r.rows, spatial: Some(r.stats), attributes: Vec::new() });
+        }
+        let (attr_rows, attributes) = crate::h5col::filter::filter_all(self.table.table(), filters, q.use_indexes)?;
+        if attr_rows.is_empty() {
+            return Ok(super::CombinedResult { rows: attr_rows, spatial: None, attributes });
+        }
+        let r = self.query(q)?;
+        let rows = crate::h5col::filter::intersect(&r.rows, &attr_rows);
+        Ok(super::CombinedResult { rows, spatial: Some(r.stats), attributes })
+    }
+}
