@@ -20,6 +20,7 @@ pub enum Kind {
     Batch,
     Report,
     QueryResult,
+    SpatialReader,
 }
 
 /// An object handed to C as an opaque pointer.

@@ -23,6 +23,7 @@ pub mod last_error;
 pub mod options;
 pub mod panic;
 pub mod query;
+pub mod reader;
 pub mod report;
 pub mod status;
 pub mod table;

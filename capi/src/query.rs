@@ -29,7 +29,7 @@ pub enum marquet_predicate {
     MARQUET_PREDICATE_BBOX = 4,
 }
 
-fn predicate_arg(p: i32) -> FfiResult<Predicate> {
+pub(crate) fn predicate_arg(p: i32) -> FfiResult<Predicate> {
     use marquet_predicate::*;
     Ok(match p {
         x if x == MARQUET_PREDICATE_INTERSECTS as i32 => Predicate::Intersects,
@@ -44,6 +44,25 @@ fn predicate_arg(p: i32) -> FfiResult<Predicate> {
 /// `marquet_table_query_box` / `_query_wkb`; released by `marquet_query_result_free`.
 pub struct marquet_query_result {
     result: QueryResult,
+}
+
+impl marquet_query_result {
+    /// A result handle's content (`marquet_spatial_reader_query_*`).
+    pub(crate) fn new(result: QueryResult) -> marquet_query_result {
+        marquet_query_result { result }
+    }
+}
+
+/// A box window with the checks of `marquet_table_query_box`: no NaN bound, `ymin <= ymax`.
+pub(crate) fn box_window(b: BBox) -> FfiResult<Window> {
+    let (xmin, ymin, xmax, ymax) = (b.xmin, b.ymin, b.xmax, b.ymax);
+    if [xmin, ymin, xmax, ymax].iter().any(|v| v.is_nan()) {
+        return Err(FfiError::invalid(format!("window [{xmin}, {ymin}, {xmax}, {ymax}] has a NaN bound")));
+    }
+    if ymin > ymax {
+        return Err(FfiError::invalid(format!("window ymin {ymin} > ymax {ymax}")));
+    }
+    Ok(Window::BBox(b))
 }
 
 impl Handle for marquet_query_result {

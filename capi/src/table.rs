@@ -48,6 +48,11 @@ impl Handle for marquet_table {
 }
 
 impl marquet_table {
+    /// The file the table keeps open (a spatial reader keeps it open too).
+    pub(crate) fn file(&self) -> Arc<File> {
+        self._file.clone()
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, MarquetTable> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -20,6 +20,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use marquet::validate::{validate_file, Options, Severity, Status};
 
+#[path = "marquet/anchor.rs"]
+mod anchor;
 #[path = "marquet/append.rs"]
 mod append;
 #[path = "marquet/bar.rs"]
@@ -800,6 +802,9 @@ struct BenchArgs {
     /// Repetitions of the write and the full read.
     #[arg(long)]
     reps: Option<usize>,
+    /// Skip the native FlatGeobuf anchor (cold and warm queries, anchor.json).
+    #[arg(long)]
+    no_anchor: bool,
     /// Layout experiments; without them the files are what `marquet convert` writes.
     #[command(flatten)]
     layout: LayoutArgs,
@@ -819,6 +824,12 @@ fn bench(a: BenchArgs) -> ExitCode {
     match run(&c) {
         Ok(r) => {
             print!("{}", r.summary());
+            if !a.no_anchor {
+                match anchor::run(&c.out_dir, &r) {
+                    Ok(table) => print!("query medians per window, marquet vs native flatgeobuf (issue #20):\n{table}"),
+                    Err(e) => return fail(e),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
