@@ -4,18 +4,21 @@
 //! 10,000-row table (same work but for the R-tree) and against writing the whole
 //! 1,000,000-row table afresh.
 //!
-//! Points from `marquet::synth` (seeded, clustered), a point column with a BLOCK_BBOX and a
+//! Points from `crate::synth` (seeded, clustered), a point column with a BLOCK_BBOX and a
 //! PACKED_RTREE, default chunking and filters.
 //!
 //! ```text
 //! cargo bench --bench append -- --quick
 //! ```
 
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use marquet::h5col::{Array, ColumnSpec, File};
 use marquet::marquet::spatial_index::RTreeOnAppend;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
-use marquet::{h5::Dtype, synth, Dimensions};
+use marquet::{h5col::Dtype, Dimensions};
 use std::path::{Path, PathBuf};
 
 const BIG: usize = 1_000_000;

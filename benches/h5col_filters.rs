@@ -1,7 +1,7 @@
 //! HEP001 search indexes vs a full scan on 1,000,000 rows (issue #11): one query per
 //! index kind, answered with the index and by scanning the column.
 //!
-//! Data (seeded, `marquet::synth`): the 1,000,000 `clustered_points`, stored sorted by x
+//! Data (seeded, `crate::synth`): the 1,000,000 `clustered_points`, stored sorted by x
 //! (as a spatially ordered table would be), with three columns:
 //! `x` (float64; ranges from the x extents of `synth::windows`), `cell` (int64, the
 //! 30°×30° grid cell: 72 distinct values; equality) and `id` (int64, unique, random order;
@@ -21,15 +21,17 @@
 //! cargo bench --bench h5col_filters -- --quick
 //! ```
 
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+
 use std::ops::Bound;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use marquet::h5::{Dtype, Filter};
-use marquet::h5col::filter::{filter_rows_with, ColumnFilter, IndexChoice, Scalar};
-use marquet::h5col::search::{build_bitmap, build_chunk_bloom, build_sorted_rows};
-use marquet::h5col::{index, Array, Batch, ColumnSpec, File, Table};
+use marquet::h5col::{Dtype, Filter};
+use marquet::h5col::predicate::{filter_rows_with, ColumnFilter, IndexChoice, Scalar};
+use marquet::h5col::search_index::{build_bitmap, build_chunk_bloom, build_sorted_rows};
+use marquet::h5col::{search_index as index, Array, Batch, ColumnSpec, File, Table};
 use marquet::spec::names;
-use marquet::synth;
 
 const N: usize = 1_000_000;
 const QUERIES: usize = 20;

@@ -1,6 +1,9 @@
 //! Write 1,000,000 2-D points into a point column and read them back, with each file's
-//! size printed once. Data: `marquet::synth::clustered_points(1_000_000, 42)`, the same
+//! size printed once. Data: `crate::synth::clustered_points(1_000_000, 42)`, the same
 //! seeded points as every other figure. Run: `cargo bench --bench points -- --quick`.
+
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;
@@ -23,7 +26,7 @@ fn write(path: &str, x: &[f64], y: &[f64]) {
 }
 
 fn bench(c: &mut Criterion) {
-    let (x, y) = marquet::synth::clustered_points(N, SEED);
+    let (x, y) = crate::synth::clustered_points(N, SEED);
     let dir = std::env::temp_dir().join(format!("marquet-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("points.h5").display().to_string();

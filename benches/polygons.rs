@@ -1,6 +1,9 @@
-//! Write 200,000 polygons (16–32 vertices, `marquet::synth::polygons(200_000, 42)`) into a
+//! Write 200,000 polygons (16–32 vertices, `crate::synth::polygons(200_000, 42)`) into a
 //! variable-length WKB column and read them all back as WKB, with the file size printed
 //! once. Run: `cargo bench --bench polygons -- --quick`.
+
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;
@@ -18,7 +21,7 @@ fn write(path: &str, wkb: &[Vec<u8>]) {
 }
 
 fn bench(c: &mut Criterion) {
-    let wkb = marquet::synth::polygons(N, SEED);
+    let wkb = crate::synth::polygons(N, SEED);
     let dir = std::env::temp_dir().join(format!("marquet-bench-poly-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("polygons.h5").display().to_string();

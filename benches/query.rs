@@ -1,5 +1,5 @@
 //! Spatial indexes and queries (HEP002 §10), on the shared synthetic data of
-//! `marquet::synth` (seeded, clustered):
+//! `crate::synth` (seeded, clustered):
 //!
 //! * index build on 1,000,000 boxes: the packed Hilbert R-tree alone (in memory) and both
 //!   indexes built from a 1,000,000-point table on disk;
@@ -16,12 +16,15 @@
 //! cargo bench --bench query -- --quick    # shorter
 //! ```
 
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;
-use marquet::index::packed_rtree;
+use marquet::spatial::packed_rtree;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
-use marquet::query::{Query, QueryStats};
-use marquet::{synth, BBox, Dimensions};
+use marquet::query::{Query, QueryStats, TableQuery};
+use marquet::{BBox, Dimensions};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

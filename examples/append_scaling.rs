@@ -8,16 +8,21 @@
 //! Prints one line per case: table rows, layout, rows appended, policy, median seconds of 3
 //! runs (each on a fresh copy of the table, so every run appends to the same state).
 
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+#[path = "../src/bin/marquet/bench.rs"]
+mod bench;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use marquet::bench::{median, write_marquet, GEOMETRY, TABLE};
+use crate::bench::{median, write_marquet, GEOMETRY, TABLE};
 use marquet::h5col::File;
 use marquet::marquet::{GeometryValues, MarquetTable, RTreeChoice, RTreeOnAppend, WriteLayout};
 use marquet::{Dimensions, Progress};
 
 fn points(n: usize, seed: u64) -> GeometryValues {
-    let (x, y) = marquet::synth::clustered_points(n, seed);
+    let (x, y) = crate::synth::clustered_points(n, seed);
     GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None }
 }
 

@@ -8,10 +8,10 @@
 //! cargo run --example lakes -- /tmp/lakes.h5
 //! ```
 
-use marquet::h5::Dtype;
+use marquet::h5col::Dtype;
 use marquet::h5col::{Array, ColumnSpec, File};
 use marquet::marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
-use marquet::query::{Predicate, Query, Window};
+use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, MultiPolygon, Polygon};
 use marquet::{BBox, Dimensions, Result};
 

@@ -6,8 +6,16 @@
 //! `query_profile FILE.h5 read [ROUNDS]` times the full read instead.
 //!
 //! Each window opens the file afresh, queries it and takes the ids and WKB of the answer
-//! (`marquet::bench::query_marquet`, what `marquet bench` times). Prints the median.
+//! (`crate::bench::query_marquet`, what `marquet bench` times). Prints the median.
+
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+#[path = "../src/bin/marquet/bench.rs"]
+mod bench;
+
 use std::time::Instant;
+
+use marquet::query::TableQuery;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -21,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut times = Vec::new();
         for _ in 0..rounds {
             let t0 = Instant::now();
-            let (ids, wkb) = marquet::bench::read_marquet(std::path::Path::new(file))?;
+            let (ids, wkb) = crate::bench::read_marquet(std::path::Path::new(file))?;
             times.push(t0.elapsed().as_secs_f64() * 1e3);
             assert_eq!(ids.len(), wkb.len());
         }
@@ -42,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..rounds {
         for w in &windows {
             let t0 = Instant::now();
-            let (ids, _) = marquet::bench::query_marquet(std::path::Path::new(file), w)?;
+            let (ids, _) = crate::bench::query_marquet(std::path::Path::new(file), w)?;
             times.push(t0.elapsed().as_secs_f64() * 1e3);
             rows += ids.len();
         }
@@ -59,19 +67,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let f = marquet::h5col::File::open(file)?;
         lap(0, &mut t);
-        let tab = marquet::marquet::MarquetTable::open(&f, marquet::bench::TABLE)?;
+        let tab = marquet::marquet::MarquetTable::open(&f, crate::bench::TABLE)?;
         lap(1, &mut t);
-        let r = tab.query(marquet::bench::GEOMETRY, &marquet::query::Query::bbox(*w))?;
+        let r = tab.query(crate::bench::GEOMETRY, &marquet::query::Query::bbox(*w))?;
         lap(2, &mut t);
         let _ids = tab.table().column("id")?.take(&r.rows)?;
         lap(3, &mut t);
-        let _wkb = tab.take_wkb(marquet::bench::GEOMETRY, &r.rows)?;
+        let _wkb = tab.take_wkb(crate::bench::GEOMETRY, &r.rows)?;
         lap(4, &mut t);
     }
     // Inside the query: the metadata steps alone.
     let f = marquet::h5col::File::open(file)?;
-    let tab = marquet::marquet::MarquetTable::open(&f, marquet::bench::TABLE)?;
-    let g = marquet::bench::GEOMETRY;
+    let tab = marquet::marquet::MarquetTable::open(&f, crate::bench::TABLE)?;
+    let g = crate::bench::GEOMETRY;
     let mut inner: Vec<Vec<f64>> = vec![Vec::new(); 6];
     for _ in 0..200 {
         let mut t = Instant::now();

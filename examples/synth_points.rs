@@ -1,4 +1,4 @@
-//! A Marquet table of `N` seeded clustered points ([`marquet::synth::clustered_points`])
+//! A Marquet table of `N` seeded clustered points ([`crate::synth::clustered_points`])
 //! with three attribute columns, for the conversion benchmark (`scripts/bench-convert.sh`):
 //! `id` (int64), `category` (uint8, 0–15), `value` (float64) and the point column
 //! `geometry` (native XY float64 points, OGC:CRS84 by default).
@@ -8,10 +8,13 @@
 //! marquet convert /tmp/points.h5 /tmp/points.parquet
 //! ```
 
-use marquet::h5::Dtype;
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+
+use marquet::h5col::Dtype;
 use marquet::h5col::{Array, ColumnSpec, File};
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
-use marquet::synth::{clustered_points, SplitMix64};
+use crate::synth::{clustered_points, SplitMix64};
 use marquet::Dimensions;
 
 /// Seed of the points (the same as the query benchmarks use).

@@ -7,7 +7,7 @@
 # 1. creates or reuses the Python venv of scripts/pyvenv.sh (pyarrow, pyogrio, shapely);
 # 2. builds `marquet` in release and runs `marquet bench`: generates 1,000,000 clustered
 #    points, 200,000 polygons (16-32 vertices) and 200 windows (--quick: 100,000 / 20,000 /
-#    50) from src/synth.rs, writes them in raw form to target/bench-compare/ and measures
+#    50) from src/bin/marquet/synth.rs, writes them in raw form to target/bench-compare/ and measures
 #    Marquet (write, size, full read, one query per window with the file opened afresh);
 # 3. runs benches/compare/compare.py, which measures the other formats on the same data,
 #    checks every format returns the same ids for every window, prints the table and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Conversion benchmark (issue #8): a 1,000,000-row GeoParquet file of seeded clustered
-# points (src/synth.rs `clustered_points`, seed 42) with three attribute columns (id int64,
+# points (src/bin/marquet/synth.rs `clustered_points`, seed 42) with three attribute columns (id int64,
 # category uint8, value float64), converted GeoParquet -> Marquet and Marquet -> GeoParquet
 # by the release `marquet` binary, against pyarrow's `pq.read_table` of the same file (and
 # geopandas' `read_parquet`, which also decodes the WKB into shapely geometries).

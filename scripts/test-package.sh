@@ -49,7 +49,7 @@ capi_version=$(sed -n 's/^version = "\(.*\)"/\1/p' capi/Cargo.toml | head -1)
 
 # ---- 1. the .crate ---------------------------------------------------------------------
 list=$(cargo package -p marquet --allow-dirty --list 2>/dev/null)
-for f in LICENSE-MIT LICENSE-APACHE README.md CHANGELOG.md Cargo.toml Cargo.lock build.rs src/lib.rs src/bin/marquet.rs \
+for f in LICENSE-MIT LICENSE-APACHE README.md CHANGELOG.md Cargo.toml Cargo.lock build.rs src/lib.rs src/bin/marquet/main.rs \
          docs/VERSIONING.md tests/common/mod.rs benches/points.rs testdata/golden/hep002_15_1_stations.ddl \
          testdata/peers/geoarrow-data/natural-earth/natural-earth_countries_geo.parquet; do
     grep -qx "$f" <<<"$list" || fail "the package lacks $f"

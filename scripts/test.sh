@@ -8,7 +8,7 @@
 #    ~3.5 min from scratch on 2 cores), exported as MARQUET_H5DUMP
 # 3. cargo test --workspace "$@"   (unit, integration and doc tests; plain
 #    cargo test, cargo-nextest is not used; includes scripts/test-install.sh)
-# 4. without arguments: cargo doc -D warnings, scripts/check-msrv.sh,
+# 4. without arguments: cargo doc -D warnings, cargo clippy -D warnings, scripts/check-msrv.sh,
 #    scripts/test-package.sh
 #
 # Env contract for tests: MARQUET_H5DUMP = absolute path of an h5dump >= 1.12;
@@ -65,6 +65,13 @@ _t "cargo test" "$t"
 if [ "$#" = 0 ]; then
     t=$SECONDS
     RUSTDOCFLAGS="-D warnings" cargo doc -p marquet --no-deps --all-features
+    # clippy clean, tests/benches/examples included (issue #17; rustup's clippy component).
+    if cargo clippy --version >/dev/null 2>&1; then
+        cargo clippy --workspace --all-targets -- -D warnings
+    elif [ -n "${CI:-}" ]; then
+        echo "[test.sh] ERROR: cargo clippy is not installed (rustup component add clippy)" >&2
+        exit 1
+    fi
     bash scripts/check-msrv.sh
     bash scripts/test-package.sh
     _t "doc, rust-version and package checks" "$t"

@@ -2,23 +2,20 @@
 #![deny(unsafe_code)]
 
 pub mod arrays;
-pub mod bench;
-#[cfg(feature = "geoparquet")]
-pub mod demo;
 pub mod error;
 #[cfg(feature = "geoparquet")]
-pub mod geoparquet;
+pub mod convert;
 pub mod h5;
 pub mod h5col;
-pub mod index;
-pub mod info;
+pub mod spatial;
 pub mod marquet;
 pub mod progress;
 pub mod query;
 pub mod spec;
-pub mod synth;
 pub mod validate;
 pub mod wkb;
+#[cfg(test)]
+mod test_rng;
 
 pub use error::{MarquetError, Result};
 pub use progress::Progress;

@@ -1,16 +1,21 @@
 //! The cross-format comparison harness (issue #10) at a tiny size: the Rust side
-//! (`marquet::bench::run`, i.e. `marquet bench`) must write the raw data exactly as
+//! (`crate::bench::run`, i.e. `marquet bench`) must write the raw data exactly as
 //! generated and return, for every window, exactly the ids a brute-force filter over all
 //! rows finds; the Python side (`benches/compare/compare.py`), when its venv exists, must
 //! find the same ids in GeoParquet, FlatGeobuf and GeoPackage.
 
+#[path = "../src/bin/marquet/bench.rs"]
+mod bench;
+
 mod common;
+
+use common::synth;
 
 use std::path::Path;
 
 use geo::Intersects;
-use marquet::bench::{self, BenchConfig};
-use marquet::{synth, BBox};
+use crate::bench::BenchConfig;
+use marquet::BBox;
 
 const POINTS: usize = 4_000;
 const POLYGONS: usize = 1_500;

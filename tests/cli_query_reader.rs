@@ -2,9 +2,16 @@
 //! `--reopen` opens the file per window. Both print exactly the same rows, counts and JSON
 //! statistics, and the rows of a full scan (`--no-index`).
 
+#[path = "../src/bin/marquet/synth.rs"]
+#[allow(dead_code)]
+mod synth;
+#[path = "../src/bin/marquet/bench.rs"]
+#[allow(dead_code)]
+mod bench;
+
+use bench::write_marquet;
 use std::process::Command;
 
-use marquet::bench::write_marquet;
 use marquet::marquet::{GeometryValues, WriteLayout};
 use marquet::Dimensions;
 
@@ -17,11 +24,11 @@ fn marquet(args: &[&str]) -> (i32, String, String) {
 fn bbox_file_warm_equals_reopen_and_full_scan() {
     let d = std::env::temp_dir().join(format!("marquet-cli-reader-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
-    let (x, y) = marquet::synth::clustered_points(20_000, 3);
+    let (x, y) = synth::clustered_points(20_000, 3);
     let points = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
-    let polys = GeometryValues::Wkb(marquet::synth::polygons(3_000, 3).into_iter().map(Some).collect());
-    let mut windows = marquet::bench::windows_text(&marquet::synth::windows(40, 3, 0.5));
-    windows += &marquet::bench::windows_text(&marquet::synth::windows(5, 3, 8.0));
+    let polys = GeometryValues::Wkb(synth::polygons(3_000, 3).into_iter().map(Some).collect());
+    let mut windows = bench::windows_text(&synth::windows(40, 3, 0.5));
+    windows += &bench::windows_text(&synth::windows(5, 3, 8.0));
     let wf = d.join("w.txt");
     std::fs::write(&wf, &windows).unwrap();
     let wf = wf.display().to_string();

@@ -4,12 +4,19 @@
 //! all-null first appends), and readers read what the validator accepts (signed scalar
 //! counts, ruling R3; uninterpretable geometry columns, ruling R16 and HEP002 §6.2).
 
+#[allow(dead_code)]
+#[path = "../src/bin/marquet/info.rs"]
+mod info;
+#[allow(dead_code)]
+#[path = "../src/bin/marquet/dump.rs"]
+mod dump;
+
 use std::path::PathBuf;
 
 use marquet::h5::{self, Dtype, Space};
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File};
 use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, SpatialIndexKind, StorageForm};
-use marquet::query::{Predicate, Query, Window};
+use marquet::query::{Predicate, Query, Window, TableQuery};
 use marquet::spec::names;
 use marquet::validate::{validate_file, Options, Status};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, Polygon};
@@ -110,7 +117,7 @@ fn rings_are_rewound_when_asked() {
 #[cfg(feature = "geoparquet")]
 #[test]
 fn geoparquet_import_rewinds_declared_orientation() {
-    use marquet::geoparquet::{export_geoparquet, import_geoparquet, ExportOptions, ImportOptions};
+    use marquet::convert::{export_geoparquet, import_geoparquet, ExportOptions, ImportOptions};
     let src = tmp("cw_src.h5");
     {
         let f = File::create(&src).unwrap();
@@ -365,20 +372,20 @@ fn newer_major_version_reads_as_plain_h5col() {
         let f = File::open_rw(&p).unwrap();
         h5::attr_write_ascii(f.table("/t").unwrap().id(), names::MARQUET_VERSION, "2.0").unwrap();
     }
-    let v = marquet::info::describe_file(&p, None).unwrap();
+    let v = crate::info::describe_file(&p, None).unwrap();
     let geoms = v["tables"][0]["geometry_columns"].as_array().unwrap();
     assert_eq!(geoms.len(), 2);
     assert!(geoms.iter().all(|g| g["interpretable"] == false && g["reason"].as_str().unwrap().contains("2.0")), "{geoms:?}");
-    assert!(marquet::info::render_text(&v).contains("geometry g: not interpretable"));
+    assert!(crate::info::render_text(&v).contains("geometry g: not interpretable"));
     let f = File::open(&p).unwrap();
-    let d = marquet::info::dump_rows(&f, "/t", 0, 2, marquet::info::DumpFormat::Csv).unwrap();
+    let d = crate::dump::dump_rows(&f, "/t", 0, 2, crate::dump::DumpFormat::Csv).unwrap();
     let lines: Vec<&str> = d.lines().collect();
     assert_eq!(lines[0], "id,g,pt");
     assert!(lines[1].starts_with("10,[1 3 0 0 0"), "the WKB bytes as plain list data: {d}");
     #[cfg(feature = "geoparquet")]
     {
         let out = tmp("v2.parquet");
-        let rep = marquet::geoparquet::export_geoparquet(&f, "/t", &out, &Default::default()).unwrap();
+        let rep = marquet::convert::export_geoparquet(&f, "/t", &out, &Default::default()).unwrap();
         assert!(rep.notes.iter().any(|n| n.contains("column g: not interpretable")), "{:?}", rep.notes);
         assert!(rep.notes.iter().any(|n| n.contains("without `geo` metadata")), "{:?}", rep.notes);
         assert_eq!(rep.rows, 2);
@@ -397,19 +404,19 @@ fn unknown_encoding_column_reads_as_plain_h5col() {
         let g = h5::object_open(t.id(), "g").unwrap();
         h5::attr_write_ascii(g.id(), names::GEOMETRY_ENCODING, "POLYGON").unwrap();
     }
-    let v = marquet::info::describe_file(&p, None).unwrap();
+    let v = crate::info::describe_file(&p, None).unwrap();
     let geoms = v["tables"][0]["geometry_columns"].as_array().unwrap();
     assert_eq!(geoms[0]["interpretable"], false);
     assert!(geoms[0]["reason"].as_str().unwrap().contains("\"POLYGON\""));
     assert_eq!(geoms[1]["interpretable"], true);
     assert_eq!(geoms[1]["storage_form"], "point xy float64");
     let f = File::open(&p).unwrap();
-    let d = marquet::info::dump_rows(&f, "/t", 0, 2, marquet::info::DumpFormat::Wkt).unwrap();
+    let d = crate::dump::dump_rows(&f, "/t", 0, 2, crate::dump::DumpFormat::Wkt).unwrap();
     assert!(d.lines().nth(1).unwrap().ends_with("POINT (1.5 3.5)"), "{d}");
     #[cfg(feature = "geoparquet")]
     {
         let out = tmp("unknown_encoding.parquet");
-        let rep = marquet::geoparquet::export_geoparquet(&f, "/t", &out, &Default::default()).unwrap();
+        let rep = marquet::convert::export_geoparquet(&f, "/t", &out, &Default::default()).unwrap();
         assert!(rep.notes.iter().any(|n| n.contains("column g: not interpretable")), "{:?}", rep.notes);
         assert_eq!(rep.geometry_columns.iter().map(|g| g.0.as_str()).collect::<Vec<_>>(), ["pt"]);
     }

@@ -16,13 +16,16 @@
 //! `MARQUET_PROPTEST_CASES` (default 16, bounded for CI) sets the number of cases and
 //! `MARQUET_PROPTEST_SEED` the first seed; a failure prints the seed and the operations.
 
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+
 use std::path::{Path, PathBuf};
 
 use marquet::h5::{self, Space};
 use marquet::h5col::{Array, ColumnSpec, File};
 use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, RTreeOnAppend, StorageForm, WriteOptions};
 use marquet::spec::names;
-use marquet::synth::SplitMix64;
+use crate::synth::SplitMix64;
 use marquet::validate::{validate_file, Options};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, GeometryCollection, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon};
 use marquet::{BBox, Dimensions};

@@ -20,7 +20,7 @@ use common::crash::{self, Event, SIGKILL};
 use std::time::{Duration, Instant};
 
 use marquet::h5::{self, Dtype};
-use marquet::h5col::index::{self, range_filter};
+use marquet::h5col::search_index::{self as index, range_filter};
 use marquet::h5col::list::{LeafSpec, ListSpec};
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File, ListArray, ListValues, Table};
 use marquet::spec::names;
@@ -366,6 +366,7 @@ fn run_trials(strict_index: bool, deflate: bool) {
 
 /// Check one crashed file against what the child reported.
 #[allow(clippy::too_many_arguments)]
+#[allow(clippy::single_element_loop)]
 fn verify(
     path: &Path,
     ready: bool,

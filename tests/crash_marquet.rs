@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use marquet::h5col::{Array, File};
 use marquet::marquet::spatial_index::RTreeOnAppend;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
-use marquet::query::Query;
+use marquet::query::{Query, TableQuery};
 use marquet::validate;
 use marquet::{BBox, Dimensions};
 

@@ -4,16 +4,24 @@
 //! (§10.4, §10.5) — and `marquet bench` measures exactly that file. These tests fail when a
 //! default writer stops ordering or indexing.
 
+#[path = "../src/bin/marquet/bench.rs"]
+mod bench;
+#[allow(dead_code)]
+#[path = "../src/bin/marquet/info.rs"]
+mod info;
+
 mod common;
+
+use common::synth;
 
 use std::path::{Path, PathBuf};
 
-use marquet::bench::{self, write_marquet};
-use marquet::geoparquet::{convert, export_geoparquet, import_geoparquet, ConvertOptions, ExportOptions, ImportOptions};
+use crate::bench::write_marquet;
+use marquet::convert::{convert, export_geoparquet, import_geoparquet, ConvertOptions, ExportOptions, ImportOptions};
 use marquet::h5col::File;
-use marquet::index::hilbert_order;
+use marquet::spatial::hilbert_order;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, SpatialIndexKind, StorageForm, WriteLayout, WriteOptions};
-use marquet::query::Query;
+use marquet::query::{Query, TableQuery};
 use marquet::validate::{validate_file, Options, Status};
 use marquet::{BBox, Dimensions};
 
@@ -115,7 +123,7 @@ fn write_table_declares_the_default_indexes() {
     let f = File::create(&p).unwrap();
     let mut t = MarquetTable::create(&f, "/t").unwrap();
     t.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
-    let polys = marquet::synth::polygons(3000, 5);
+    let polys = crate::synth::polygons(3000, 5);
     t.write_table(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(polys.into_iter().map(Some).collect())), &WriteOptions::default())
         .unwrap();
     assert_eq!(kinds(&t, "g"), vec![(SpatialIndexKind::BlockBBox, true), (SpatialIndexKind::PackedRTree, true)]);
@@ -124,7 +132,7 @@ fn write_table_declares_the_default_indexes() {
     // Without indexes when asked, and never added to a table that already has rows.
     let mut t2 = MarquetTable::create(&f, "/u").unwrap();
     t2.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
-    let one = marquet::synth::polygons(10, 6);
+    let one = crate::synth::polygons(10, 6);
     t2.write_table(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(one.iter().cloned().map(Some).collect())), &WriteOptions::default().without_indexes())
         .unwrap();
     t2.write_table(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(one.into_iter().map(Some).collect())), &WriteOptions::default()).unwrap();
@@ -143,16 +151,16 @@ fn wkb_rows(h5: &Path, table: &str, col: &str) -> Vec<Option<Vec<u8>>> {
 /// `describe_table` without what legitimately differs between two files.
 fn layout_of(h5: &Path, table: &str) -> serde_json::Value {
     let f = File::open(h5).unwrap();
-    marquet::info::describe_table(&f, table).unwrap()
+    crate::info::describe_table(&f, table).unwrap()
 }
 
 #[test]
 fn bench_measures_what_convert_writes() {
     let _s = common::serial();
     let dir = common::TempDir::new("default-layout-bench");
-    let (x, y) = marquet::synth::clustered_points(20_000, 9);
+    let (x, y) = crate::synth::clustered_points(20_000, 9);
     let points = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
-    let polys = GeometryValues::Wkb(marquet::synth::polygons(3_000, 9).into_iter().map(Some).collect());
+    let polys = GeometryValues::Wkb(crate::synth::polygons(3_000, 9).into_iter().map(Some).collect());
     for (name, values) in [("points", points), ("polygons", polys)] {
         // The rows in input order, exported as GeoParquet: what a user would convert.
         let plain = dir.join(&format!("{name}-plain.h5"));
@@ -179,7 +187,7 @@ fn bench_measures_what_convert_writes() {
 fn external_sort_matches_the_in_memory_sort() {
     let _s = common::serial();
     let dir = common::TempDir::new("default-layout-spill");
-    let (x, y) = marquet::synth::clustered_points(60_000, 11);
+    let (x, y) = crate::synth::clustered_points(60_000, 11);
     let values = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
     let plain = dir.join("plain.h5");
     write_marquet(&plain, &values, &WriteLayout::plain()).unwrap();

@@ -10,7 +10,10 @@
 //! must decode every direct chunk to the written data. tests/plain_hdf5.rs does the same
 //! with h5py without hdf5plugin and with h5dump.
 
+
 mod common;
+
+use common::synth;
 
 use marquet::h5::{self, codec, direct, DatasetSpec, Dtype, Filter};
 use marquet::h5col::File;
@@ -19,7 +22,7 @@ const CHUNK: u64 = 1000;
 
 /// Values that compress like real data: clustered coordinates as doubles.
 fn doubles(n: usize, seed: u64) -> Vec<u8> {
-    let (x, y) = marquet::synth::clustered_points(n, seed);
+    let (x, y) = crate::synth::clustered_points(n, seed);
     x.iter().zip(&y).flat_map(|(a, b)| a.to_le_bytes().into_iter().chain(b.to_le_bytes())).collect()
 }
 
@@ -35,6 +38,7 @@ fn stored_chunks(ds: hdf5_sys::h5i::hid_t, len: u64) -> Vec<Option<(u32, Vec<u8>
 
 /// Write `data` at row `start` both ways into a dataset of `len` rows; return the
 /// chunks moved directly by the fast write.
+#[allow(clippy::too_many_arguments)]
 fn compare(f: &File, name: &str, dtype: Dtype, filters: Vec<Filter>, fill: Option<Vec<u8>>, len: u64, start: u64, data: &[u8]) -> u64 {
     let deflate = filters.iter().any(|f| matches!(f, Filter::Deflate(_)));
     let stages = codec::stages(&filters, dtype.size()).unwrap();
@@ -103,7 +107,7 @@ fn direct_chunks_decode_through_the_pipeline() {
         assert_eq!(moved, 9, "{name}: whole chunks written directly");
     }
     // WKB bytes (uint8, shuffle is a no-op), written at a chunk boundary to the end.
-    let wkb: Vec<u8> = marquet::synth::polygons(40, 1).concat();
+    let wkb: Vec<u8> = crate::synth::polygons(40, 1).concat();
     let n = wkb.len() as u64;
     for (name, filters) in [("u8_zstd", vec![Filter::Zstd(3)]), ("u8_deflate", vec![Filter::Deflate(4)])] {
         let moved = compare(&f, name, Dtype::U8, filters, None, n, 0, &wkb);
@@ -260,8 +264,8 @@ fn marquet_columns_move_whole_chunks_directly(c: Option<marquet::marquet::Compre
     t.add_geometry_column("pt", &spec.clone().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false })).unwrap();
     t.add_geometry_column("poly", &spec.with_form(StorageForm::VarWkb)).unwrap();
     let n = 200_000usize;
-    let (mut x, y) = marquet::synth::clustered_points(n, 11);
-    let polys: Vec<Option<Vec<u8>>> = marquet::synth::polygons(n, 11).into_iter().map(Some).collect();
+    let (mut x, y) = crate::synth::clustered_points(n, 11);
+    let polys: Vec<Option<Vec<u8>>> = crate::synth::polygons(n, 11).into_iter().map(Some).collect();
     // Two bad rows in different parallel blocks: the lowest one is reported.
     let (keep_a, keep_b) = (x[150_000], x[70_000]);
     x[150_000] = f64::NAN;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use marquet::geoparquet::{import_geoparquet, ImportOptions};
+use marquet::convert::{import_geoparquet, ImportOptions};
 use marquet::h5col::File;
 use marquet::marquet::MarquetTable;
 use marquet::validate::{validate_file, Options};

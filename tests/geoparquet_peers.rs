@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use marquet::geoparquet::{
+use marquet::convert::{
     self, code, convert, export_geojson, export_geoparquet, failure_code, import_geojson, import_geoparquet,
     ConvertOptions, ExportOptions, GeoParquetVersion, ImportOptions, PointForm,
 };
@@ -80,7 +80,7 @@ fn in_order(table: &str) -> ImportOptions {
 
 /// Import `p` into a fresh HDF5 file; returns the file path. Every successful import is
 /// validated: the producer never writes a file the validator rejects (issue 18).
-fn import(p: &Path, tag: &str, opts: &ImportOptions) -> (PathBuf, marquet::Result<geoparquet::ImportReport>) {
+fn import(p: &Path, tag: &str, opts: &ImportOptions) -> (PathBuf, marquet::Result<convert::ImportReport>) {
     let h5 = tmp(&format!("{tag}.h5"));
     let r = {
         let f = File::create(&h5).unwrap();

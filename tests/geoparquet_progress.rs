@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use marquet::geoparquet::{append_file, export_geoparquet, import_geoparquet, AppendOptions, ExportOptions, ImportOptions};
+use marquet::convert::{append_file, export_geoparquet, import_geoparquet, AppendOptions, ExportOptions, ImportOptions};
 use marquet::h5col::File;
 use marquet::marquet::MarquetTable;
 use marquet::Progress;

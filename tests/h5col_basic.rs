@@ -1,7 +1,7 @@
 //! H5Col table layer: create, append, read, list columns, truncate, update, indexes.
 
 use marquet::h5::Dtype;
-use marquet::h5col::index::{self, range_filter};
+use marquet::h5col::search_index::{self as index, range_filter};
 use marquet::h5col::list::ListSpec;
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File, ListArray, ListValues};
 use marquet::MarquetError;

@@ -4,18 +4,21 @@
 //! rebuilds, truncations and in-place updates. Plus categoricals, row labels, and
 //! malformed index datasets that must yield typed errors.
 
+
 mod common;
+
+use common::synth;
 
 use std::cmp::Ordering;
 use std::ops::Bound;
 
 use marquet::h5::{self, Dtype};
 use marquet::h5col::categorical::{self, add_categorical_column, create_categories};
-use marquet::h5col::filter::{filter_rows, filter_rows_with, rows_with_labels, ColumnFilter, IndexChoice, Scalar};
-use marquet::h5col::search::{build_bitmap, build_chunk_bloom, build_sorted_rows, BloomParams, DEFAULT_BITMAP_MAX_VALUES};
-use marquet::h5col::{index, Array, Batch, ColumnSpec, ColumnValues, File, Table};
+use marquet::h5col::predicate::{filter_rows, filter_rows_with, rows_with_labels, ColumnFilter, IndexChoice, Scalar};
+use marquet::h5col::search_index::{build_bitmap, build_chunk_bloom, build_sorted_rows, BloomParams, DEFAULT_BITMAP_MAX_VALUES};
+use marquet::h5col::{search_index as index, Array, Batch, ColumnSpec, ColumnValues, File, Table};
 use marquet::spec::names;
-use marquet::synth::SplitMix64;
+use crate::synth::SplitMix64;
 use marquet::MarquetError;
 
 const KINDS: [&str; 4] = [names::KIND_CHUNK_MINMAX, names::KIND_SORTED_ROWS, names::KIND_BITMAP, names::KIND_CHUNK_BLOOM];
@@ -389,7 +392,7 @@ fn validator_checks_every_index_kind() {
     }
     let findings = |p: &std::path::Path| {
         let rep = validate_file(p, &Options::default()).unwrap();
-        (rep.status.clone(), rep.findings().map(|f| f.to_string()).collect::<Vec<_>>())
+        (rep.status, rep.findings().map(|f| f.to_string()).collect::<Vec<_>>())
     };
     let (status, all) = findings(&p);
     assert_eq!(status, Status::Conformant, "{all:#?}");

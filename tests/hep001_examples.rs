@@ -11,7 +11,7 @@ use std::path::Path;
 
 use marquet::h5::{self, Dtype};
 use marquet::h5col::categorical;
-use marquet::h5col::index::{self, range_filter, FilterStats};
+use marquet::h5col::search_index::{self as index, range_filter, FilterStats};
 use marquet::h5col::list::{LeafSpec, ListSpec};
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File, ListArray, ListValues, Table};
 use marquet::spec::names;
@@ -292,8 +292,8 @@ fn hep001_15_3_chunk_minmax() {
 /// columns are left out: §15.2 covers them).
 #[test]
 fn hep001_15_4_every_index_kind() {
-    use marquet::h5col::filter::{filter_rows_with, ColumnFilter, IndexChoice, Scalar};
-    use marquet::h5col::search::{self, BloomParams};
+    use marquet::h5col::predicate::{filter_rows_with, ColumnFilter, IndexChoice, Scalar};
+    use marquet::h5col::search_index::{self as search, BloomParams};
     let _serial = common::serial();
     let dir = common::TempDir::new("hep001-15-4");
     let p = dir.join("complete.h5");

@@ -240,7 +240,7 @@ fn take_matches_row_reads_in_every_form() {
     }
     t.append(&batch).unwrap();
     let mut rng = common::Rng::new(7);
-    let mut rows: Vec<u64> = (0..n).filter(|_| rng.next_u64() % 5 == 0).collect();
+    let mut rows: Vec<u64> = (0..n).filter(|_| rng.next_u64().is_multiple_of(5)).collect();
     rows.extend([0, n - 1]);
     rows.sort_unstable();
     rows.dedup();

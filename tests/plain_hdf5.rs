@@ -6,7 +6,13 @@
 //! bytes our reader gives. The same readers fail on the zstd option (which is why it is not
 //! the default), and `marquet info` says which columns need which plugin.
 
+#[allow(dead_code)]
+#[path = "../src/bin/marquet/info.rs"]
+mod info;
+
 mod common;
+
+use common::synth;
 
 use std::path::Path;
 use std::process::Command;
@@ -29,8 +35,8 @@ fn write_table(path: &Path, compression: Option<Compression>) -> (String, String
     t.add_geometry_column("pt", &spec.clone().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false })).unwrap();
     t.add_geometry_column("poly", &spec.with_form(StorageForm::VarWkb).with_covering("poly_bbox")).unwrap();
     let n = 30_000;
-    let (x, y) = marquet::synth::clustered_points(n, 5);
-    let polys: Vec<Option<Vec<u8>>> = marquet::synth::polygons(n, 5).into_iter().map(Some).collect();
+    let (x, y) = crate::synth::clustered_points(n, 5);
+    let polys: Vec<Option<Vec<u8>>> = crate::synth::polygons(n, 5).into_iter().map(Some).collect();
     for (a, b) in [(0, 12_345), (12_345, n)] {
         let batch = GeoBatch::new()
             .with_geometry(
@@ -207,9 +213,9 @@ fn default_files_read_in_h5dump_and_h5py_without_plugins() {
     }
     println!("{} datasets, {checked} reader checks", pairs.len());
     // `marquet info`: every column and index readable without plugins.
-    let v = marquet::info::describe_file(&path, None).unwrap();
+    let v = crate::info::describe_file(&path, None).unwrap();
     assert_eq!(v["plain_hdf5"], true, "{v}");
-    let text = marquet::info::render_text(&v);
+    let text = crate::info::render_text(&v);
     assert!(text.contains("readable without HDF5 plugins: yes"), "{text}");
     assert!(text.contains(&format!("filters: shuffle, deflate({level})\n")), "{text}");
     assert!(text.contains(&format!("filters: OFFSETS shuffle, deflate({level}); VALUES deflate({level})\n")), "{text}");
@@ -231,16 +237,16 @@ fn zstd_option_needs_the_plugin_and_info_says_so() {
     let t = MarquetTable::open(&f, "/t").unwrap();
     assert_eq!(t.geometry_compression("poly").unwrap(), Some(Compression::zstd()));
     // Our own reader is unaffected.
-    let (x, _) = marquet::synth::clustered_points(30_000, 5);
+    let (x, _) = crate::synth::clustered_points(30_000, 5);
     assert_eq!(t.read_points("pt", 0, 30_000).unwrap().x, x);
-    let v = marquet::info::describe_file(&path, None).unwrap();
+    let v = crate::info::describe_file(&path, None).unwrap();
     assert_eq!(v["plain_hdf5"], false);
     let cols = v["tables"][0]["columns"].as_array().unwrap();
     let pt = cols.iter().find(|c| c["name"] == "pt").unwrap();
     assert_eq!(pt["plain_hdf5"], false);
     assert_eq!(pt["plugins"], serde_json::json!([{"id": 32015, "name": "zstd"}]));
     assert_eq!(pt["filters"], serde_json::json!([{"dataset": "pt", "filters": ["shuffle", "zstd(1)"]}]));
-    let text = marquet::info::render_text(&v);
+    let text = crate::info::render_text(&v);
     assert!(text.contains("filters: shuffle, zstd(1); needs HDF5 plugin 32015 (zstd)\n"), "{text}");
     assert!(text.contains("readable without HDF5 plugins: no"), "{text}");
     drop((t, f));

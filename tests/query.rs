@@ -4,16 +4,19 @@
 //! after appends that extend the block index and leave the R-tree stale, after rebuilds, and
 //! after truncations.
 
+#[path = "../src/bin/marquet/synth.rs"]
+mod synth;
+
 use marquet::h5col::{Array, File};
-use marquet::index::geom_box::intersects;
+use marquet::spatial::geom_box::intersects;
 use marquet::marquet::spatial_index::{IndexState, RTreeOnAppend, SpatialIndexKind};
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
-use marquet::query::{Predicate, Query, QueryResult, Window};
+use marquet::query::{Predicate, Query, QueryResult, Window, TableQuery};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, LineString, MultiPolygon, Point, Polygon};
 use marquet::{BBox, Dimensions};
 
 /// The seeded generator shared with the benchmarks.
-use marquet::synth::SplitMix64 as Rng;
+use crate::synth::SplitMix64 as Rng;
 
 fn tmp(name: &str) -> String {
     let d = std::env::temp_dir().join(format!("marquet-query-{}", std::process::id()));
@@ -262,7 +265,7 @@ fn nulls(tr: &Truth) -> u64 {
     tr.iter().filter(|r| r.is_none()).count() as u64
 }
 
-fn block_entries(t: &MarquetTable) -> Vec<marquet::index::BlockEntry> {
+fn block_entries(t: &MarquetTable) -> Vec<marquet::spatial::BlockEntry> {
     match t.open_block_index("geom").unwrap() {
         IndexState::Usable(b) => b.entries,
         other => panic!("block index not usable: {other:?}"),

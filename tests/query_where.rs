@@ -7,11 +7,11 @@ use std::ops::Bound;
 use std::process::Command;
 
 use marquet::h5::Dtype;
-use marquet::h5col::filter::{ColumnFilter, Scalar};
-use marquet::h5col::search::build_bitmap;
-use marquet::h5col::{index, Array, ColumnSpec, File};
+use marquet::h5col::predicate::{ColumnFilter, Scalar};
+use marquet::h5col::search_index::build_bitmap;
+use marquet::h5col::{search_index as index, Array, ColumnSpec, File};
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
-use marquet::query::Query;
+use marquet::query::{Query, TableQuery};
 use marquet::{BBox, Dimensions};
 
 const N: usize = 400;

@@ -5,10 +5,10 @@
 mod common;
 use marquet::h5::{self, Dtype, Space};
 use marquet::h5col::{Array, File};
-use marquet::index::{packed_rtree, Layout};
+use marquet::spatial::{packed_rtree, Layout};
 use marquet::marquet::spatial_index::{block_bbox_dtype, rtree_dtype, IndexState, RTreeOnAppend, SpatialIndexKind};
 use marquet::marquet::{Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
-use marquet::query::{Predicate, Query, Window};
+use marquet::query::{Predicate, Query, Window, TableQuery};
 use marquet::spec::names;
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, LineString, Polygon};
 use marquet::{BBox, Dimensions};
@@ -294,7 +294,7 @@ fn foreign_and_dangling_indexes_are_ignored() {
     let g = t.table().generation().unwrap().unwrap();
     t.drop_index("pt", SpatialIndexKind::PackedRTree).unwrap();
     let spec = h5::DatasetSpec { dtype: Dtype::U64, len: 200, chunk: Some(64), filters: vec![], fill: None };
-    let ds = marquet::h5col::index::create_index_dataset(t.table(), "pt", "pt__rtree", &spec, "PACKED_RTREE").unwrap();
+    let ds = marquet::h5col::search_index::create_index_dataset(t.table(), "pt", "pt__rtree", &spec, "PACKED_RTREE").unwrap();
     h5::attr_write_u64(ds.id(), names::SOURCE_GENERATION, g).unwrap();
     h5::attr_write_u64(ds.id(), names::SOURCE_NROWS, 100).unwrap();
     drop(ds);

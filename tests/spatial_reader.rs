@@ -5,13 +5,21 @@
 //! indexes ignored, with nulls and empty geometries, and after this process writes to the
 //! table (appends, index builds) while the reader is open.
 
+#[path = "../src/bin/marquet/synth.rs"]
+#[allow(dead_code)]
+mod synth;
+#[path = "../src/bin/marquet/bench.rs"]
+#[allow(dead_code)]
+mod bench;
+
+use bench::write_marquet;
 use geo::Intersects;
-use marquet::bench::write_marquet;
-use marquet::h5col::{Array, File};
+use marquet::h5col::Array;
+use marquet::marquet::File;
 use marquet::marquet::layout::RTreeChoice;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
 use marquet::query::reader::SpatialReader;
-use marquet::query::{Predicate, Query, Window};
+use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, Point, Polygon};
 use marquet::{BBox, Dimensions};
 
@@ -41,8 +49,8 @@ fn full_scan(path: &std::path::Path, w: &BBox) -> Vec<u64> {
 
 /// The benchmark's windows plus some larger ones, so answers range from empty to thousands.
 fn windows() -> Vec<BBox> {
-    let mut w = marquet::synth::windows(60, 7, 0.5);
-    w.extend(marquet::synth::windows(15, 8, 6.0));
+    let mut w = synth::windows(60, 7, 0.5);
+    w.extend(synth::windows(15, 8, 6.0));
     w.push(BBox::xy(-180.0, -90.0, 180.0, 90.0));
     w.push(BBox::xy(500.0, 500.0, 501.0, 501.0));
     w
@@ -80,9 +88,9 @@ fn check_file(path: &std::path::Path, label: &str) -> u64 {
 
 #[test]
 fn reader_equals_query_and_full_scan_points_and_polygons() {
-    let (x, y) = marquet::synth::clustered_points(30_000, 42);
+    let (x, y) = synth::clustered_points(30_000, 42);
     let points = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
-    let polys = GeometryValues::Wkb(marquet::synth::polygons(5_000, 42).into_iter().map(Some).collect());
+    let polys = GeometryValues::Wkb(synth::polygons(5_000, 42).into_iter().map(Some).collect());
     let layout = |f: &dyn Fn(&mut WriteLayout)| {
         let mut l = WriteLayout::default();
         f(&mut l);
@@ -144,7 +152,7 @@ fn reader_follows_writes_of_this_process_and_nulls_never_match() {
         let p = tmp(&format!("writes-{}.h5", matches!(form, StorageForm::VarWkb)));
         let f = File::create(&p).unwrap();
         let mut t = MarquetTable::create(&f, "/bench").unwrap();
-        t.add_column("id", &marquet::h5col::ColumnSpec::new(marquet::h5::Dtype::U64).with_chunk_rows(64)).unwrap();
+        t.add_column("id", &marquet::h5col::ColumnSpec::new(marquet::h5col::Dtype::U64).with_chunk_rows(64)).unwrap();
         let spec = GeometryColumnSpec::default().with_chunk_rows(64).with_form(form).with_covering("bbox");
         t.add_geometry_column("geometry", &spec).unwrap();
         let keep = |rows: Vec<Option<Vec<u8>>>| -> Vec<Option<Vec<u8>>> {

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use marquet::h5::{self, DatasetSpec, Dtype, Field, Space};
 use marquet::h5col::list::ListSpec;
-use marquet::h5col::{index as h5index, search, Array, ColumnSpec, File};
-use marquet::index::geodesic::EdgeModel;
-use marquet::index::{block_bbox, packed_rtree};
+use marquet::h5col::{search_index as h5index, search_index as search, Array, ColumnSpec, File};
+use marquet::spatial::geodesic::EdgeModel;
+use marquet::spatial::{block_bbox, packed_rtree};
 use marquet::marquet::{spatial_index, types};
 use marquet::marquet::{Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
 use marquet::spec::names;

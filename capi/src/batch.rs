@@ -6,7 +6,7 @@
 
 use std::ffi::c_char;
 
-use mq::h5col::{Array, ColumnValues};
+use mq::marquet::{Array, ColumnValues};
 use mq::marquet::{GeoBatch, GeometryValues};
 
 use crate::ffi::{self, Handle, Kind};

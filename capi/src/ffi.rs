@@ -142,7 +142,7 @@ fn check_span<T>(p: *const T, len: usize, what: &str) -> FfiResult {
         }
         return Err(FfiError::null(what));
     }
-    if (p as usize) % std::mem::align_of::<T>() != 0 {
+    if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
         return Err(FfiError::invalid(format!("{what} is not aligned for its element type")));
     }
     match len.checked_mul(std::mem::size_of::<T>()) {
@@ -203,7 +203,7 @@ pub fn out_ptr<T>(p: *mut T, what: &str) -> FfiResult<*mut T> {
     if p.is_null() {
         return Err(FfiError::null(what));
     }
-    if (p as usize) % std::mem::align_of::<T>() != 0 {
+    if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
         return Err(FfiError::invalid(format!("{what} is not aligned")));
     }
     Ok(p)
@@ -270,7 +270,7 @@ pub fn too_small(what: &str, len: usize, need: usize) -> FfiError {
 /// `buf` points at `len` writable bytes; `needed` is NULL or writable.
 pub unsafe fn copy_str_out(s: &str, buf: *mut c_char, len: usize, needed: *mut usize) -> FfiResult {
     let need = s.len() + 1;
-    if !needed.is_null() && (needed as usize) % std::mem::align_of::<usize>() != 0 {
+    if !needed.is_null() && !(needed as usize).is_multiple_of(std::mem::align_of::<usize>()) {
         return Err(FfiError::invalid("needed is not aligned"));
     }
     let out = unsafe { out_slice(buf.cast::<u8>(), len, "buf")? };

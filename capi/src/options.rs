@@ -280,7 +280,8 @@ pub unsafe extern "C" fn marquet_geometry_column_options_set_deflate(
     with_opts(options, |s| {
         s.filters = Some(match level {
             -1 => Vec::new(),
-            0..=9 => vec![mq::h5::Filter::Shuffle, mq::h5::Filter::Deflate(level as u32)],
+            // The pipeline of multi-byte numbers (shuffle, then deflate), for every dataset.
+            0..=9 => mq::marquet::Compression::Deflate { level: level as u32 }.filters(mq::marquet::Elements::Numbers),
             _ => return Err(FfiError::invalid(format!("deflate level {level} is not -1 or 0-9"))),
         });
         Ok(())

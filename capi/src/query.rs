@@ -3,8 +3,7 @@
 
 use std::ffi::c_char;
 
-use mq::query::{Predicate, Query, QueryResult, Window};
-use mq::BBox;
+use mq::query::{Predicate, Query, QueryResult, TableQuery, Window};
 
 use crate::ffi::{self, Handle, Kind};
 use crate::panic::{guard, guard_void};
@@ -53,18 +52,6 @@ impl marquet_query_result {
     }
 }
 
-/// A box window with the checks of `marquet_table_query_box`: no NaN bound, `ymin <= ymax`.
-pub(crate) fn box_window(b: BBox) -> FfiResult<Window> {
-    let (xmin, ymin, xmax, ymax) = (b.xmin, b.ymin, b.xmax, b.ymax);
-    if [xmin, ymin, xmax, ymax].iter().any(|v| v.is_nan()) {
-        return Err(FfiError::invalid(format!("window [{xmin}, {ymin}, {xmax}, {ymax}] has a NaN bound")));
-    }
-    if ymin > ymax {
-        return Err(FfiError::invalid(format!("window ymin {ymin} > ymax {ymax}")));
-    }
-    Ok(Window::BBox(b))
-}
-
 impl Handle for marquet_query_result {
     const KIND: Kind = Kind::QueryResult;
     const NAME: &'static str = "result";
@@ -110,15 +97,7 @@ pub unsafe extern "C" fn marquet_table_query_box(
     out: *mut *mut marquet_query_result,
 ) -> i32 {
     guard(|| unsafe {
-        let window = || {
-            if [xmin, ymin, xmax, ymax].iter().any(|v| v.is_nan()) {
-                return Err(FfiError::invalid(format!("window [{xmin}, {ymin}, {xmax}, {ymax}] has a NaN bound")));
-            }
-            if ymin > ymax {
-                return Err(FfiError::invalid(format!("window ymin {ymin} > ymax {ymax}")));
-            }
-            Ok(Window::BBox(BBox::xy(xmin, ymin, xmax, ymax)))
-        };
+        let window = || Ok(Window::try_bbox(xmin, ymin, xmax, ymax)?);
         run_query(table, column, column_len, window, predicate, use_indexes, out)
     })
 }
@@ -213,18 +192,9 @@ pub unsafe extern "C" fn marquet_query_result_stats(
         let r = unsafe { ffi::handle(result)? };
         let out = unsafe { ffi::out_slice(stats, stats_len, "stats")? };
         let s = &r.result.stats;
-        let all = [
-            s.rows_total,
-            s.blocks_total,
-            s.blocks_skipped,
-            s.rtree_candidates,
-            s.covering_rejected,
-            s.exact_tested,
-            s.rows_matched,
-            s.bytes_read,
-        ];
+        let all = s.counters();
         let mut vals = [0i64; 8];
-        for (d, v) in vals.iter_mut().zip(all) {
+        for (d, (_, v)) in vals.iter_mut().zip(all) {
             *d = ffi::to_i64(v, "stat")?;
         }
         for (d, v) in out.iter_mut().zip(vals) {

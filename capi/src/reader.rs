@@ -6,15 +6,13 @@
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
-use mq::h5col::File;
-use mq::marquet::MarquetTable;
+use mq::marquet::{File, MarquetTable};
 use mq::query::reader::SpatialReader;
 use mq::query::{Query, Window};
-use mq::BBox;
 
 use crate::ffi::{self, Handle, Kind};
 use crate::panic::{guard, guard_void};
-use crate::query::{box_window, predicate_arg, marquet_query_result};
+use crate::query::{marquet_query_result, predicate_arg};
 use crate::status::FfiResult;
 use crate::table::marquet_table;
 
@@ -84,7 +82,7 @@ pub unsafe extern "C" fn marquet_spatial_reader_query_box(
     use_indexes: i32,
     out: *mut *mut marquet_query_result,
 ) -> i32 {
-    guard(|| unsafe { reader_query(reader, || box_window(BBox::xy(xmin, ymin, xmax, ymax)), predicate, use_indexes, out) })
+    guard(|| unsafe { reader_query(reader, || Ok(Window::try_bbox(xmin, ymin, xmax, ymax)?), predicate, use_indexes, out) })
 }
 
 /// As `marquet_table_query_wkb`, through the reader (the window as one ISO WKB geometry of

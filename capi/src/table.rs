@@ -4,8 +4,8 @@
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use mq::h5::Dtype;
-use mq::h5col::{Array, ColumnKind, ColumnSpec, File};
+use mq::marquet::{Array, ColumnSpec, File, ScalarType};
+use mq::marquet::ValueType;
 use mq::marquet::MarquetTable;
 
 use crate::batch::marquet_batch;
@@ -145,14 +145,14 @@ pub unsafe extern "C" fn marquet_table_add_column(
     guard(|| {
         let t = unsafe { ffi::handle(table)? }.lock();
         let name = unsafe { ffi::name_arg(name, name_len, "name")? };
-        let dt = match value_type {
-            1 => Dtype::Int { size: 4, signed: true, big_endian: false },
-            2 => Dtype::I64,
-            3 => Dtype::F64,
+        let ty = match value_type {
+            1 => ScalarType::Int32,
+            2 => ScalarType::Int64,
+            3 => ScalarType::Float64,
             4 => return Err(FfiError::invalid("use marquet_table_add_string_column for strings")),
             _ => return Err(FfiError::invalid(format!("value_type {value_type} is not MARQUET_TYPE_INT32, _INT64 or _DOUBLE"))),
         };
-        t.add_column(name, &ColumnSpec::new(dt))?;
+        t.add_column(name, &ColumnSpec::new(ty.dtype()?))?;
         Ok(())
     })
 }
@@ -171,11 +171,7 @@ pub unsafe extern "C" fn marquet_table_add_string_column(
         let t = unsafe { ffi::handle(table)? }.lock();
         let name = unsafe { ffi::name_arg(name, name_len, "name")? };
         let n = ffi::len_arg(max_bytes, "max_bytes")?;
-        if n == 0 || n >= (1 << 20) {
-            return Err(FfiError::invalid(format!("max_bytes {n} is not in 1..1048576")));
-        }
-        let dt = Dtype::FixedString { size: n + 1, utf8: true, nullterm: true, spacepad: false };
-        t.add_column(name, &ColumnSpec::new(dt))?;
+        t.add_column(name, &ColumnSpec::new(ScalarType::String { max_bytes: n }.dtype()?))?;
         Ok(())
     })
 }
@@ -280,22 +276,13 @@ pub unsafe extern "C" fn marquet_table_column_type(
         let t = unsafe { ffi::handle(table)? }.lock();
         let name = unsafe { ffi::name_arg(column, column_len, "column")? };
         use marquet_type::*;
-        let ty = if t.geometry_column_names()?.iter().any(|n| n == name) {
-            MARQUET_TYPE_GEOMETRY
-        } else {
-            match t.table().kind_of(name)? {
-                None => {
-                    return Err(FfiError::invalid(format!("{} is not a column", t.table().member_path(name))));
-                }
-                Some(ColumnKind::List) => MARQUET_TYPE_OTHER,
-                Some(ColumnKind::Dataset) => match t.table().column(name)?.dtype().to_le() {
-                    Dtype::Int { size: 4, signed: true, .. } => MARQUET_TYPE_INT32,
-                    Dtype::Int { size: 8, signed: true, .. } => MARQUET_TYPE_INT64,
-                    Dtype::Float { size: 8, .. } => MARQUET_TYPE_DOUBLE,
-                    Dtype::FixedString { .. } => MARQUET_TYPE_STRING,
-                    _ => MARQUET_TYPE_OTHER,
-                },
-            }
+        let ty = match t.value_type(name)? {
+            ValueType::Geometry => MARQUET_TYPE_GEOMETRY,
+            ValueType::Scalar(ScalarType::Int32) => MARQUET_TYPE_INT32,
+            ValueType::Scalar(ScalarType::Int64) => MARQUET_TYPE_INT64,
+            ValueType::Scalar(ScalarType::Float64) => MARQUET_TYPE_DOUBLE,
+            ValueType::Scalar(ScalarType::String { .. }) => MARQUET_TYPE_STRING,
+            _ => MARQUET_TYPE_OTHER,
         };
         unsafe { ffi::write(out, ty as i32) };
         Ok(())
@@ -487,13 +474,7 @@ pub unsafe extern "C" fn marquet_table_read_points(
 
 /// Read an attribute column's rows and their missing flags (missing = fill value).
 fn read_attr(t: &MarquetTable, name: &str, s: u64, e: u64) -> FfiResult<(Array, Vec<bool>)> {
-    if t.table().kind_of(name)? != Some(ColumnKind::Dataset) {
-        return Err(FfiError::invalid(format!("{} is not an attribute column dataset", t.table().member_path(name))));
-    }
-    let c = t.table().column(name)?;
-    let a = t.table().read(name, s, e)?;
-    let miss = a.missing(c.fill());
-    Ok((a, miss))
+    Ok(t.table().read_with_missing(name, s, e)?)
 }
 
 /// The body of the numeric reads: convert every row with `conv` before writing.

@@ -18,7 +18,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use mq::h5col::File;
+use mq::marquet::File;
 use mq::marquet::MarquetTable;
 
 /// The workspace root.

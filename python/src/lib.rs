@@ -8,6 +8,7 @@
 //! - The GIL is released (`Python::detach`) around every HDF5 read or write; Arrow data
 //!   crosses through the C data / C stream interfaces (arrow-pyarrow), without copies.
 
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -15,18 +16,18 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, UInt64Array};
 use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_pyarrow::{IntoPyArrow, PyArrowType, ToPyArrow};
 use arrow_schema::{ArrowError, SchemaRef};
-use marquet::geoparquet::{self, AppendOptions, ArrowPlan, ConvertOptions, GeoParquetVersion, ImportOptions, PointForm};
-use marquet::h5col::{filter, File};
+use marquet::convert::{self as conv, AppendOptions, ArrowPlan, ConvertOptions, GeoParquetVersion, ImportOptions, PointForm};
+use marquet::h5col::{predicate, File};
 use marquet::marquet::spatial_index::RTreeOnAppend;
 use marquet::marquet::{is_marquet_table, MarquetTable, RTreeChoice, WriteLayout};
-use marquet::query::{Predicate, Query, Window};
+use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::{BBox, MarquetError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// Rows per record batch returned.
-const BATCH_ROWS: usize = geoparquet::DEFAULT_BATCH_ROWS;
+const BATCH_ROWS: usize = conv::DEFAULT_BATCH_ROWS;
 
 /// The Python exception for a library error: a class of `marquet.errors`, by variant.
 fn py_err(py: Python<'_>, e: MarquetError) -> PyErr {
@@ -173,7 +174,7 @@ impl Open {
         wheres: &[String],
         column: Option<&str>,
     ) -> marquet::Result<Option<Vec<u64>>> {
-        let filters = wheres.iter().map(|w| filter::parse_where(w)).collect::<marquet::Result<Vec<_>>>()?;
+        let filters = wheres.iter().map(|w| predicate::parse_where(w)).collect::<marquet::Result<Vec<_>>>()?;
         let pred = parse_predicate(predicate)?;
         match bbox {
             Some((x0, y0, x1, y1)) => {
@@ -181,7 +182,7 @@ impl Open {
                 let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), pred);
                 Ok(Some(self.table.query_where(&col, &q, &filters)?.rows))
             }
-            None if !filters.is_empty() => Ok(Some(filter::filter_all(self.table.table(), &filters, true)?.0)),
+            None if !filters.is_empty() => Ok(Some(predicate::filter_all(self.table.table(), &filters, true)?.0)),
             None => Ok(None),
         }
     }
@@ -294,7 +295,7 @@ impl Table {
 
     /// The table as `marquet info --json` describes it (a JSON string).
     fn _describe(&self, py: Python<'_>) -> PyResult<String> {
-        self.with(py, |o| marquet::info::describe_table(&o.file, o.table.path()).map(|v| v.to_string()))
+        self.with(py, |o| cli::info::describe_table(&o.file, o.table.path()).map(|v| v.to_string()))
     }
 
     /// Matching row numbers, ascending, as a pyarrow UInt64Array.
@@ -417,7 +418,7 @@ fn _write(
         let file = if existed { File::open_rw(&path)? } else { File::create(&path)? };
         let (schema, batches) = stream_batches(data.0);
         let opts = ImportOptions { table, layout: lay, point_form, ..ImportOptions::default() };
-        let r = geoparquet::import_record_batches(&file, schema, batches, &geometry, &opts);
+        let r = conv::import_record_batches(&file, schema, batches, &geometry, &opts);
         drop(file);
         if r.is_err() && !existed {
             let _ = std::fs::remove_file(&path);
@@ -452,7 +453,7 @@ fn _append(
         };
         let (schema, batches) = stream_batches(data.0);
         let opts = AppendOptions { rtree: rt, ..AppendOptions::default() };
-        Ok(geoparquet::append_record_batches(&file, &table, schema, batches, &geometry, &opts)?.rows)
+        Ok(conv::append_record_batches(&file, &table, schema, batches, &geometry, &opts)?.rows)
     })
     .py(py)
 }
@@ -493,7 +494,7 @@ fn convert<'py>(
     let r = py
         .detach(move || {
             let opts = ConvertOptions { table, geoparquet_version: version, layout: lay, ..ConvertOptions::default() };
-            geoparquet::convert(&input, &output, &opts)
+            conv::convert(&input, &output, &opts)
         })
         .py(py)?;
     let d = PyDict::new(py);
@@ -503,10 +504,10 @@ fn convert<'py>(
     Ok(d)
 }
 
-/// The `marquet` command (src/bin/marquet.rs, compiled into the extension): the wheel's
+/// The `marquet` command (src/bin/marquet/main.rs, compiled into the extension): the wheel's
 /// console script `marquet` calls [`_cli_main`] with `sys.argv`.
 #[allow(dead_code, clippy::all)]
-#[path = "../../src/bin/marquet.rs"]
+#[path = "../../src/bin/marquet/main.rs"]
 mod cli;
 
 /// Run the `marquet` command with `argv` (program name first); returns its exit status.

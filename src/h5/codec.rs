@@ -377,7 +377,7 @@ mod tests {
     fn garbage_never_panics() {
         let st = [Stage::Shuffle { elem: 16 }, Stage::Zstd { level: 3 }];
         let st2 = [Stage::Deflate { level: 4 }];
-        let mut r = crate::synth::SplitMix64::new(7);
+        let mut r = crate::test_rng::SplitMix64::new(7);
         for len in [0usize, 1, 4, 5, 17, 300] {
             let g: Vec<u8> = (0..len).map(|_| r.next_u64() as u8).collect();
             assert!(decode(&st, 0, &g, 1024).is_err());

@@ -93,12 +93,7 @@ impl Array {
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        let s = self.dtype.size();
-        if s == 0 {
-            0
-        } else {
-            self.bytes.len() / s
-        }
+        self.bytes.len().checked_div(self.dtype.size()).unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -297,6 +292,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::useless_vec)]
     fn canonical_missing_test() {
         let a = Array::from_f64(&[1.0, names::FILL_F64, f64::NAN]);
         let fill = names::FILL_F64.to_le_bytes();

@@ -104,7 +104,7 @@ fn read_categories(t: &Table, path: &str) -> Result<Categories> {
         }
         other => return Err(MarquetError::Unsupported(format!("{path}: categories of datatype {other:?}"))),
     };
-    let ordered = super::search::read_bool_attr(ds.id(), names::ORDERED)? == Some(true);
+    let ordered = super::search_index::read_bool_attr(ds.id(), names::ORDERED)? == Some(true);
     Ok(Categories { path: path.to_string(), labels, ordered })
 }
 

@@ -151,6 +151,7 @@ pub enum LeafSpec {
 
 /// Options for a new list column.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ListSpec {
     pub leaf: LeafSpec,
     /// Create a `MASK` member from the start (it is created on demand otherwise).
@@ -600,6 +601,19 @@ impl ListColumn {
     /// The group id.
     pub fn id(&self) -> hdf5_sys::h5i::hid_t {
         self.top.g.id()
+    }
+
+    /// A text attribute of the list column's group (`DESCRIPTION`, ...; HEP001 §9),
+    /// `None` when absent or not text.
+    pub fn text_attr(&self, name: &str) -> Result<Option<String>> {
+        Ok(h5::attr_read(self.id(), name)?.and_then(|a| a.as_str().map(|s| s.to_string())))
+    }
+
+    /// Is this a list of strings (its `VALUES` member is itself a string list,
+    /// `CLASS = STRING_VALUES`, HEP001 §9.4)?
+    pub fn is_string_list(&self) -> Result<bool> {
+        let v = h5::object_open(self.id(), names::VALUES)?;
+        Ok(read_token(v.id(), names::CLASS)?.as_deref() == Some(names::STRING_VALUES))
     }
 
     /// The datatype of the innermost elements.

@@ -31,104 +31,85 @@ fn appendable(t: &MarquetTable) -> Result<(BTreeSet<String>, BTreeSet<String>)> 
     Ok((cols, geoms))
 }
 
-impl MarquetTable {
-    /// Check that the rows of `src` can be appended to this table: the same columns by name
-    /// (covering columns aside), geometry columns in the same places, list columns where
-    /// this table has list columns. Datatypes are checked by the first append, before it
-    /// changes the file.
-    pub fn check_append_source(&self, src: &MarquetTable) -> Result<()> {
-        let (dcols, dgeo) = appendable(self)?;
-        let (scols, sgeo) = appendable(src)?;
-        let only_here: Vec<&String> = dcols.difference(&scols).collect();
-        let only_there: Vec<&String> = scols.difference(&dcols).collect();
-        if !only_here.is_empty() || !only_there.is_empty() {
-            let list = |v: &[&String]| if v.is_empty() { "none".to_string() } else { v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ") };
+/// The body of [`MarquetTable::check_append_source`].
+pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Result<()> {
+    let (dcols, dgeo) = appendable(this)?;
+    let (scols, sgeo) = appendable(src)?;
+    let only_here: Vec<&String> = dcols.difference(&scols).collect();
+    let only_there: Vec<&String> = scols.difference(&dcols).collect();
+    if !only_here.is_empty() || !only_there.is_empty() {
+        let list = |v: &[&String]| if v.is_empty() { "none".to_string() } else { v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ") };
+        return Err(MarquetError::InvalidArgument(format!(
+            "{}: columns differ from the source {}: only in the target: {}; only in the source: {}",
+            this.path(),
+            src.path(),
+            list(&only_here),
+            list(&only_there)
+        )));
+    }
+    for c in &dcols {
+        if dgeo.contains(c) != sgeo.contains(c) {
             return Err(MarquetError::InvalidArgument(format!(
-                "{}: columns differ from the source {}: only in the target: {}; only in the source: {}",
-                self.path(),
-                src.path(),
-                list(&only_here),
-                list(&only_there)
+                "{}: column '{c}' is a geometry column in only one of the two tables",
+                this.path()
             )));
         }
-        for c in &dcols {
-            if dgeo.contains(c) != sgeo.contains(c) {
-                return Err(MarquetError::InvalidArgument(format!(
-                    "{}: column '{c}' is a geometry column in only one of the two tables",
-                    self.path()
-                )));
-            }
-            if !dgeo.contains(c) && self.table().kind_of(c)? != src.table().kind_of(c)? {
-                return Err(MarquetError::InvalidArgument(format!(
-                    "{}: column '{c}' is a list column in only one of the two tables",
-                    self.path()
-                )));
+        if !dgeo.contains(c) && this.table().kind_of(c)? != src.table().kind_of(c)? {
+            return Err(MarquetError::InvalidArgument(format!(
+                "{}: column '{c}' is a list column in only one of the two tables",
+                this.path()
+            )));
+        }
+    }
+    Ok(())
+}
+/// The body of [`MarquetTable::append_from`].
+pub(crate) fn append_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
+    this.check_append_source(src)?;
+    let mut valid_rtrees = Vec::new();
+    if rtree == RTreeOnAppend::Rebuild {
+        for g in this.geometry_column_names()? {
+            if this.spatial_indexes(&g)?.iter().any(|i| i.kind == SpatialIndexKind::PackedRTree && i.valid) {
+                valid_rtrees.push(g);
             }
         }
-        Ok(())
     }
-
-    /// Append every row of `src` to this table, `batch_rows` rows per append (HEP002 §11.1
-    /// over HEP001 §12.3), R-trees treated as `rtree` says; `progress` hears the rows
-    /// appended so far after each batch. Returns the rows appended.
-    ///
-    /// Each batch is one committed append: an error in a later batch (a value that does not
-    /// fit this table's datatypes) leaves the earlier batches in the table. The column sets
-    /// are compared first ([`MarquetTable::check_append_source`]).
-    ///
-    /// Packed R-trees cannot be extended (HEP002 §10.4): the batches leave them stale and,
-    /// when `rtree` is [`RTreeOnAppend::Rebuild`], every R-tree that was valid before the
-    /// operation is rebuilt once at its end, so an append costs what it adds plus at most one
-    /// rebuild, not one rebuild per batch. Block indexes, BBOX, GEOMETRY_TYPES and covering
-    /// rows are maintained by every batch.
-    pub fn append_from(&self, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
-        self.check_append_source(src)?;
-        let mut valid_rtrees = Vec::new();
-        if rtree == RTreeOnAppend::Rebuild {
-            for g in self.geometry_column_names()? {
-                if self.spatial_indexes(&g)?.iter().any(|i| i.kind == SpatialIndexKind::PackedRTree && i.valid) {
-                    valid_rtrees.push(g);
+    let appended = append_batches_from(this, src, batch_rows, progress)?;
+    for g in &valid_rtrees {
+        this.rebuild_rtrees(g)?;
+    }
+    Ok(appended)
+}
+fn append_batches_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
+    let (cols, geoms) = appendable(src)?;
+    let n = src.nrows()?;
+    let step = batch_rows.max(1);
+    let mut s = 0u64;
+    while s < n {
+        let e = s.saturating_add(step).min(n);
+        let mut gb = GeoBatch { geometries: Default::default(), columns: Batch::new() };
+        for c in &cols {
+            if geoms.contains(c) {
+                let b = src.read_wkb(c, s, e)?;
+                let v = (0..b.len()).map(|i| b.get(i).map(|w| w.to_vec())).collect();
+                gb.geometries.insert(c.clone(), GeometryValues::Wkb(v));
+                continue;
+            }
+            let v = match src.table().kind_of(c)? {
+                Some(ColumnKind::List) => ColumnValues::List(src.table().read_list(c, s, e)?),
+                Some(ColumnKind::Dataset) => {
+                    let col = src.table().column(c)?;
+                    let a = col.read(s, e - s)?;
+                    let missing = a.missing(col.fill());
+                    ColumnValues::Array { values: a, missing: Some(missing) }
                 }
-            }
+                None => continue,
+            };
+            gb.columns.columns.insert(c.clone(), v);
         }
-        let appended = self.append_batches_from(src, batch_rows, progress)?;
-        for g in &valid_rtrees {
-            self.rebuild_rtrees(g)?;
-        }
-        Ok(appended)
+        this.append_with_options(&gb, RTreeOnAppend::LeaveStale)?;
+        s = e;
+        progress.report(s, Some(n));
     }
-
-    fn append_batches_from(&self, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
-        let (cols, geoms) = appendable(src)?;
-        let n = src.nrows()?;
-        let step = batch_rows.max(1);
-        let mut s = 0u64;
-        while s < n {
-            let e = s.saturating_add(step).min(n);
-            let mut gb = GeoBatch { geometries: Default::default(), columns: Batch::new() };
-            for c in &cols {
-                if geoms.contains(c) {
-                    let b = src.read_wkb(c, s, e)?;
-                    let v = (0..b.len()).map(|i| b.get(i).map(|w| w.to_vec())).collect();
-                    gb.geometries.insert(c.clone(), GeometryValues::Wkb(v));
-                    continue;
-                }
-                let v = match src.table().kind_of(c)? {
-                    Some(ColumnKind::List) => ColumnValues::List(src.table().read_list(c, s, e)?),
-                    Some(ColumnKind::Dataset) => {
-                        let col = src.table().column(c)?;
-                        let a = col.read(s, e - s)?;
-                        let missing = a.missing(col.fill());
-                        ColumnValues::Array { values: a, missing: Some(missing) }
-                    }
-                    None => continue,
-                };
-                gb.columns.columns.insert(c.clone(), v);
-            }
-            self.append_with_options(&gb, RTreeOnAppend::LeaveStale)?;
-            s = e;
-            progress.report(s, Some(n));
-        }
-        Ok(n)
-    }
+    Ok(n)
 }

@@ -1,12 +1,12 @@
 //! Boxes that contain geometries under the column's edge interpretation (HEP002 §6.4, §9.1,
-//! ruling R8): the WKB side of [`crate::index::geodesic`].
+//! ruling R8): the WKB side of [`crate::spatial::geodesic`].
 //!
 //! Under `PLANAR` edges a geometry's box is its vertex box ([`wkb::scan`]). Under any other
 //! `EDGES` value the box also holds every geodesic edge, the pole enclosed by a ring, and is
 //! grown outward by at least 1e-9°; a geometry crossing ±180° gets every longitude. These
 //! boxes feed `BBOX`, covering columns, block boxes and R-tree items alike.
 
-use crate::index::geodesic::{self, EdgeModel};
+use crate::spatial::geodesic::{self, EdgeModel};
 use crate::spec::BBox;
 use crate::wkb::{self, CoordSeq, WkbError, WkbInfo, WkbVisitor};
 

@@ -4,8 +4,8 @@
 //! query speed: row order (§10.6, Hilbert order of the primary geometry column's box
 //! centres), the spatial indexes (§10.3 BLOCK_BBOX, RECOMMENDED; §10.4 PACKED_RTREE), the
 //! covering column (§10.5), chunk sizes and the R-tree policy on append. Every writer uses
-//! it: `marquet convert` and [`crate::geoparquet::import_geoparquet`] /
-//! [`crate::geoparquet::import_geojson`], [`MarquetTable::write_table`], the C ABI's
+//! it: `marquet convert` and [`crate::convert::import_geoparquet`] /
+//! [`crate::convert::import_geojson`], [`MarquetTable::write_table`], the C ABI's
 //! `marquet_table_write`, `marquet demo` and `marquet bench` — so the benchmark measures the
 //! file a user's first command writes.
 //!
@@ -34,7 +34,7 @@ pub const DEFAULT_VALUES_CHUNK_BYTES: u64 = super::GEOMETRY_VALUES_CHUNK_BYTES;
 /// never straddles two chunks of a point column (HEP002 §10.2).
 pub const DEFAULT_BLOCK_LENGTH: u64 = 1024;
 /// Default memory budget of the external Hilbert sort of streamed imports, in bytes of
-/// decoded rows held at once (see `crate::geoparquet::sort`).
+/// decoded rows held at once (see `crate::convert::sort`).
 pub const DEFAULT_SORT_MEMORY: usize = 256 << 20;
 
 /// When a packed R-tree is built.
@@ -74,7 +74,7 @@ pub struct WriteLayout {
     pub block_length: u64,
     /// Which geometry columns get a packed R-tree (HEP002 §10.4).
     pub rtree: RTreeChoice,
-    /// Node size of the packed R-tree (`None`: [`crate::index::packed_rtree::DEFAULT_NODE_SIZE`]).
+    /// Node size of the packed R-tree (`None`: [`crate::spatial::packed_rtree::DEFAULT_NODE_SIZE`]).
     pub rtree_node_size: Option<u16>,
     /// Give geometry columns that are not point columns a covering column (HEP002 §10.5).
     pub covering: bool,

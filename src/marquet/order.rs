@@ -2,7 +2,7 @@
 //!
 //! Block bounding boxes (§10.3) skip rows only when the rows of a block lie close together,
 //! so bulk writes order the rows of a batch along a Hilbert curve through the centres of the
-//! primary geometry column's boxes ([`crate::index::hilbert_order`], the order R-tree leaves
+//! primary geometry column's boxes ([`crate::spatial::hilbert_order`], the order R-tree leaves
 //! use, ruling R13): null and empty geometries last, ties by input position. Every column of
 //! the batch is permuted alike. The order is not recorded in the file (§10.6).
 
@@ -10,49 +10,12 @@ use std::ops::Range;
 
 use crate::error::{MarquetError, Result};
 use crate::h5col::{Array, ColumnValues, ListArray, ListValues};
-use crate::index::geodesic::EdgeModel;
-use crate::index::hilbert_order;
+use crate::spatial::geodesic::EdgeModel;
+use crate::spatial::hilbert_order;
 use crate::spec::BBox;
 
 use super::bounds;
-use super::spatial_index::RTreeOnAppend;
-use super::{GeoBatch, GeometryValues, MarquetTable, WriteLayout};
-
-/// Options of [`MarquetTable::write_table`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteOptions {
-    /// Order the rows spatially by the primary geometry column (HEP002 §10.6); default on.
-    pub spatial_order: bool,
-    /// What happens to valid packed R-trees.
-    pub rtree: RTreeOnAppend,
-    /// Writing into an empty table whose geometry columns have no spatial index, declare
-    /// the indexes of [`WriteLayout::default`] first (a BLOCK_BBOX, and a PACKED_RTREE for
-    /// non-point columns; HEP002 §10.3, §10.4): default on.
-    pub indexes: bool,
-}
-
-impl Default for WriteOptions {
-    fn default() -> Self {
-        WriteOptions { spatial_order: true, rtree: RTreeOnAppend::Rebuild, indexes: true }
-    }
-}
-
-impl WriteOptions {
-    /// Keep the rows in the order given.
-    pub fn unsorted(mut self) -> Self {
-        self.spatial_order = false;
-        self
-    }
-    pub fn with_rtree(mut self, r: RTreeOnAppend) -> Self {
-        self.rtree = r;
-        self
-    }
-    /// Declare no index (see [`WriteOptions::indexes`]).
-    pub fn without_indexes(mut self) -> Self {
-        self.indexes = false;
-        self
-    }
-}
+use super::{GeoBatch, GeometryValues};
 
 /// The boxes of geometry values (empty box for null and empty rows).
 pub fn value_boxes(v: &GeometryValues, model: EdgeModel) -> Result<Vec<BBox>> {
@@ -215,36 +178,5 @@ fn column_len(v: &ColumnValues) -> usize {
     match v {
         ColumnValues::Array { values, .. } => values.len(),
         ColumnValues::List(l) => l.len(),
-    }
-}
-
-impl MarquetTable {
-    /// Append `batch` with its rows first ordered spatially by the primary geometry column
-    /// (HEP002 §10.6). See [`MarquetTable::write_table`] to choose.
-    pub fn append_sorted(&self, batch: &GeoBatch) -> Result<u64> {
-        self.write_table(batch, &WriteOptions { spatial_order: true, rtree: self.rtree_on_append(), indexes: false })
-    }
-
-    /// The bulk-write convenience: append `batch`, ordered spatially by the primary geometry
-    /// column unless `opts.spatial_order` is off, maintaining the indexes as `opts` says.
-    /// Into an empty table without spatial indexes it first declares the default layout's
-    /// indexes ([`WriteOptions::indexes`]), which this one append then builds from memory.
-    pub fn write_table(&self, batch: &GeoBatch, opts: &WriteOptions) -> Result<u64> {
-        if opts.indexes && self.nrows()? == 0 {
-            let mut none = true;
-            for g in self.geometry_column_names()? {
-                none &= self.spatial_indexes(&g)?.is_empty();
-            }
-            if none {
-                WriteLayout::default().declare_all(self, true, Some(batch.nrows()? as u64))?;
-            }
-        }
-        if !opts.spatial_order {
-            return self.append_with_options(batch, opts.rtree);
-        }
-        let primary = self.primary_geometry_column()?;
-        let info = self.geometry_column(&primary)?;
-        let sorted = batch.sorted_spatially(&primary, bounds::edge_model(&info.edges))?;
-        self.append_with_options(&sorted, opts.rtree)
     }
 }

@@ -22,7 +22,7 @@ use crate::error::{MarquetError, Result};
 use crate::h5::cached::CachedDataset;
 use crate::h5::Dtype;
 use crate::h5col::ColumnKind;
-use crate::index::packed_rtree::{Entry, EntrySource};
+use crate::spatial::packed_rtree::{Entry, EntrySource};
 use crate::spec::{BBox, Dimensions};
 
 use super::spatial_index::{rtree_dtype, BlockIndex, IndexState, SpatialIndex};
@@ -106,7 +106,7 @@ impl CachedCovering {
                 out.push(
                     !is_fill
                         && match super::types::decode_box(&dt, e) {
-                            Some((b, _, _)) => crate::index::geom_box::intersects(&b, wbox),
+                            Some((b, _, _)) => crate::spatial::geom_box::intersects(&b, wbox),
                             None => true,
                         },
                 );

@@ -18,11 +18,11 @@
 
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, DatasetSpec, Dtype, Field, Hid, Space};
-use crate::h5col::index::{self as h5index, IndexInfo};
+use crate::h5col::search_index::{self as h5index, IndexInfo};
 use crate::h5col::ColumnKind;
-use crate::index::block_bbox::{self, BlockEntry, RowSummary};
-use crate::index::geom_box::unwrap_box;
-use crate::index::packed_rtree::{self, Entry, EntrySource, Layout};
+use crate::spatial::block_bbox::{self, BlockEntry, RowSummary};
+use crate::spatial::geom_box::unwrap_box;
+use crate::spatial::packed_rtree::{self, Entry, EntrySource, Layout};
 use crate::spec::{names, BBox};
 
 use super::{MarquetTable, RowInfo};
@@ -241,426 +241,460 @@ fn dims_of(rows: &[RowInfo], z: &mut bool, m: &mut bool, any: &mut bool) {
     }
 }
 
-impl MarquetTable {
-    /// Row summaries of `[start, end)` read in pieces of [`SCAN_ROWS`], with boxes under the
-    /// column's edges (ruling R8).
-    pub(crate) fn scan_rows(&self, col: &str, start: u64, end: u64) -> Result<Vec<RowInfo>> {
-        let mut out = Vec::with_capacity(end.saturating_sub(start).min(1 << 24) as usize);
-        let mut s = start;
-        while s < end {
-            let e = (s + SCAN_ROWS).min(end);
-            out.extend(self.row_infos(col, s, e)?);
-            s = e;
+/// The body of [`MarquetTable::scan_rows`].
+pub(crate) fn scan_rows(this: &MarquetTable, col: &str, start: u64, end: u64) -> Result<Vec<RowInfo>> {
+    let mut out = Vec::with_capacity(end.saturating_sub(start).min(1 << 24) as usize);
+    let mut s = start;
+    while s < end {
+        let e = (s + SCAN_ROWS).min(end);
+        out.extend(this.row_infos(col, s, e)?);
+        s = e;
+    }
+    Ok(out)
+}
+/// The body of [`MarquetTable::spatial_indexes`].
+pub(crate) fn spatial_indexes(this: &MarquetTable, col: &str) -> Result<Vec<SpatialIndex>> {
+    this.geometry_column(col)?;
+    this.spatial_indexes_unchecked(col)
+}
+/// The body of [`MarquetTable::spatial_indexes_unchecked`].
+pub(crate) fn spatial_indexes_unchecked(this: &MarquetTable, col: &str) -> Result<Vec<SpatialIndex>> {
+    let g = this.table().generation()?;
+    let n = this.nrows()?;
+    Ok(h5index::indexes_of(this.table(), col)?
+        .into_iter()
+        .filter_map(|info| {
+            let kind = SpatialIndexKind::from_kind(info.kind.as_deref())?;
+            let valid = info.is_valid(g, n);
+            Some(SpatialIndex { kind, info, valid })
+        })
+        .collect())
+}
+/// The body of [`MarquetTable::default_block_length`].
+pub(crate) fn default_block_length(this: &MarquetTable) -> Result<u64> {
+    let t = this.table();
+    let mut counts = Vec::new();
+    for c in t.discover_columns()? {
+        match t.kind_of(&c)? {
+            Some(ColumnKind::Dataset) => counts.push(t.column(&c)?.chunk_rows().unwrap_or(0)),
+            Some(ColumnKind::List) => {
+                let p = format!("{c}/{}", names::OFFSETS);
+                let ds = h5::dataset_open(t.id(), &p)?;
+                let info = h5::dataset_info(ds.id(), &t.member_path(&p))?;
+                counts.push(info.chunk.and_then(|c| c.first().copied()).unwrap_or(0));
+            }
+            None => {}
         }
-        Ok(out)
     }
-
-    /// The Marquet indexes linked from a geometry column, with their validity.
-    pub fn spatial_indexes(&self, col: &str) -> Result<Vec<SpatialIndex>> {
-        self.geometry_column(col)?;
-        self.spatial_indexes_unchecked(col)
+    Ok(block_bbox::choose_block_length(&counts))
+}
+/// The body of [`MarquetTable::build_block_bbox`].
+pub(crate) fn build_block_bbox(this: &MarquetTable, col: &str, block_length: Option<u64>) -> Result<String> {
+    this.geometry_column(col)?;
+    let existing = existing(this, col, SpatialIndexKind::BlockBBox)?;
+    let b = match block_length {
+        Some(0) => return Err(MarquetError::InvalidArgument("block_length must be at least 1".into())),
+        Some(b) => b,
+        None => this.default_block_length()?,
+    };
+    let g = h5index::ensure_generation(this.table())?;
+    let n = this.nrows()?;
+    write_block_index(this, col, existing.as_ref(), b, (g, n), false, None)
+}
+/// The body of [`MarquetTable::build_rtree`].
+pub(crate) fn build_rtree(this: &MarquetTable, col: &str, node_size: Option<u16>) -> Result<String> {
+    this.geometry_column(col)?;
+    let existing = existing(this, col, SpatialIndexKind::PackedRTree)?;
+    let m = node_size.unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
+    if m < 2 {
+        return Err(MarquetError::InvalidArgument(format!("node_size {m} is less than 2")));
     }
-
-    /// [`MarquetTable::spatial_indexes`] for a caller that has already checked that `col` is
-    /// a geometry column (a query reads its attributes once).
-    pub(crate) fn spatial_indexes_unchecked(&self, col: &str) -> Result<Vec<SpatialIndex>> {
-        let g = self.table().generation()?;
-        let n = self.nrows()?;
-        Ok(h5index::indexes_of(self.table(), col)?
-            .into_iter()
-            .filter_map(|info| {
-                let kind = SpatialIndexKind::from_kind(info.kind.as_deref())?;
-                let valid = info.is_valid(g, n);
-                Some(SpatialIndex { kind, info, valid })
-            })
-            .collect())
-    }
-
-    /// The block length a new block index gets by default (HEP002 §10.2): aligned with the
-    /// chunk row counts of every column dataset and every list column's `OFFSETS`
-    /// ([`block_bbox::choose_block_length`]).
-    pub fn default_block_length(&self) -> Result<u64> {
-        let t = self.table();
-        let mut counts = Vec::new();
-        for c in t.discover_columns()? {
-            match t.kind_of(&c)? {
-                Some(ColumnKind::Dataset) => counts.push(t.column(&c)?.chunk_rows().unwrap_or(0)),
-                Some(ColumnKind::List) => {
-                    let p = format!("{c}/{}", names::OFFSETS);
-                    let ds = h5::dataset_open(t.id(), &p)?;
-                    let info = h5::dataset_info(ds.id(), &t.member_path(&p))?;
-                    counts.push(info.chunk.and_then(|c| c.first().copied()).unwrap_or(0));
-                }
-                None => {}
+    let g = h5index::ensure_generation(this.table())?;
+    let n = this.nrows()?;
+    write_rtree(this, col, existing.as_ref(), m, (g, n), false, None)
+}
+/// The body of [`MarquetTable::rebuild_indexes`].
+pub(crate) fn rebuild_indexes(this: &MarquetTable, col: &str) -> Result<Vec<String>> {
+    rebuild_where(this, col, |_| true)
+}
+/// The body of [`MarquetTable::rebuild_rtrees`].
+pub(crate) fn rebuild_rtrees(this: &MarquetTable, col: &str) -> Result<Vec<String>> {
+    rebuild_where(this, col, |k| k == SpatialIndexKind::PackedRTree)
+}
+fn rebuild_where(this: &MarquetTable, col: &str, which: impl Fn(SpatialIndexKind) -> bool) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for idx in this.spatial_indexes(col)?.into_iter().filter(|i| which(i.kind)) {
+        let o = h5::object_open(this.table().id(), &idx.info.path)?;
+        match idx.kind {
+            SpatialIndexKind::BlockBBox => {
+                let b = scalar_uint(o.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
+                drop(o);
+                let g = h5index::ensure_generation(this.table())?;
+                let n = this.nrows()?;
+                let b = match b {
+                    Some(b) => b,
+                    None => this.default_block_length()?,
+                };
+                out.push(write_block_index(this, col, Some(&idx.info), b, (g, n), false, None)?);
+            }
+            SpatialIndexKind::PackedRTree => {
+                let m = scalar_uint(o.id(), names::NODE_SIZE)?
+                    .and_then(|m| u16::try_from(m).ok())
+                    .filter(|&m| m >= 2)
+                    .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
+                drop(o);
+                let g = h5index::ensure_generation(this.table())?;
+                let n = this.nrows()?;
+                out.push(write_rtree(this, col, Some(&idx.info), m, (g, n), false, None)?);
             }
         }
-        Ok(block_bbox::choose_block_length(&counts))
     }
-
-    /// Build (or rebuild in place) the block bounding-box index of geometry column `col`
-    /// (HEP002 §10.3), with block length `block_length` or, by default,
-    /// [`MarquetTable::default_block_length`]. Returns the index dataset's path.
-    pub fn build_block_bbox(&self, col: &str, block_length: Option<u64>) -> Result<String> {
-        self.geometry_column(col)?;
-        let existing = self.existing(col, SpatialIndexKind::BlockBBox)?;
-        let b = match block_length {
-            Some(0) => return Err(MarquetError::InvalidArgument("block_length must be at least 1".into())),
-            Some(b) => b,
-            None => self.default_block_length()?,
-        };
-        let g = h5index::ensure_generation(self.table())?;
-        let n = self.nrows()?;
-        self.write_block_index(col, existing.as_ref(), b, (g, n), false, None)
-    }
-
-    /// Build (or rebuild in place) the packed Hilbert R-tree of geometry column `col`
-    /// (HEP002 §10.4) with node size `node_size` (default
-    /// [`packed_rtree::DEFAULT_NODE_SIZE`]). Returns the index dataset's path.
-    pub fn build_rtree(&self, col: &str, node_size: Option<u16>) -> Result<String> {
-        self.geometry_column(col)?;
-        let existing = self.existing(col, SpatialIndexKind::PackedRTree)?;
-        let m = node_size.unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
-        if m < 2 {
-            return Err(MarquetError::InvalidArgument(format!("node_size {m} is less than 2")));
+    Ok(out)
+}
+/// The body of [`MarquetTable::drop_index`].
+pub(crate) fn drop_index(this: &MarquetTable, col: &str, kind: SpatialIndexKind) -> Result<usize> {
+    let mut k = 0;
+    for idx in this.spatial_indexes(col)? {
+        if idx.kind == kind {
+            h5index::drop_index(this.table(), &idx.info)?;
+            k += 1;
         }
-        let g = h5index::ensure_generation(self.table())?;
-        let n = self.nrows()?;
-        self.write_rtree(col, existing.as_ref(), m, (g, n), false, None)
     }
-
-    /// Rebuild every Marquet index of `col` in place, valid or stale, keeping its block length
-    /// or node size. Returns the paths rebuilt.
-    pub fn rebuild_indexes(&self, col: &str) -> Result<Vec<String>> {
-        self.rebuild_where(col, |_| true)
+    Ok(k)
+}
+fn existing(this: &MarquetTable, col: &str, kind: SpatialIndexKind) -> Result<Option<IndexInfo>> {
+    Ok(this.spatial_indexes(col)?.into_iter().find(|i| i.kind == kind).map(|i| i.info))
+}
+/// Open (creating or, for a changed datatype, replacing) the dataset of an index.
+/// Returns the dataset and its absolute path.
+fn index_dataset(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, kind: SpatialIndexKind, dtype: &Dtype, chunk: u64) -> Result<(Hid, String)> {
+    let t = this.table();
+    let prefix = t.member_path(names::SEARCH_INDEXES) + "/";
+    let name = match existing {
+        Some(info) if info.path.starts_with(&prefix) => info.path[prefix.len()..].to_string(),
+        _ => kind.default_name(col),
+    };
+    if let Some(info) = existing {
+        let ds = h5::dataset_open(t.id(), &info.path)?;
+        let di = h5::dataset_info(ds.id(), &info.path)?;
+        // Not ours to rewrite in place (another layout, or outside SEARCH_INDEXES):
+        // replace it. A layout change is rare (a Z dimension appearing or vanishing).
+        if di.dtype.to_le() != *dtype || !info.path.starts_with(&prefix) || di.chunk.is_none() {
+            drop(ds);
+            h5index::drop_index(t, info)?;
+        } else {
+            return Ok((ds, info.path.clone()));
+        }
     }
-
-    /// Rebuild the packed R-trees of `col` in place, valid or stale, keeping their node size
-    /// (an append operation's single rebuild, issue #16). Returns the paths rebuilt.
-    pub fn rebuild_rtrees(&self, col: &str) -> Result<Vec<String>> {
-        self.rebuild_where(col, |k| k == SpatialIndexKind::PackedRTree)
+    // R-tree entries are boxes of neighbouring items: shuffle + a compressor shrinks
+    // them by about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB with zstd). They are
+    // compressed like the column's geometry data (deflate by default, so every HDF5
+    // reads them; zstd when the column chose zstd); block indexes are small.
+    let filters = match kind {
+        SpatialIndexKind::PackedRTree => {
+            this.geometry_compression(col)?.unwrap_or_default().filters(super::Elements::Numbers)
+        }
+        SpatialIndexKind::BlockBBox => Vec::new(),
+    };
+    let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters, fill: None };
+    let ds = h5index::create_index_dataset(t, col, &name, &spec, kind.kind())?;
+    Ok((ds, t.member_path(&format!("{}/{}", names::SEARCH_INDEXES, name))))
+}
+/// Write a whole block index describing rows `[0, tokens.1)`. `tokens_first`: the
+/// NROWS-gated order of appends/truncations (tokens, then content); otherwise the index is
+/// disabled while its content is rewritten and the tokens written last. `new_rows`: rows
+/// past the committed NROWS (an append in progress), which are not in the file's reach.
+fn write_block_index(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, b: u64, tokens: (u64, u64), tokens_first: bool, new_rows: Option<&[RowInfo]>) -> Result<String> {
+    let n_file = this.nrows()?.min(tokens.1);
+    let mut rows = this.scan_rows(col, 0, n_file)?;
+    if let Some(nr) = new_rows {
+        rows.extend_from_slice(nr);
     }
-
-    fn rebuild_where(&self, col: &str, which: impl Fn(SpatialIndexKind) -> bool) -> Result<Vec<String>> {
-        let mut out = Vec::new();
-        for idx in self.spatial_indexes(col)?.into_iter().filter(|i| which(i.kind)) {
-            let o = h5::object_open(self.table().id(), &idx.info.path)?;
-            match idx.kind {
-                SpatialIndexKind::BlockBBox => {
-                    let b = scalar_uint(o.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
-                    drop(o);
-                    let g = h5index::ensure_generation(self.table())?;
-                    let n = self.nrows()?;
-                    let b = match b {
-                        Some(b) => b,
-                        None => self.default_block_length()?,
-                    };
-                    out.push(self.write_block_index(col, Some(&idx.info), b, (g, n), false, None)?);
-                }
-                SpatialIndexKind::PackedRTree => {
+    let (mut z, mut m, mut any) = (true, true, false);
+    dims_of(&rows, &mut z, &mut m, &mut any);
+    let (z, m) = (z && any, m && any);
+    let entries = block_bbox::build_blocks(rows.iter().map(summary), b)?;
+    let dt = block_bbox_dtype(z, m);
+    let (ds, path) = index_dataset(this, col, existing, SpatialIndexKind::BlockBBox, &dt, BLOCK_INDEX_CHUNK)?;
+    begin_write(this, &path, tokens, tokens_first)?;
+    h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
+    h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(&entries, z, m), &path)?;
+    h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
+    end_write(this, &path, tokens, tokens_first)?;
+    Ok(path)
+}
+/// Before the content: the future tokens (NROWS-gated operations) or the index disabled
+/// (rebuilds), flushed so they reach the file before any content does (local ruling L6).
+/// Before rewriting an index dataset's content (or, for `tokens_first`, after writing the
+/// tokens of the state about to be committed): make the dataset fail the validity
+/// check until [`Self::end_write`], and flush.
+fn begin_write(this: &MarquetTable, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
+    if tokens_first {
+        h5index::write_tokens(this.table(), path, tokens.0, tokens.1)?;
+    } else {
+        // Disabled while rewritten, yet never without its tokens (HEP001 §12.2: every
+        // index dataset MUST carry both; a crash here must leave a conformant file):
+        // SOURCE_NROWS = u64::MAX can never equal NROWS (an HDF5 extent is below
+        // 2^64 - 1), so the validity check fails whatever GENERATION becomes
+        // (docs/RULINGS-LOCAL.md L13).
+        h5index::write_tokens(this.table(), path, tokens.0, DISABLED_SOURCE_NROWS)?;
+    }
+    h5::flush(this.table().id())
+}
+/// After the content of a rebuild: flushed content, then the tokens.
+fn end_write(this: &MarquetTable, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
+    if tokens_first {
+        Ok(())
+    } else {
+        h5::flush(this.table().id())?;
+        h5index::write_tokens(this.table(), path, tokens.0, tokens.1)?;
+        // A build that returned is durable, like an append that returned.
+        h5::flush(this.table().id())
+    }
+}
+/// Write a whole R-tree over rows `[0, tokens.1)` (see [`Self::write_block_index`]).
+fn write_rtree(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, node_size: u16, tokens: (u64, u64), tokens_first: bool, new_rows: Option<&[RowInfo]>) -> Result<String> {
+    let n_file = this.nrows()?.min(tokens.1);
+    let mut rows = this.scan_rows(col, 0, n_file)?;
+    if let Some(nr) = new_rows {
+        rows.extend_from_slice(nr);
+    }
+    let items: Vec<(BBox, u64)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| match r {
+            RowInfo::Geometry(g) if !g.is_empty => Some((item_box(&g.bbox), i as u64)),
+            _ => None,
+        })
+        .collect();
+    let entries = packed_rtree::build(&items, node_size)?;
+    Layout::try_new(items.len() as u64, node_size)?;
+    // Compressed entries (shuffle + deflate or zstd): small chunks, so a node read decompresses
+    // 40 KB rather than the whole upper tree (measured in docs/PERFORMANCE.md).
+    let chunk = RTREE_CHUNK;
+    let dt = rtree_dtype();
+    let (ds, path) = index_dataset(this, col, existing, SpatialIndexKind::PackedRTree, &dt, chunk)?;
+    begin_write(this, &path, tokens, tokens_first)?;
+    h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
+    h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
+    h5::attr_write(ds.id(), names::NODE_SIZE, &Dtype::U16, &Space::Scalar, &node_size.to_le_bytes())?;
+    h5::attr_write_u64(ds.id(), names::NUM_ITEMS, items.len() as u64)?;
+    end_write(this, &path, tokens, tokens_first)?;
+    Ok(path)
+}
+/// The body of [`MarquetTable::maintain_indexes_after_append`].
+pub(crate) fn maintain_indexes_after_append(this: &MarquetTable, col: &str, n_old: u64, new_rows: &[RowInfo], rtree: RTreeOnAppend) -> Result<()> {
+    let t = this.table();
+    let Some(g_old) = t.generation()? else { return Ok(()) };
+    let n_new = n_old + new_rows.len() as u64;
+    let tokens = (g_old.wrapping_add(1), n_new);
+    for idx in h5index::indexes_of(t, col)? {
+        let Some(kind) = SpatialIndexKind::from_kind(idx.kind.as_deref()) else { continue };
+        if !idx.is_valid(Some(g_old), n_old) {
+            continue;
+        }
+        match kind {
+            SpatialIndexKind::BlockBBox => extend_block_index(this, col, &idx, n_old, new_rows, tokens)?,
+            SpatialIndexKind::PackedRTree => {
+                if rtree == RTreeOnAppend::Rebuild {
+                    let o = h5::object_open(t.id(), &idx.path)?;
                     let m = scalar_uint(o.id(), names::NODE_SIZE)?
                         .and_then(|m| u16::try_from(m).ok())
                         .filter(|&m| m >= 2)
                         .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
                     drop(o);
-                    let g = h5index::ensure_generation(self.table())?;
-                    let n = self.nrows()?;
-                    out.push(self.write_rtree(col, Some(&idx.info), m, (g, n), false, None)?);
+                    write_rtree(this, col, Some(&idx), m, tokens, true, Some(new_rows))?;
                 }
             }
         }
-        Ok(out)
     }
-
-    /// Delete the Marquet indexes of `kind` on `col` (and their `SEARCH_INDEX_LIST`
-    /// references). Returns how many were deleted.
-    pub fn drop_index(&self, col: &str, kind: SpatialIndexKind) -> Result<usize> {
-        let mut k = 0;
-        for idx in self.spatial_indexes(col)? {
-            if idx.kind == kind {
-                h5index::drop_index(self.table(), &idx.info)?;
-                k += 1;
-            }
-        }
-        Ok(k)
+    Ok(())
+}
+/// Incremental block-index update (HEP002 §10.3): tokens first, then the entry of the
+/// last partial block before the append is recomputed and entries for new blocks are
+/// appended. An index whose Z/M fields no longer fit the data (ruling R11) is rewritten.
+fn extend_block_index(this: &MarquetTable, col: &str, idx: &IndexInfo, n_old: u64, new_rows: &[RowInfo], tokens: (u64, u64)) -> Result<()> {
+    let t = this.table();
+    let ds = h5::dataset_open(t.id(), &idx.path)?;
+    let di = h5::dataset_info(ds.id(), &idx.path)?;
+    let b = scalar_uint(ds.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
+    let layout = block_layout(&di.dtype);
+    let (Some(b), Some((z, m))) = (b, layout) else {
+        // Not an index we can extend: leave it to its tokens.
+        return Ok(());
+    };
+    let (mut nz, mut nm, mut any) = (true, true, false);
+    dims_of(new_rows, &mut nz, &mut nm, &mut any);
+    if (z && !nz) || (m && !nm) || di.dtype.to_le() != block_bbox_dtype(z, m) {
+        drop(ds);
+        write_block_index(this, col, Some(idx), b, tokens, true, Some(new_rows))?;
+        return Ok(());
     }
-
-    fn existing(&self, col: &str, kind: SpatialIndexKind) -> Result<Option<IndexInfo>> {
-        Ok(self.spatial_indexes(col)?.into_iter().find(|i| i.kind == kind).map(|i| i.info))
+    h5index::write_tokens(t, &idx.path, tokens.0, tokens.1)?;
+    h5::flush(t.id())?; // tokens reach the file before content (local ruling L6)
+    let start = block_bbox::partial_block_start(n_old, b)?;
+    let mut rows = this.scan_rows(col, start, n_old)?;
+    rows.extend_from_slice(new_rows);
+    let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;
+    let first = start / b;
+    let total = first + tail.len() as u64;
+    if di.dims[0] < total {
+        h5::dataset_set_len(ds.id(), total, &idx.path)?;
     }
-
-    /// Open (creating or, for a changed datatype, replacing) the dataset of an index.
-    /// Returns the dataset and its absolute path.
-    fn index_dataset(
-        &self,
-        col: &str,
-        existing: Option<&IndexInfo>,
-        kind: SpatialIndexKind,
-        dtype: &Dtype,
-        chunk: u64,
-    ) -> Result<(Hid, String)> {
-        let t = self.table();
-        let prefix = t.member_path(names::SEARCH_INDEXES) + "/";
-        let name = match existing {
-            Some(info) if info.path.starts_with(&prefix) => info.path[prefix.len()..].to_string(),
-            _ => kind.default_name(col),
-        };
-        if let Some(info) = existing {
-            let ds = h5::dataset_open(t.id(), &info.path)?;
-            let di = h5::dataset_info(ds.id(), &info.path)?;
-            // Not ours to rewrite in place (another layout, or outside SEARCH_INDEXES):
-            // replace it. A layout change is rare (a Z dimension appearing or vanishing).
-            if di.dtype.to_le() != *dtype || !info.path.starts_with(&prefix) || di.chunk.is_none() {
-                drop(ds);
-                h5index::drop_index(t, info)?;
-            } else {
-                return Ok((ds, info.path.clone()));
-            }
-        }
-        // R-tree entries are boxes of neighbouring items: shuffle + a compressor shrinks
-        // them by about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB with zstd). They are
-        // compressed like the column's geometry data (deflate by default, so every HDF5
-        // reads them; zstd when the column chose zstd); block indexes are small.
-        let filters = match kind {
-            SpatialIndexKind::PackedRTree => {
-                self.geometry_compression(col)?.unwrap_or_default().filters(super::Elements::Numbers)
-            }
-            SpatialIndexKind::BlockBBox => Vec::new(),
-        };
-        let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters, fill: None };
-        let ds = h5index::create_index_dataset(t, col, &name, &spec, kind.kind())?;
-        Ok((ds, t.member_path(&format!("{}/{}", names::SEARCH_INDEXES, name))))
+    let dt = block_bbox_dtype(z, m);
+    h5::dataset_write(ds.id(), first, &dt, &encode_blocks(&tail, z, m), &idx.path)
+}
+/// The body of [`MarquetTable::truncate_with_options`].
+pub(crate) fn truncate_with_options(this: &MarquetTable, new_nrows: u64, rtree: RTreeOnAppend) -> Result<()> {
+    this.geometry_column_names()?;
+    let t = this.table();
+    let n_old = this.nrows()?;
+    if new_nrows > n_old {
+        return Err(MarquetError::InvalidArgument(format!("cannot truncate {n_old} rows to {new_nrows}")));
     }
-
-    /// Write a whole block index describing rows `[0, tokens.1)`. `tokens_first`: the
-    /// NROWS-gated order of appends/truncations (tokens, then content); otherwise the index is
-    /// disabled while its content is rewritten and the tokens written last. `new_rows`: rows
-    /// past the committed NROWS (an append in progress), which are not in the file's reach.
-    fn write_block_index(
-        &self,
-        col: &str,
-        existing: Option<&IndexInfo>,
-        b: u64,
-        tokens: (u64, u64),
-        tokens_first: bool,
-        new_rows: Option<&[RowInfo]>,
-    ) -> Result<String> {
-        let n_file = self.nrows()?.min(tokens.1);
-        let mut rows = self.scan_rows(col, 0, n_file)?;
-        if let Some(nr) = new_rows {
-            rows.extend_from_slice(nr);
-        }
-        let (mut z, mut m, mut any) = (true, true, false);
-        dims_of(&rows, &mut z, &mut m, &mut any);
-        let (z, m) = (z && any, m && any);
-        let entries = block_bbox::build_blocks(rows.iter().map(summary), b)?;
-        let dt = block_bbox_dtype(z, m);
-        let (ds, path) = self.index_dataset(col, existing, SpatialIndexKind::BlockBBox, &dt, BLOCK_INDEX_CHUNK)?;
-        self.begin_write(&path, tokens, tokens_first)?;
-        h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
-        h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(&entries, z, m), &path)?;
-        h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
-        self.end_write(&path, tokens, tokens_first)?;
-        Ok(path)
+    if new_nrows == n_old {
+        return Ok(());
     }
-
-    /// Before the content: the future tokens (NROWS-gated operations) or the index disabled
-    /// (rebuilds), flushed so they reach the file before any content does (local ruling L6).
-    /// Before rewriting an index dataset's content (or, for `tokens_first`, after writing the
-    /// tokens of the state about to be committed): make the dataset fail the validity
-    /// check until [`Self::end_write`], and flush.
-    fn begin_write(&self, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
-        if tokens_first {
-            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)?;
-        } else {
-            // Disabled while rewritten, yet never without its tokens (HEP001 §12.2: every
-            // index dataset MUST carry both; a crash here must leave a conformant file):
-            // SOURCE_NROWS = u64::MAX can never equal NROWS (an HDF5 extent is below
-            // 2^64 - 1), so the validity check fails whatever GENERATION becomes
-            // (docs/RULINGS-LOCAL.md L13).
-            h5index::write_tokens(self.table(), path, tokens.0, DISABLED_SOURCE_NROWS)?;
-        }
-        h5::flush(self.table().id())
-    }
-
-    /// After the content of a rebuild: flushed content, then the tokens.
-    fn end_write(&self, path: &str, tokens: (u64, u64), tokens_first: bool) -> Result<()> {
-        if tokens_first {
-            Ok(())
-        } else {
-            h5::flush(self.table().id())?;
-            h5index::write_tokens(self.table(), path, tokens.0, tokens.1)?;
-            // A build that returned is durable, like an append that returned.
-            h5::flush(self.table().id())
-        }
-    }
-
-    /// Write a whole R-tree over rows `[0, tokens.1)` (see [`Self::write_block_index`]).
-    fn write_rtree(
-        &self,
-        col: &str,
-        existing: Option<&IndexInfo>,
-        node_size: u16,
-        tokens: (u64, u64),
-        tokens_first: bool,
-        new_rows: Option<&[RowInfo]>,
-    ) -> Result<String> {
-        let n_file = self.nrows()?.min(tokens.1);
-        let mut rows = self.scan_rows(col, 0, n_file)?;
-        if let Some(nr) = new_rows {
-            rows.extend_from_slice(nr);
-        }
-        let items: Vec<(BBox, u64)> = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| match r {
-                RowInfo::Geometry(g) if !g.is_empty => Some((item_box(&g.bbox), i as u64)),
-                _ => None,
-            })
-            .collect();
-        let entries = packed_rtree::build(&items, node_size)?;
-        Layout::try_new(items.len() as u64, node_size)?;
-        // Compressed entries (shuffle + deflate or zstd): small chunks, so a node read decompresses
-        // 40 KB rather than the whole upper tree (measured in docs/PERFORMANCE.md).
-        let chunk = RTREE_CHUNK;
-        let dt = rtree_dtype();
-        let (ds, path) = self.index_dataset(col, existing, SpatialIndexKind::PackedRTree, &dt, chunk)?;
-        self.begin_write(&path, tokens, tokens_first)?;
-        h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
-        h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
-        h5::attr_write(ds.id(), names::NODE_SIZE, &Dtype::U16, &Space::Scalar, &node_size.to_le_bytes())?;
-        h5::attr_write_u64(ds.id(), names::NUM_ITEMS, items.len() as u64)?;
-        self.end_write(&path, tokens, tokens_first)?;
-        Ok(path)
-    }
-
-    /// HEP001 §12.3 step 4 for Marquet's kinds, called before GENERATION and NROWS are
-    /// committed: `new_rows` were written at `n_old..`. Only indexes that were valid before
-    /// the append are maintained; stale ones are left alone.
-    pub(crate) fn maintain_indexes_after_append(
-        &self,
-        col: &str,
-        n_old: u64,
-        new_rows: &[RowInfo],
-        rtree: RTreeOnAppend,
-    ) -> Result<()> {
-        let t = self.table();
-        let Some(g_old) = t.generation()? else { return Ok(()) };
-        let n_new = n_old + new_rows.len() as u64;
-        let tokens = (g_old.wrapping_add(1), n_new);
-        for idx in h5index::indexes_of(t, col)? {
-            let Some(kind) = SpatialIndexKind::from_kind(idx.kind.as_deref()) else { continue };
-            if !idx.is_valid(Some(g_old), n_old) {
-                continue;
-            }
-            match kind {
-                SpatialIndexKind::BlockBBox => self.extend_block_index(col, &idx, n_old, new_rows, tokens)?,
-                SpatialIndexKind::PackedRTree => {
-                    if rtree == RTreeOnAppend::Rebuild {
-                        let o = h5::object_open(t.id(), &idx.path)?;
+    if let Some(g_old) = t.generation()? {
+        let tokens = (g_old.wrapping_add(1), new_nrows);
+        for col in this.geometry_column_names()? {
+            for idx in this.spatial_indexes(&col)? {
+                if !idx.valid {
+                    continue;
+                }
+                match idx.kind {
+                    SpatialIndexKind::BlockBBox => {
+                        let ds = h5::dataset_open(t.id(), &idx.info.path)?;
+                        let di = h5::dataset_info(ds.id(), &idx.info.path)?;
+                        let b = scalar_uint(ds.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
+                        let (Some(b), Some((z, m))) = (b, block_layout(&di.dtype)) else { continue };
+                        if di.dtype.to_le() != block_bbox_dtype(z, m) {
+                            continue;
+                        }
+                        h5index::write_tokens(t, &idx.info.path, tokens.0, tokens.1)?;
+                        h5::flush(t.id())?; // local ruling L6
+                        let start = block_bbox::partial_block_start(new_nrows, b)?;
+                        let rows = this.scan_rows(&col, start, new_nrows)?;
+                        let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;
+                        let first = start / b;
+                        h5::dataset_set_len(ds.id(), first + tail.len() as u64, &idx.info.path)?;
+                        h5::dataset_write(ds.id(), first, &block_bbox_dtype(z, m), &encode_blocks(&tail, z, m), &idx.info.path)?;
+                    }
+                    SpatialIndexKind::PackedRTree if rtree == RTreeOnAppend::Rebuild => {
+                        let o = h5::object_open(t.id(), &idx.info.path)?;
                         let m = scalar_uint(o.id(), names::NODE_SIZE)?
                             .and_then(|m| u16::try_from(m).ok())
                             .filter(|&m| m >= 2)
                             .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
                         drop(o);
-                        self.write_rtree(col, Some(&idx), m, tokens, true, Some(new_rows))?;
+                        // Rows [0, new_nrows) are all below the committed NROWS.
+                        write_rtree(this, &col, Some(&idx.info), m, tokens, true, None)?;
                     }
+                    SpatialIndexKind::PackedRTree => {}
                 }
             }
         }
-        Ok(())
     }
-
-    /// Incremental block-index update (HEP002 §10.3): tokens first, then the entry of the
-    /// last partial block before the append is recomputed and entries for new blocks are
-    /// appended. An index whose Z/M fields no longer fit the data (ruling R11) is rewritten.
-    fn extend_block_index(&self, col: &str, idx: &IndexInfo, n_old: u64, new_rows: &[RowInfo], tokens: (u64, u64)) -> Result<()> {
-        let t = self.table();
-        let ds = h5::dataset_open(t.id(), &idx.path)?;
-        let di = h5::dataset_info(ds.id(), &idx.path)?;
-        let b = scalar_uint(ds.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
-        let layout = block_layout(&di.dtype);
-        let (Some(b), Some((z, m))) = (b, layout) else {
-            // Not an index we can extend: leave it to its tokens.
-            return Ok(());
-        };
-        let (mut nz, mut nm, mut any) = (true, true, false);
-        dims_of(new_rows, &mut nz, &mut nm, &mut any);
-        if (z && !nz) || (m && !nm) || di.dtype.to_le() != block_bbox_dtype(z, m) {
-            drop(ds);
-            self.write_block_index(col, Some(idx), b, tokens, true, Some(new_rows))?;
-            return Ok(());
-        }
-        h5index::write_tokens(t, &idx.path, tokens.0, tokens.1)?;
-        h5::flush(t.id())?; // tokens reach the file before content (local ruling L6)
-        let start = block_bbox::partial_block_start(n_old, b)?;
-        let mut rows = self.scan_rows(col, start, n_old)?;
-        rows.extend_from_slice(new_rows);
-        let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;
-        let first = start / b;
-        let total = first + tail.len() as u64;
-        if di.dims[0] < total {
-            h5::dataset_set_len(ds.id(), total, &idx.path)?;
-        }
-        let dt = block_bbox_dtype(z, m);
-        h5::dataset_write(ds.id(), first, &dt, &encode_blocks(&tail, z, m), &idx.path)
+    t.truncate(new_nrows)
+}
+fn first_of_kind(all: &[SpatialIndex], kind: SpatialIndexKind) -> Option<&SpatialIndex> {
+    // Prefer a valid one when a column (unusually) links several of a kind.
+    all.iter().find(|i| i.kind == kind && i.valid).or_else(|| all.iter().find(|i| i.kind == kind))
+}
+/// The body of [`MarquetTable::open_block_index`].
+pub(crate) fn open_block_index(this: &MarquetTable, col: &str) -> Result<IndexState<BlockIndex>> {
+    this.open_block_index_in(&this.spatial_indexes(col)?)
+}
+/// The body of [`MarquetTable::open_block_index_in`].
+pub(crate) fn open_block_index_in(this: &MarquetTable, all: &[SpatialIndex]) -> Result<IndexState<BlockIndex>> {
+    let Some(idx) = first_of_kind(all, SpatialIndexKind::BlockBBox) else { return Ok(IndexState::Absent) };
+    let path = idx.info.path.clone();
+    if !idx.valid {
+        return Ok(IndexState::Stale { path });
     }
-
-    /// Logical truncation (HEP002 §11, HEP001 §12.5) that maintains the Marquet indexes
-    /// valid before it: block indexes are cut and their last partial block recomputed
-    /// (tokens first); R-trees are rebuilt or left stale as `rtree` says. BBOX and
-    /// GEOMETRY_TYPES are left as they are (§11.1).
-    pub fn truncate_with_options(&self, new_nrows: u64, rtree: RTreeOnAppend) -> Result<()> {
-        self.geometry_column_names()?;
-        let t = self.table();
-        let n_old = self.nrows()?;
-        if new_nrows > n_old {
-            return Err(MarquetError::InvalidArgument(format!("cannot truncate {n_old} rows to {new_nrows}")));
-        }
-        if new_nrows == n_old {
-            return Ok(());
-        }
-        if let Some(g_old) = t.generation()? {
-            let tokens = (g_old.wrapping_add(1), new_nrows);
-            for col in self.geometry_column_names()? {
-                for idx in self.spatial_indexes(&col)? {
-                    if !idx.valid {
-                        continue;
-                    }
-                    match idx.kind {
-                        SpatialIndexKind::BlockBBox => {
-                            let ds = h5::dataset_open(t.id(), &idx.info.path)?;
-                            let di = h5::dataset_info(ds.id(), &idx.info.path)?;
-                            let b = scalar_uint(ds.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
-                            let (Some(b), Some((z, m))) = (b, block_layout(&di.dtype)) else { continue };
-                            if di.dtype.to_le() != block_bbox_dtype(z, m) {
-                                continue;
-                            }
-                            h5index::write_tokens(t, &idx.info.path, tokens.0, tokens.1)?;
-                            h5::flush(t.id())?; // local ruling L6
-                            let start = block_bbox::partial_block_start(new_nrows, b)?;
-                            let rows = self.scan_rows(&col, start, new_nrows)?;
-                            let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;
-                            let first = start / b;
-                            h5::dataset_set_len(ds.id(), first + tail.len() as u64, &idx.info.path)?;
-                            h5::dataset_write(ds.id(), first, &block_bbox_dtype(z, m), &encode_blocks(&tail, z, m), &idx.info.path)?;
-                        }
-                        SpatialIndexKind::PackedRTree if rtree == RTreeOnAppend::Rebuild => {
-                            let o = h5::object_open(t.id(), &idx.info.path)?;
-                            let m = scalar_uint(o.id(), names::NODE_SIZE)?
-                                .and_then(|m| u16::try_from(m).ok())
-                                .filter(|&m| m >= 2)
-                                .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
-                            drop(o);
-                            // Rows [0, new_nrows) are all below the committed NROWS.
-                            self.write_rtree(&col, Some(&idx.info), m, tokens, true, None)?;
-                        }
-                        SpatialIndexKind::PackedRTree => {}
-                    }
-                }
-            }
-        }
-        t.truncate(new_nrows)
+    let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
+    let t = this.table();
+    let n = this.nrows()?;
+    let ds = match h5::dataset_open(t.id(), &path) {
+        Ok(d) => d,
+        Err(e) => return invalid(e.to_string()),
+    };
+    let di = match h5::dataset_info(ds.id(), &path) {
+        Ok(d) => d,
+        Err(e) => return invalid(e.to_string()),
+    };
+    let Some(b) = scalar_uint(ds.id(), names::BLOCK_LENGTH)? else {
+        return invalid("block_length is missing or not a scalar unsigned integer".into());
+    };
+    if b == 0 {
+        return invalid("block_length is 0".into());
     }
+    let Some((z, m)) = block_layout(&di.dtype) else {
+        return invalid("the datatype lacks a required field of HEP002 §10.3".into());
+    };
+    if di.dims.len() != 1 {
+        return invalid("the dataset is not rank 1".into());
+    }
+    let nblocks = n.div_ceil(b);
+    if di.dims[0] < nblocks {
+        return invalid(format!("{} entries for {nblocks} row blocks", di.dims[0]));
+    }
+    let dt = block_bbox_dtype(z, m);
+    let bytes = match h5::dataset_read(ds.id(), 0, nblocks, &dt, &path) {
+        Ok(b) => b,
+        Err(e) => return invalid(e.to_string()),
+    };
+    let entries = decode_blocks(&bytes, z, m);
+    for (j, e) in entries.iter().enumerate() {
+        let j = j as u64;
+        let want = b.min(n - j * b);
+        if e.n != want {
+            return invalid(format!("entry {j} has n = {} but its block has {want} rows", e.n));
+        }
+        let missing = e.null_count.checked_add(e.empty_count);
+        if missing.is_none_or(|k| k > e.n) {
+            return invalid(format!("entry {j} counts more null and empty rows than rows"));
+        }
+        if missing != Some(e.n) && e.bbox.is_empty() {
+            return invalid(format!("entry {j} has geometries but an empty box"));
+        }
+    }
+    Ok(IndexState::Usable(BlockIndex { path, block_length: b, entries, bytes_read: bytes.len() as u64 }))
+}
+/// The body of [`MarquetTable::open_rtree`].
+pub(crate) fn open_rtree(this: &MarquetTable, col: &str) -> Result<IndexState<RTreeIndex>> {
+    this.open_rtree_in(&this.spatial_indexes(col)?)
+}
+/// The body of [`MarquetTable::open_rtree_in`].
+pub(crate) fn open_rtree_in(this: &MarquetTable, all: &[SpatialIndex]) -> Result<IndexState<RTreeIndex>> {
+    let Some(idx) = first_of_kind(all, SpatialIndexKind::PackedRTree) else { return Ok(IndexState::Absent) };
+    let path = idx.info.path.clone();
+    if !idx.valid {
+        return Ok(IndexState::Stale { path });
+    }
+    let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
+    let t = this.table();
+    let ds = match h5::dataset_open(t.id(), &path) {
+        Ok(d) => d,
+        Err(e) => return invalid(e.to_string()),
+    };
+    let di = match h5::dataset_info(ds.id(), &path) {
+        Ok(d) => d,
+        Err(e) => return invalid(e.to_string()),
+    };
+    if !rtree_layout_ok(&di.dtype) || di.dims.len() != 1 {
+        return invalid("the datatype lacks a required field of HEP002 §10.4".into());
+    }
+    let Some(node_size) = scalar_uint(ds.id(), names::NODE_SIZE)? else {
+        return invalid("node_size is missing or not a scalar unsigned integer".into());
+    };
+    let Ok(node_size) = u16::try_from(node_size) else {
+        return invalid(format!("node_size {node_size} does not fit uint16"));
+    };
+    let Some(num_items) = scalar_uint(ds.id(), names::NUM_ITEMS)? else {
+        return invalid("num_items is missing or not a scalar unsigned integer".into());
+    };
+    Ok(IndexState::Usable(RTreeIndex { path, num_items, node_size, len: di.dims[0], ds, bytes_read: 0 }))
 }
 
 // ------------------------------------------------------------------ reading for queries
@@ -721,114 +755,4 @@ impl EntrySource for RTreeIndex {
     }
 }
 
-impl MarquetTable {
-    fn first_of_kind(all: &[SpatialIndex], kind: SpatialIndexKind) -> Option<&SpatialIndex> {
-        // Prefer a valid one when a column (unusually) links several of a kind.
-        all.iter().find(|i| i.kind == kind && i.valid).or_else(|| all.iter().find(|i| i.kind == kind))
-    }
 
-    /// The block index of `col` if it passes the validity check and the structural checks:
-    /// `block_length` a scalar unsigned integer ≥ 1, the required fields present, at least
-    /// `ceil(NROWS / B)` entries, every entry's `n` equal to its block's row count, counts
-    /// consistent, and no block with geometries holding the empty box.
-    pub fn open_block_index(&self, col: &str) -> Result<IndexState<BlockIndex>> {
-        self.open_block_index_in(&self.spatial_indexes(col)?)
-    }
-
-    /// [`MarquetTable::open_block_index`] from a column's index list.
-    pub(crate) fn open_block_index_in(&self, all: &[SpatialIndex]) -> Result<IndexState<BlockIndex>> {
-        let Some(idx) = Self::first_of_kind(all, SpatialIndexKind::BlockBBox) else { return Ok(IndexState::Absent) };
-        let path = idx.info.path.clone();
-        if !idx.valid {
-            return Ok(IndexState::Stale { path });
-        }
-        let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
-        let t = self.table();
-        let n = self.nrows()?;
-        let ds = match h5::dataset_open(t.id(), &path) {
-            Ok(d) => d,
-            Err(e) => return invalid(e.to_string()),
-        };
-        let di = match h5::dataset_info(ds.id(), &path) {
-            Ok(d) => d,
-            Err(e) => return invalid(e.to_string()),
-        };
-        let Some(b) = scalar_uint(ds.id(), names::BLOCK_LENGTH)? else {
-            return invalid("block_length is missing or not a scalar unsigned integer".into());
-        };
-        if b == 0 {
-            return invalid("block_length is 0".into());
-        }
-        let Some((z, m)) = block_layout(&di.dtype) else {
-            return invalid("the datatype lacks a required field of HEP002 §10.3".into());
-        };
-        if di.dims.len() != 1 {
-            return invalid("the dataset is not rank 1".into());
-        }
-        let nblocks = n.div_ceil(b);
-        if di.dims[0] < nblocks {
-            return invalid(format!("{} entries for {nblocks} row blocks", di.dims[0]));
-        }
-        let dt = block_bbox_dtype(z, m);
-        let bytes = match h5::dataset_read(ds.id(), 0, nblocks, &dt, &path) {
-            Ok(b) => b,
-            Err(e) => return invalid(e.to_string()),
-        };
-        let entries = decode_blocks(&bytes, z, m);
-        for (j, e) in entries.iter().enumerate() {
-            let j = j as u64;
-            let want = b.min(n - j * b);
-            if e.n != want {
-                return invalid(format!("entry {j} has n = {} but its block has {want} rows", e.n));
-            }
-            let missing = e.null_count.checked_add(e.empty_count);
-            if missing.is_none_or(|k| k > e.n) {
-                return invalid(format!("entry {j} counts more null and empty rows than rows"));
-            }
-            if missing != Some(e.n) && e.bbox.is_empty() {
-                return invalid(format!("entry {j} has geometries but an empty box"));
-            }
-        }
-        Ok(IndexState::Usable(BlockIndex { path, block_length: b, entries, bytes_read: bytes.len() as u64 }))
-    }
-
-    /// The R-tree of `col` if it passes the validity check and its attributes can be read
-    /// (`node_size`, `num_items` scalar unsigned integers, the required fields present). The
-    /// §17 checks of the layout and of every entry read happen in
-    /// [`packed_rtree::search`].
-    pub fn open_rtree(&self, col: &str) -> Result<IndexState<RTreeIndex>> {
-        self.open_rtree_in(&self.spatial_indexes(col)?)
-    }
-
-    /// [`MarquetTable::open_rtree`] from a column's index list.
-    pub(crate) fn open_rtree_in(&self, all: &[SpatialIndex]) -> Result<IndexState<RTreeIndex>> {
-        let Some(idx) = Self::first_of_kind(all, SpatialIndexKind::PackedRTree) else { return Ok(IndexState::Absent) };
-        let path = idx.info.path.clone();
-        if !idx.valid {
-            return Ok(IndexState::Stale { path });
-        }
-        let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
-        let t = self.table();
-        let ds = match h5::dataset_open(t.id(), &path) {
-            Ok(d) => d,
-            Err(e) => return invalid(e.to_string()),
-        };
-        let di = match h5::dataset_info(ds.id(), &path) {
-            Ok(d) => d,
-            Err(e) => return invalid(e.to_string()),
-        };
-        if !rtree_layout_ok(&di.dtype) || di.dims.len() != 1 {
-            return invalid("the datatype lacks a required field of HEP002 §10.4".into());
-        }
-        let Some(node_size) = scalar_uint(ds.id(), names::NODE_SIZE)? else {
-            return invalid("node_size is missing or not a scalar unsigned integer".into());
-        };
-        let Ok(node_size) = u16::try_from(node_size) else {
-            return invalid(format!("node_size {node_size} does not fit uint16"));
-        };
-        let Some(num_items) = scalar_uint(ds.id(), names::NUM_ITEMS)? else {
-            return invalid("num_items is missing or not a scalar unsigned integer".into());
-        };
-        Ok(IndexState::Usable(RTreeIndex { path, num_items, node_size, len: di.dims[0], ds, bytes_read: 0 }))
-    }
-}

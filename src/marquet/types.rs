@@ -442,6 +442,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::bool_assert_comparison)]
     fn f32_rounding_is_outward() {
         let v = 0.1f64;
         let lo = round_f32(v, true);

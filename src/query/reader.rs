@@ -25,15 +25,17 @@ use std::ops::Range;
 
 use crate::error::{MarquetError, Result};
 use crate::h5col::Array;
-use crate::index::geom_box::intersects;
-use crate::index::packed_rtree;
+use crate::spatial::geom_box::intersects;
+use crate::spatial::packed_rtree;
 use crate::marquet::snapshot::{ColumnSnapshot, GeometryData};
 use crate::marquet::spatial_index::IndexState;
 use crate::marquet::{bounds, MarquetTable, WkbBuffer};
 use crate::spec::BBox;
 use crate::wkb;
 
-use super::{exact, push_run, read_groups, Predicate, Query, QueryResult, QueryStats, Window};
+use super::exact::exact;
+use super::layers::{pieces, push_run, read_groups};
+use super::{Predicate, Query, QueryResult, QueryStats, Window};
 
 /// A geometry column opened once for many spatial queries (see the module documentation).
 pub struct SpatialReader {
@@ -64,7 +66,7 @@ impl SpatialReader {
 
     /// Open table `table` of `file` and a reader of its geometry column `column`
     /// (`None`: the primary one).
-    pub fn open(file: &crate::h5col::File, table: &str, column: Option<&str>) -> Result<SpatialReader> {
+    pub fn open(file: &crate::marquet::File, table: &str, column: Option<&str>) -> Result<SpatialReader> {
         SpatialReader::new(MarquetTable::open(file, table)?, column)
     }
 
@@ -93,6 +95,7 @@ impl SpatialReader {
 
     /// Answer one query (see [`crate::query`] for its semantics); rows ascending.
     pub fn query(&mut self, q: &Query) -> Result<QueryResult> {
+        q.window.check()?;
         if !self.snap.is_current() {
             self.refresh()?;
         }
@@ -139,7 +142,7 @@ impl SpatialReader {
                             }
                             runs = kept;
                         }
-                        Err(e) => st.ignored_indexes.push(format!("{}: {}", rt.path, crate::index::with_path(e, &rt.path))),
+                        Err(e) => st.ignored_indexes.push(format!("{}: {}", rt.path, crate::spatial::with_path(e, &rt.path))),
                     }
                 }
                 IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
@@ -157,7 +160,7 @@ impl SpatialReader {
                     st.blocks_total = bi.entries.len() as u64;
                     let kept = bi.entries.iter().filter(|e| intersects(&e.bbox, &wbox)).count() as u64;
                     st.blocks_skipped = st.blocks_total - kept;
-                    runs = crate::index::blocks_to_read(&bi.entries, bi.block_length, n, &wbox);
+                    runs = crate::spatial::blocks_to_read(&bi.entries, bi.block_length, n, &wbox);
                 }
                 IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
                 IndexState::Stale { path } => st.stale_indexes.push(path.clone()),
@@ -175,7 +178,7 @@ impl SpatialReader {
                     let es = cov.elem_size() as u64;
                     let mut kept = Vec::new();
                     let mut keep = Vec::new();
-                    for piece in super::pieces(&runs) {
+                    for piece in pieces(&runs) {
                         keep.clear();
                         cov.keep(piece.start, piece.end - piece.start, &wbox, &mut keep)?;
                         st.bytes_read += (piece.end - piece.start) * es;
@@ -305,7 +308,7 @@ fn test_wkb(
     row: u64,
     info: &crate::marquet::GeometryColumnInfo,
     planar: bool,
-    model: crate::index::geodesic::EdgeModel,
+    model: crate::spatial::geodesic::EdgeModel,
     predicate: Predicate,
     wbox: &BBox,
     window_geo: &geo::Geometry<f64>,
@@ -349,17 +352,17 @@ impl SpatialReader {
     /// [`crate::marquet::MarquetTable::query_where`] through the reader: the attribute
     /// filters (AND) first, each with its best valid HEP001 index, then the spatial query
     /// when some row is left; the two row sets intersected.
-    pub fn query_where(&mut self, q: &Query, filters: &[(String, crate::h5col::filter::ColumnFilter)]) -> Result<super::CombinedResult> {
+    pub fn query_where(&mut self, q: &Query, filters: &[(String, crate::h5col::predicate::ColumnFilter)]) -> Result<super::CombinedResult> {
         if filters.is_empty() {
             let r = self.query(q)?;
             return Ok(super::CombinedResult { rows: r.rows, spatial: Some(r.stats), attributes: Vec::new() });
         }
-        let (attr_rows, attributes) = crate::h5col::filter::filter_all(self.table.table(), filters, q.use_indexes)?;
+        let (attr_rows, attributes) = crate::h5col::predicate::filter_all(self.table.table(), filters, q.use_indexes)?;
         if attr_rows.is_empty() {
             return Ok(super::CombinedResult { rows: attr_rows, spatial: None, attributes });
         }
         let r = self.query(q)?;
-        let rows = crate::h5col::filter::intersect(&r.rows, &attr_rows);
+        let rows = crate::h5col::predicate::intersect(&r.rows, &attr_rows);
         Ok(super::CombinedResult { rows, spatial: Some(r.stats), attributes })
     }
 }

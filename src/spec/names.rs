@@ -97,6 +97,8 @@ pub const ORIENTATION_COUNTERCLOCKWISE: (&str, u8) = ("COUNTERCLOCKWISE", 1);
 // ---- recommended fill values (HEP001 §8.5) ----
 /// 9.9692099683868690e+36, exact in f32 and f64.
 pub const FILL_F64: f64 = 9.969_209_968_386_869e36;
+// The same decimal spelling as FILL_F64 (netCDF's default fill), rounded to f32.
+#[allow(clippy::excessive_precision)]
 pub const FILL_F32: f32 = 9.969_209_968_386_869e36;
 /// The opaque fill of Marquet's HEP001 amendment (ruling R14): "FILL" then 0x01, 0x02, …
 pub fn opaque_fill(size: usize) -> Vec<u8> {

@@ -20,7 +20,7 @@
 
 use geographiclib_rs::{Geodesic, InverseGeodesic};
 
-use crate::index::geodesic::{self, great_circle_lat_range, lon_delta, ring_winding, EdgeModel};
+use crate::spatial::geodesic::{self, great_circle_lat_range, lon_delta, ring_winding, EdgeModel};
 use crate::spec::BBox;
 use crate::wkb::{self, CoordSeq, WkbVisitor};
 

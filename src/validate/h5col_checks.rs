@@ -707,7 +707,7 @@ fn req9_index_content(ctx: &mut Ctx) {
 const MAX_VERIFY_BYTES: u64 = 1 << 31;
 
 /// SORTED_ROWS, BITMAP and CHUNK_BLOOM content against the column (HEP001 §11.5–§11.7),
-/// through `h5col::search::verify_index`. The column is read whole (one index at a time).
+/// through `h5col::search_index::verify_index`. The column is read whole (one index at a time).
 fn check_other_index(ctx: &mut Ctx, ip: &str, kind: &str, col: &str, nrows: u64) {
     let Some(ColumnObj::Dataset(info)) = ctx.column(col).map(|c| c.obj.clone()) else {
         ctx.sink.error(c::H9_ON_LIST, ip, format!("{kind} index on list column '{col}'"));
@@ -733,7 +733,7 @@ fn check_other_index(ctx: &mut Ctx, ip: &str, kind: &str, col: &str, nrows: u64)
         k if k == n::KIND_BITMAP => c::H9_BITMAP_CONTENT,
         _ => c::H9_BLOOM_CONTENT,
     };
-    for problem in crate::h5col::search::verify_index(ctx.id(), kind, ip, &a, info.fill.as_deref(), chunk, nrows) {
+    for problem in crate::h5col::search_index::verify_index(ctx.id(), kind, ip, &a, info.fill.as_deref(), chunk, nrows) {
         ctx.sink.error(check, ip, format!("column '{col}': {problem}"));
     }
 }

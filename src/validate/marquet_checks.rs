@@ -8,8 +8,8 @@ use super::geodesic_check::{EdgeBoxes, EdgeNeeds};
 use super::rows::{Batch, CoverReader, Form, Item, Reader};
 use super::{n, read_err, ColumnObj, Ctx};
 use crate::h5::{self, Dtype, Space};
-use crate::index::geom_box::is_wrapping;
-use crate::index::packed_rtree::{self, Entry};
+use crate::spatial::geom_box::is_wrapping;
+use crate::spatial::packed_rtree::{self, Entry};
 use crate::marquet::types::{self, Crs};
 use crate::spec::{BBox, Dimensions, GeometryKind, GeometryType};
 use crate::wkb::{self, CoordSeq, Header, WkbErrorKind, WkbVisitor};
@@ -260,7 +260,7 @@ fn describe_column(ctx: &mut Ctx, name: &str) -> Option<GeomCol> {
     // Non-planar edges without a geographic CRS are reported once (req 12); the data is then
     // checked as planar, so that one defect gives one finding.
     let planar = edges_name == "PLANAR" || !geographic;
-    let model = if planar { crate::index::geodesic::EdgeModel::Planar } else { crate::marquet::bounds::edge_model(&crate::marquet::Edges::from_name(&edges_name)) };
+    let model = if planar { crate::spatial::geodesic::EdgeModel::Planar } else { crate::marquet::bounds::edge_model(&crate::marquet::Edges::from_name(&edges_name)) };
     let edges = EdgeBoxes { model, ccw };
     let bbox = req14_bbox_attr(ctx, id, &path, geographic);
     Some(GeomCol {

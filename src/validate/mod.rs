@@ -10,7 +10,7 @@
 //! Memory is bounded: columns are streamed in runs of [`DEFAULT_BATCH_ROWS`] rows (list
 //! columns: a run of `OFFSETS` and the matching `VALUES` bytes), never read whole. The one
 //! exception is a `PACKED_RTREE` index that passes its validity check, whose entries are
-//! read whole for [`crate::index::packed_rtree::verify`] (40 bytes per entry).
+//! read whole for [`crate::spatial::packed_rtree::verify`] (40 bytes per entry).
 //!
 //! Severity: lenient-only forms that a consumer accepts but a producer must not write
 //! (ruling R3: a variable-length `CLASS`, a `NROWS` narrower than 64 bits, a GEOMETRY_TYPES

@@ -10,6 +10,10 @@
 
 #![allow(dead_code)]
 
+/// The synthetic data generators of `marquet bench` (compiled in from the binary).
+#[path = "../../src/bin/marquet/synth.rs"]
+pub mod synth;
+
 pub mod crash;
 
 use std::path::{Path, PathBuf};
@@ -180,13 +184,13 @@ pub fn check_golden(name: &str, actual: &str) {
     }
 }
 
-/// A seeded RNG (`marquet::synth::SplitMix64`) with the integer helpers the tests use for
+/// A seeded RNG (`synth::SplitMix64`) with the integer helpers the tests use for
 /// choosing kill points and ranges.
-pub struct Rng(marquet::synth::SplitMix64);
+pub struct Rng(synth::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(marquet::synth::SplitMix64::new(seed))
+        Rng(synth::SplitMix64::new(seed))
     }
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()

@@ -29,11 +29,12 @@ use std::time::Instant;
 
 use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbReader, FgbWriter, FgbWriterOptions, GeometryType};
 use geo::Intersects;
-use marquet::bench::{median, BenchReport, GEOMETRY, ID, TABLE};
-use marquet::h5col::{Column, File};
+use crate::bench::{median, BenchReport, GEOMETRY, ID, TABLE};
+use marquet::h5col::Column;
+use marquet::marquet::File;
 use marquet::marquet::MarquetTable;
 use marquet::query::reader::SpatialReader;
-use marquet::query::Query;
+use marquet::query::{Query, TableQuery};
 use marquet::BBox;
 
 type Res<T> = std::result::Result<T, String>;

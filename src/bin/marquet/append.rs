@@ -1,11 +1,11 @@
 //! `marquet append`: rows of a GeoParquet, GeoJSON or Marquet file appended to a table
-//! through the library's append path ([`marquet::geoparquet::append_file`]).
+//! through the library's append path ([`marquet::convert::append_file`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use marquet::geoparquet::{append_file, AppendOptions};
+use marquet::convert::{append_file, AppendOptions};
 use marquet::marquet::spatial_index::RTreeOnAppend;
 
 use super::bar::Bar;
@@ -42,7 +42,7 @@ pub struct AppendArgs {
 
 pub fn run(a: AppendArgs) -> ExitCode {
     let bar = Bar::rows("append");
-    let res = (|| -> Result<marquet::geoparquet::AppendReport, String> {
+    let res = (|| -> Result<marquet::convert::AppendReport, String> {
         let f = marquet::h5col::File::open_rw(&a.path).map_err(|e| e.to_string())?;
         let table = pick_table(&f, a.table.clone())?;
         let opts = AppendOptions {

@@ -1,0 +1,223 @@
+//! `marquet dump` and `marquet query --format`: rows as CSV, WKT or GeoJSON text.
+
+use serde_json::{json, Value};
+use marquet::error::{MarquetError, Result};
+use marquet::h5col::{self, ColumnKind, File};
+use marquet::marquet::{self as mq, MarquetTable, StorageForm};
+
+/// Output format of [`dump_rows`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpFormat {
+    /// Tab-separated, geometries as WKT, missing values as `NULL`.
+    Wkt,
+    /// RFC 4180 CSV, geometries as WKT, missing values as empty fields.
+    Csv,
+    /// An RFC 7946 FeatureCollection: the primary geometry column as the feature geometry,
+    /// other geometry columns as WKT properties, numbers as JSON numbers, missing as null.
+    #[cfg(feature = "geoparquet")]
+    GeoJson,
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Does `format` render the primary geometry as a GeoJSON geometry?
+fn format_wants_geometry(format: DumpFormat) -> bool {
+    #[cfg(feature = "geoparquet")]
+    if format == DumpFormat::GeoJson {
+        return true;
+    }
+    let _ = format;
+    false
+}
+
+/// Column `c`'s cells for rows `[start, end)` (None when missing), its GeoJSON geometries
+/// when `want_geometry` (a geometry column of `m`), and whether it is a number column.
+fn span_cells(
+    t: &h5col::Table,
+    m: Option<&MarquetTable>,
+    c: &str,
+    start: u64,
+    end: u64,
+    want_geometry: bool,
+) -> Result<(Vec<Option<String>>, Vec<Value>, bool)> {
+    let mut v = Vec::with_capacity((end - start) as usize);
+    #[allow(unused_mut)]
+    let mut geometries = Vec::new();
+    let mut num = false;
+    if let Some(m) = m {
+        let w = m.read_wkb(c, start, end)?;
+        for i in 0..w.len() {
+            #[cfg(feature = "geoparquet")]
+            if want_geometry {
+                geometries.push(match w.get(i).map(marquet::wkb::decode) {
+                    Some(Ok(g)) => marquet::convert::geojson::to_geojson_json(&g),
+                    _ => Value::Null,
+                });
+            }
+            v.push(w.get(i).map(|b| marquet::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>"))));
+        }
+    } else {
+        match t.kind_of(c)? {
+            Some(ColumnKind::Dataset) => {
+                let col = t.column(c)?;
+                num = matches!(col.dtype(), h5col::Dtype::Int { .. } | h5col::Dtype::Float { .. });
+                let a = col.read(start, end - start)?;
+                let miss = a.missing(col.fill());
+                for (i, &missing) in miss.iter().enumerate() {
+                    v.push((!missing).then(|| a.display(i)));
+                }
+            }
+            Some(ColumnKind::List) => {
+                let l = t.list_column(c)?.read(start, end)?;
+                for i in 0..l.len() {
+                    v.push((!l.is_null(i)).then(|| {
+                        let r = l.range(i);
+                        match &l.values {
+                            h5col::ListValues::Leaf(a) => format!("[{}]", r.map(|j| a.display(j)).collect::<Vec<_>>().join(" ")),
+                            h5col::ListValues::Strings { offsets, chars, .. } => format!(
+                                "[{}]",
+                                r.map(|j| String::from_utf8_lossy(&chars[offsets[j] as usize..offsets[j + 1] as usize]).into_owned())
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            ),
+                            h5col::ListValues::List(_) => "[…]".into(),
+                        }
+                    }));
+                }
+            }
+            None => v.resize((end - start) as usize, Some(String::new())),
+        }
+    }
+    let _ = want_geometry;
+    Ok((v, geometries, num))
+}
+
+/// Render rows `[start, end)` of a table: a header line, then one line per row; geometry
+/// columns as WKT, missing values as empty fields (CSV) or `NULL` (WKT format); or a
+/// GeoJSON FeatureCollection ([`DumpFormat::GeoJson`]).
+pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat) -> Result<String> {
+    let n = f.table(table)?.nrows()?;
+    let end = end.min(n);
+    let start = start.min(end);
+    let span = h5col::TakeSpan { start, end, first: 0, last: (end - start) as usize };
+    let rows: Vec<u64> = (start..end).collect();
+    dump_spans(f, table, &rows, &[span], format)
+}
+
+/// Render the rows `rows` (strictly ascending, each below NROWS; e.g. a query's answer) like
+/// [`dump_rows`]: one read per span of nearby rows.
+pub fn dump_row_list(f: &File, table: &str, rows: &[u64], format: DumpFormat) -> Result<String> {
+    let n = f.table(table)?.nrows()?;
+    if let Some(&last) = rows.last() {
+        if last >= n {
+            return Err(MarquetError::InvalidArgument(format!("row {last} out of range for {n} rows")));
+        }
+    }
+    let spans = h5col::take_spans(rows, table)?;
+    dump_spans(f, table, rows, &spans, format)
+}
+
+/// The rows `rows[span.first..span.last]` of each span, read as the span's row range.
+fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSpan], format: DumpFormat) -> Result<String> {
+    let t = f.table(table)?;
+    // Geometry columns this library can interpret; the others are dumped as plain H5Col
+    // data (ruling R16, HEP002 §6.2).
+    let geo: Vec<String> = if mq::is_marquet_table(&t)? {
+        let m = MarquetTable::from_table(f.table(table)?)?;
+        let mut v = Vec::new();
+        for g in m.geometry_column_names().unwrap_or_default() {
+            if m.not_interpretable(&g)?.is_none() {
+                v.push(g);
+            }
+        }
+        v
+    } else {
+        Vec::new()
+    };
+    let m = if geo.is_empty() { None } else { Some(MarquetTable::from_table(f.table(table)?)?) };
+    let primary = m.as_ref().and_then(|m| m.primary_geometry_column().ok()).filter(|p| geo.contains(p));
+    let cols = t.column_names()?;
+    // cells[c][r]: the rendering of a value, None when missing; numeric[c]: a number column.
+    let mut cells: Vec<Vec<Option<String>>> = Vec::new();
+    let mut numeric: Vec<bool> = Vec::new();
+    #[allow(unused_mut)]
+    let mut geometries: Vec<Value> = Vec::new();
+    for c in &cols {
+        let mut v = Vec::with_capacity(wanted_rows.len());
+        let mut num = false;
+        let want_geometry = format_wants_geometry(format) && primary.as_deref() == Some(c.as_str());
+        for sp in spans {
+            let (all, g_all, n) = span_cells(&t, m.as_ref().filter(|_| geo.contains(c)), c, sp.start, sp.end, want_geometry)?;
+            num = n;
+            if sp.last - sp.first == all.len() {
+                // Every row of the span is wanted (a row range): keep the cells as they are.
+                v.extend(all);
+                geometries.extend(g_all);
+            } else {
+                for &r in &wanted_rows[sp.first..sp.last] {
+                    let i = (r - sp.start) as usize;
+                    v.push(all.get(i).cloned().flatten());
+                    if want_geometry {
+                        geometries.push(g_all.get(i).cloned().unwrap_or(Value::Null));
+                    }
+                }
+            }
+        }
+        cells.push(v);
+        numeric.push(num);
+    }
+    let rows = wanted_rows.len();
+    #[cfg(feature = "geoparquet")]
+    if format == DumpFormat::GeoJson {
+        let mut feats = Vec::with_capacity(rows);
+        #[allow(clippy::needless_range_loop)] // r indexes every column of `cells`
+        for r in 0..rows {
+            let mut props = serde_json::Map::new();
+            for (k, c) in cols.iter().enumerate() {
+                if primary.as_deref() == Some(c.as_str()) {
+                    continue;
+                }
+                let val = match &cells[k][r] {
+                    None => Value::Null,
+                    Some(s) if numeric[k] => s.parse::<i64>().map(Value::from).or_else(|_| s.parse::<f64>().map(Value::from)).unwrap_or(Value::String(s.clone())),
+                    Some(s) => Value::String(s.clone()),
+                };
+                props.insert(c.clone(), val);
+            }
+            let g = geometries.get(r).cloned().unwrap_or(Value::Null);
+            feats.push(json!({"type": "Feature", "geometry": g, "properties": props}));
+        }
+        let mut out = serde_json::to_string(&json!({"type": "FeatureCollection", "features": feats})).unwrap_or_default();
+        out.push('\n');
+        return Ok(out);
+    }
+    let _ = (&primary, &numeric, &geometries);
+    let csv = format == DumpFormat::Csv;
+    let null = if csv { "" } else { "NULL" };
+    let sep = if csv { "," } else { "\t" };
+    let mut out = cols.iter().map(|c| if csv { csv_field(c) } else { c.clone() }).collect::<Vec<_>>().join(sep);
+    out.push('\n');
+    for r in 0..rows {
+        let line: Vec<String> = cells
+            .iter()
+            .map(|col| {
+                let s = col[r].as_deref().unwrap_or(null);
+                if csv {
+                    csv_field(s)
+                } else {
+                    s.to_string()
+                }
+            })
+            .collect();
+        out += &line.join(sep);
+        out.push('\n');
+    }
+    let _ = StorageForm::VarWkb;
+    Ok(out)
+}

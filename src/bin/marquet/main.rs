@@ -1,0 +1,845 @@
+//! The `marquet` command: parsing and printing only; the work is in the library.
+//!
+//! ```text
+//! marquet info PATH [--table PATH] [--json]
+//! marquet dump PATH [--table PATH] [--rows A..B] [--format wkt|csv]
+//! marquet validate PATH [--table PATH] [--json] [--strict]
+//! marquet convert IN OUT [--table T] [--geoparquet-version 2.0|1.1|1.0]
+//! marquet query PATH [--table T] (--bbox X0,Y0,X1,Y1 | --bbox-file F [--reopen]) [--predicate P] [--count] [--stats] [--no-index]
+//! marquet index PATH [--table T] [--build block_bbox,packed_rtree | --drop KIND | --verify] [--json]
+//! marquet append PATH [--table T] --from FILE [--rtree rebuild|stale] [--json]
+//! marquet demo [--out DIR]
+//! ```
+//! Progress bars and spinners go to stderr, only when stderr is a terminal.
+//! Exit codes: 0 success, 1 the answer is "no" (e.g. not conformant), 2 usage or I/O error.
+//! Exit codes of `validate`: 0 conformant, 1 non-conformant, 2 unreadable or not HDF5.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use marquet::validate::{validate_file, Options, Severity, Status};
+
+mod anchor;
+mod append;
+mod bar;
+mod bench;
+#[cfg(feature = "geoparquet")]
+mod demo;
+mod dump;
+// pub(crate): the Python package compiles this file in and describes tables with it.
+pub(crate) mod info;
+#[cfg(feature = "geoparquet")]
+mod svg;
+mod synth;
+
+use bar::Bar;
+
+#[derive(Parser)]
+#[command(name = "marquet", version, about = "Marquet (HEP002) geospatial tables on H5Col (HEP001) in HDF5")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a file against HEP001 §13 and HEP002 §12 (exit 0 conformant, 1 not, 2 unreadable).
+    Validate(ValidateArgs),
+    /// Describe every table: rows, columns with types and stored bytes, geometry columns
+    /// (storage form, types, CRS, edges, orientation, BBOX), indexes with their validity.
+    ///
+    /// Example: `marquet info stations.h5 --json`
+    Info(InfoArgs),
+    /// Print rows of a table, geometries as WKT.
+    ///
+    /// Example: `marquet dump lakes.h5 --table /lakes --rows 0..10 --format csv`
+    Dump(DumpArgs),
+    /// Convert between GeoParquet, GeoJSON and Marquet HDF5, by file extension.
+    ///
+    /// Example: `marquet convert countries.parquet countries.h5`
+    Convert(ConvertArgs),
+    /// Rows of a geometry column meeting a window.
+    ///
+    /// Example: `marquet query lakes.h5 --table /lakes --bbox 0,0,10,10 --stats`
+    Query(QueryArgs),
+    /// Build, drop or list the spatial indexes of the primary geometry column.
+    ///
+    /// Example: `marquet index lakes.h5 --build block_bbox,packed_rtree`
+    Index(IndexArgs),
+    /// Append the rows of a GeoParquet, GeoJSON or Marquet file to a table, maintaining
+    /// its summaries and indexes.
+    ///
+    /// Example: `marquet append cities.h5 --table /cities --from more.parquet`
+    Append(append::AppendArgs),
+    /// The main job on bundled Natural Earth data: import, index, query, validate, export,
+    /// and an SVG map of the query window.
+    Demo(DemoArgs),
+    /// The Marquet side of the cross-format comparison (issue #10): generate the seeded
+    /// data, write it in raw form for benches/compare/compare.py, measure Marquet.
+    ///
+    /// The whole comparison: `bash scripts/bench-compare.sh [--quick]`
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet convert countries.parquet countries.h5            # GeoParquet -> new table /countries
+  marquet convert countries.h5 countries.parquet            # the file's only table -> GeoParquet 2.0
+  marquet convert world.h5 cities.geojson --table /cities   # one table of several -> GeoJSON
+  marquet convert old.parquet new.parquet --geoparquet-version 1.1
+
+Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5. Both directions stream
+in batches of 65,536 rows. Exit 0 converted, 2 error.")]
+struct ConvertArgs {
+    /// The file to read.
+    input: PathBuf,
+    /// The file to write (an existing HDF5 file gets a new table).
+    output: PathBuf,
+    /// Table path inside the HDF5 file.
+    #[arg(long)]
+    table: Option<String>,
+    /// GeoParquet flavour to write.
+    #[arg(long, value_parser = ["2.0", "1.1", "1.0"])]
+    geoparquet_version: Option<String>,
+    #[command(flatten)]
+    layout: LayoutArgs,
+}
+
+/// How a written table is laid out (marquet::marquet::WriteLayout). The defaults are the
+/// measured fast layout; each flag turns one part off or changes it.
+#[derive(Args, Debug, Default)]
+struct LayoutArgs {
+    /// Keep the input's row order (default: Hilbert order of the geometries, HEP002 §10.6).
+    #[arg(long, help_heading = "Layout")]
+    keep_order: bool,
+    /// Build no spatial index (default: BLOCK_BBOX, plus a PACKED_RTREE for non-point columns).
+    #[arg(long, help_heading = "Layout")]
+    no_index: bool,
+    /// Packed R-tree: auto (non-point columns), on, off.
+    #[arg(long, value_parser = ["auto", "on", "off"], help_heading = "Layout")]
+    rtree: Option<String>,
+    /// BLOCK_BBOX block length in rows (default 1024).
+    #[arg(long, help_heading = "Layout")]
+    block_length: Option<u64>,
+    /// No covering (bbox) column for non-point geometry columns.
+    #[arg(long, help_heading = "Layout")]
+    no_covering: bool,
+    /// Chunk length in rows of geometry and attribute columns (default 2048).
+    #[arg(long, help_heading = "Layout")]
+    chunk_rows: Option<u64>,
+    /// Chunk length in bytes of variable-length WKB values (default 32768).
+    #[arg(long, help_heading = "Layout")]
+    values_chunk_bytes: Option<u64>,
+    /// Memory budget of the external Hilbert sort, in MiB (default 256).
+    #[arg(long, help_heading = "Layout")]
+    sort_memory_mib: Option<usize>,
+    /// Compression of geometry data: deflate[:LEVEL] (default deflate:4; any HDF5 reader
+    /// opens it), zstd[:LEVEL] (faster and needs the HDF5 zstd plugin 32015 outside Marquet)
+    /// or none.
+    #[arg(long, help_heading = "Layout")]
+    compression: Option<String>,
+}
+
+impl LayoutArgs {
+    fn layout(&self) -> Result<marquet::marquet::WriteLayout, marquet::MarquetError> {
+        let mut l = marquet::marquet::WriteLayout::default().with_spatial_order(!self.keep_order);
+        if self.no_index {
+            l = l.without_indexes();
+        }
+        if let Some(r) = &self.rtree {
+            l = l.with_rtree(r.parse()?);
+        }
+        if let Some(b) = self.block_length {
+            if b == 0 {
+                return Err(marquet::MarquetError::InvalidArgument("--block-length must be at least 1".into()));
+            }
+            l = l.with_block_length(b);
+        }
+        l = l.with_covering(!self.no_covering);
+        if let Some(n) = self.chunk_rows {
+            l = l.with_chunk_rows(n);
+        }
+        if let Some(n) = self.values_chunk_bytes {
+            l = l.with_values_chunk_bytes(n);
+        }
+        if let Some(m) = self.sort_memory_mib {
+            l = l.with_sort_memory(m.saturating_mul(1 << 20));
+        }
+        if let Some(c) = &self.compression {
+            l = l.with_compression(c.parse().map_err(|e: String| marquet::MarquetError::InvalidArgument(format!("--compression: {e}")))?);
+        }
+        Ok(l)
+    }
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet query ne.h5 --table /cities --bbox -10,35,20,60
+  marquet query ne.h5 --table /countries --bbox -10,35,20,60 --predicate within --count --stats
+  marquet query ne.h5 --table /cities --bbox-file windows.txt --count   # one count per line
+  marquet query ne.h5 --table /cities --bbox 129,30,146,46 --json
+  marquet query ne.h5 --table /cities --bbox -10,35,20,60 --format geojson > cities.geojson
+
+Prints matching row numbers, one per line, or with --format the matching rows themselves
+(as `marquet dump` prints them). --stats (stderr) shows the rows total, blocks
+skipped by BLOCK_BBOX, r-tree candidates, rows rejected by the covering column, exact
+predicate tests and bytes read. Exit 0 answered (also with no match), 2 error.")]
+struct QueryArgs {
+    /// The HDF5 file.
+    path: PathBuf,
+    /// The table (default: the file's only table).
+    #[arg(long)]
+    table: Option<String>,
+    /// Geometry column (default: the primary one).
+    #[arg(long)]
+    column: Option<String>,
+    /// XMIN,YMIN,XMAX,YMAX.
+    #[arg(long, conflicts_with = "bbox_file", allow_hyphen_values = true)]
+    bbox: Option<String>,
+    /// One XMIN,YMIN,XMAX,YMAX per line, all answered through one reader that opens the
+    /// file and the column once (`SpatialReader`).
+    #[arg(long)]
+    bbox_file: Option<PathBuf>,
+    /// Open the file and table afresh for every window (the cold path, for benchmarks).
+    #[arg(long)]
+    reopen: bool,
+    #[arg(long, value_parser = ["intersects", "within", "contains", "bbox"], default_value = "intersects")]
+    predicate: String,
+    /// Print only the number of matching rows.
+    #[arg(long)]
+    count: bool,
+    /// Print what each pruning layer skipped and the bytes read (to stderr).
+    #[arg(long)]
+    stats: bool,
+    /// Ignore every index (full scan).
+    #[arg(long)]
+    no_index: bool,
+    /// Attribute filter "COLUMN OP VALUE" (OP: = == < <= > >= in); repeat to AND several.
+    /// Alone (no window) it filters any H5Col table.
+    #[arg(long = "where", value_name = "PREDICATE", allow_hyphen_values = true)]
+    where_: Vec<String>,
+    /// One JSON object per window: bbox, count, rows (unless --count), stats.
+    #[arg(long)]
+    json: bool,
+    /// rows: row numbers; wkt / csv / geojson: the matching rows, as `marquet dump` prints
+    /// them (one table or FeatureCollection per window).
+    #[arg(long, value_parser = ["rows", "wkt", "csv", "geojson"], default_value = "rows", conflicts_with_all = ["count", "json"])]
+    format: String,
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet index ne.h5 --table /cities                                # list, with validity
+  marquet index ne.h5 --table /cities --build block_bbox,packed_rtree
+  marquet index ne.h5 --table /cities --drop packed_rtree
+  marquet index ne.h5 --table /cities --verify --json
+
+--verify checks every BLOCK_BBOX and PACKED_RTREE of the column against its geometries
+(HEP002 §12 req 16, §17). Exit 0 done (with --verify: every index matches), 1 with --verify
+when an index is stale, does not match or could not be verified, 2 error.")]
+struct IndexArgs {
+    /// The HDF5 file.
+    path: PathBuf,
+    /// The table (default: the file's only table).
+    #[arg(long)]
+    table: Option<String>,
+    /// Geometry column (default: the primary one).
+    #[arg(long)]
+    column: Option<String>,
+    /// Kinds to build: block_bbox, packed_rtree (comma-separated).
+    #[arg(long)]
+    build: Option<String>,
+    /// Kind to drop.
+    #[arg(long)]
+    drop: Option<String>,
+    /// Check every index against the geometries; exit 1 when one does not match.
+    #[arg(long, conflicts_with_all = ["build", "drop"])]
+    verify: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet demo                      # writes ./marquet-demo/
+  marquet demo --out /tmp/demo      # natural_earth.h5, window.svg, countries.parquet
+
+Exit 0 done, 2 error.")]
+struct DemoArgs {
+    /// Where to write the demo files.
+    #[arg(long, default_value = "marquet-demo")]
+    out: PathBuf,
+    /// The repository root holding testdata/peers (default: where this binary was built from).
+    #[arg(long)]
+    data: Option<PathBuf>,
+}
+
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(EXIT_UNREADABLE)
+}
+
+fn convert(a: ConvertArgs) -> ExitCode {
+    use marquet::convert::{convert, ConvertOptions, GeoParquetVersion};
+    let v = match a.geoparquet_version.as_deref() {
+        Some("1.0") => Some(GeoParquetVersion::V1_0),
+        Some("1.1") => Some(GeoParquetVersion::V1_1),
+        Some(_) => Some(GeoParquetVersion::V2_0),
+        None => None,
+    };
+    let layout = match a.layout.layout() {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let bar = Bar::rows("convert");
+    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, ..ConvertOptions::default() };
+    let res = convert(&a.input, &a.output, &opts);
+    bar.finish();
+    match res {
+        Ok(r) => {
+            print!("{r}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn parse_bbox(s: &str) -> Result<marquet::BBox, String> {
+    let v: Vec<f64> = s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| format!("bad window {s:?}"))?;
+    if v.len() != 4 {
+        return Err(format!("a window is XMIN,YMIN,XMAX,YMAX, got {s:?}"));
+    }
+    marquet::query::Window::try_bbox(v[0], v[1], v[2], v[3]).map_err(|e| e.to_string())?;
+    Ok(marquet::BBox::xy(v[0], v[1], v[2], v[3]))
+}
+
+fn query(a: QueryArgs) -> ExitCode {
+    use marquet::h5col::predicate::{filter_all, parse_where, FilterStats};
+    use marquet::query::{Predicate, Query, TableQuery};
+    let filters = match a.where_.iter().map(|w| parse_where(w)).collect::<Result<Vec<_>, _>>() {
+        Ok(f) => f,
+        Err(e) => return fail(e),
+    };
+    let windows: Vec<Option<String>> = match (&a.bbox, &a.bbox_file) {
+        (Some(b), _) => vec![Some(b.clone())],
+        (None, Some(f)) => match std::fs::read_to_string(f) {
+            Ok(t) => t.lines().filter(|l| !l.trim().is_empty()).map(|l| Some(l.to_string())).collect(),
+            Err(e) => return fail(format!("{}: {e}", f.display())),
+        },
+        (None, None) if !filters.is_empty() => vec![None],
+        (None, None) => return fail("give --bbox, --bbox-file or --where"),
+    };
+    let pred = match a.predicate.as_str() {
+        "within" => Predicate::Within,
+        "contains" => Predicate::Contains,
+        "bbox" => Predicate::BBoxOnly,
+        _ => Predicate::Intersects,
+    };
+    let attr_stats = |st: &[FilterStats]| -> String {
+        st.iter()
+            .zip(&filters)
+            .map(|(s, (c, _))| {
+                format!(
+                    " | where {c}: {} examined {} rows, skipped {}/{} chunks{}",
+                    s.index_used.as_deref().unwrap_or("scan"),
+                    s.rows_examined,
+                    s.chunks_skipped,
+                    s.chunks_total,
+                    if s.stale_indexes > 0 { format!(", {} stale indexes ignored", s.stale_indexes) } else { String::new() }
+                )
+            })
+            .collect()
+    };
+    let attr_json = |st: &[FilterStats]| -> serde_json::Value {
+        st.iter()
+            .zip(&filters)
+            .map(|(s, (c, _))| {
+                serde_json::json!({
+                    "column": c, "index": s.index_used, "rows_examined": s.rows_examined,
+                    "chunks_skipped": s.chunks_skipped, "chunks_total": s.chunks_total,
+                    "stale_indexes": s.stale_indexes,
+                })
+            })
+            .collect()
+    };
+    let describe = |b: marquet::BBox, r: marquet::query::CombinedResult| -> (Vec<u64>, String, serde_json::Value) {
+        let stats = match &r.spatial {
+            Some(s) => format!(
+                "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
+                s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
+                if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
+            ),
+            None => "spatial query skipped: the attribute filters matched nothing".to_string(),
+        } + &attr_stats(&r.attributes)
+            + &if filters.is_empty() { String::new() } else { format!(" | matched {}", r.rows.len()) };
+        let mut json = serde_json::json!({ "bbox": [b.xmin, b.ymin, b.xmax, b.ymax], "count": r.rows.len() });
+        json["stats"] = match &r.spatial {
+            Some(s) => {
+                let mut o: serde_json::Map<String, serde_json::Value> = s.counters().iter().map(|(k, v)| (k.to_string(), (*v).into())).collect();
+                o.insert("stale_indexes".into(), serde_json::json!(s.stale_indexes));
+                serde_json::Value::Object(o)
+            }
+            None => serde_json::json!({ "spatial_skipped": true }),
+        };
+        if !filters.is_empty() {
+            json["where"] = serde_json::json!(a.where_);
+            json["stats"]["attributes"] = attr_json(&r.attributes);
+        }
+        (r.rows, stats, json)
+    };
+    // One reader for every window unless --reopen (issue #20).
+    let mut warm: Option<marquet::query::reader::SpatialReader> = None;
+    for w in windows {
+        let mut run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
+            if let (Some(wt), false) = (&w, a.reopen) {
+                let b = parse_bbox(wt)?;
+                if warm.is_none() {
+                    let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+                    let tp = pick_table(&f, a.table.clone())?;
+                    warm = Some(marquet::query::reader::SpatialReader::open(&f, &tp, a.column.as_deref()).map_err(|e| e.to_string())?);
+                }
+                let reader = warm.as_mut().ok_or("no reader")?;
+                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+                let r = reader.query_where(&q, &filters).map_err(|e| e.to_string())?;
+                return Ok(describe(b, r));
+            }
+            let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+            let tp = pick_table(&f, a.table.clone())?;
+            let Some(w) = &w else {
+                let t = f.table(&tp).map_err(|e| e.to_string())?;
+                let (rows, st) = filter_all(&t, &filters, !a.no_index).map_err(|e| e.to_string())?;
+                let nrows = t.nrows().map_err(|e| e.to_string())?;
+                let stats = format!("rows {nrows} | matched {}{}", rows.len(), attr_stats(&st));
+                let json = serde_json::json!({
+                    "where": a.where_, "count": rows.len(),
+                    "stats": { "rows_total": nrows, "attributes": attr_json(&st) },
+                });
+                return Ok((rows, stats, json));
+            };
+            let b = parse_bbox(w)?;
+            let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+            let col = match &a.column {
+                Some(c) => c.clone(),
+                None => t.primary_geometry_column().map_err(|e| e.to_string())?,
+            };
+            let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+            let r = t.query_where(&col, &q, &filters).map_err(|e| e.to_string())?;
+            Ok(describe(b, r))
+        };
+        match run() {
+            Ok((rows, _, mut json)) if a.json => {
+                if !a.count {
+                    json["rows"] = serde_json::json!(rows);
+                }
+                println!("{json}");
+            }
+            Ok((rows, stats, _)) => {
+                if a.count {
+                    println!("{}", rows.len());
+                } else if a.format != "rows" {
+                    let fmt = match a.format.as_str() {
+                        "csv" => dump::DumpFormat::Csv,
+                        "geojson" => dump::DumpFormat::GeoJson,
+                        _ => dump::DumpFormat::Wkt,
+                    };
+                    let text = marquet::h5col::File::open(&a.path)
+                        .map_err(|e| e.to_string())
+                        .and_then(|f| {
+                            let tp = pick_table(&f, a.table.clone())?;
+                            dump::dump_row_list(&f, &tp, &rows, fmt).map_err(|e| e.to_string())
+                        });
+                    match text {
+                        Ok(t) => print!("{t}"),
+                        Err(e) => return fail(e),
+                    }
+                } else {
+                    for r in rows {
+                        println!("{r}");
+                    }
+                }
+                if a.stats {
+                    eprintln!("{stats}");
+                }
+            }
+            Err(e) => return fail(e),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn index(a: IndexArgs) -> ExitCode {
+    use marquet::marquet::spatial_index::SpatialIndexKind;
+    let kind_of = |k: &str| match k.trim() {
+        "block_bbox" => Ok(SpatialIndexKind::BlockBBox),
+        "packed_rtree" => Ok(SpatialIndexKind::PackedRTree),
+        o => Err(format!("unknown index kind {o:?} (block_bbox, packed_rtree)")),
+    };
+    let spin = Bar::spinner(if a.verify { "verifying indexes" } else { "indexes" });
+    // Build / drop / list with the file open; --verify after it is closed (the validator
+    // opens the file itself).
+    let run = || -> Result<(String, String, String, serde_json::Value), String> {
+        let f = if a.build.is_some() || a.drop.is_some() {
+            marquet::h5col::File::open_rw(&a.path)
+        } else {
+            marquet::h5col::File::open(&a.path)
+        }
+        .map_err(|e| e.to_string())?;
+        let tp = pick_table(&f, a.table.clone())?;
+        let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+        let col = match &a.column {
+            Some(c) => c.clone(),
+            None => t.primary_geometry_column().map_err(|e| e.to_string())?,
+        };
+        let mut out = String::new();
+        let mut built = Vec::new();
+        for k in a.build.as_deref().unwrap_or("").split(',').filter(|k| !k.trim().is_empty()) {
+            let p = match kind_of(k)? {
+                SpatialIndexKind::BlockBBox => t.build_block_bbox(&col, None),
+                SpatialIndexKind::PackedRTree => t.build_rtree(&col, None),
+            }
+            .map_err(|e| e.to_string())?;
+            out += &format!("built {p}\n");
+            built.push(p);
+        }
+        let mut dropped = 0;
+        if let Some(k) = &a.drop {
+            dropped = t.drop_index(&col, kind_of(k)?).map_err(|e| e.to_string())?;
+            out += &format!("dropped {dropped} index(es)\n");
+        }
+        let mut list = Vec::new();
+        for i in t.spatial_indexes(&col).map_err(|e| e.to_string())? {
+            if !a.verify {
+                out += &format!("{} {} ({})\n", i.kind.kind(), i.info.path, if i.valid { "valid" } else { "stale" });
+            }
+            list.push(serde_json::json!({ "kind": i.kind.kind(), "path": i.info.path, "valid": i.valid }));
+        }
+        let json = serde_json::json!({ "table": tp, "column": col, "built": built, "dropped": dropped, "indexes": list });
+        Ok((out, tp, col, json))
+    };
+    let (out, tp, col, mut json) = match run() {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let mut code = ExitCode::SUCCESS;
+    let mut text = out;
+    if a.verify {
+        let checks = match marquet::validate::verify_indexes(&a.path, &tp, &col) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        if checks.is_empty() {
+            text += &format!("{tp} column {col}: no spatial index\n");
+        }
+        let mut v = Vec::new();
+        for c in &checks {
+            text += &format!("{} {}: {}\n", c.kind, c.path, c.verdict.as_str());
+            for f in &c.findings {
+                text += &format!("  {f}\n");
+            }
+            if c.verdict == marquet::validate::IndexVerdict::Stale {
+                text += "  its validity tokens do not match the table: rebuild it with --build\n";
+            }
+            if c.verdict != marquet::validate::IndexVerdict::Matches {
+                code = ExitCode::from(EXIT_NON_CONFORMANT);
+            }
+            let findings: Vec<String> = c.findings.iter().map(|f| f.to_string()).collect();
+            v.push(serde_json::json!({ "kind": c.kind, "path": c.path, "verdict": c.verdict.as_str(), "findings": findings }));
+        }
+        json["verify"] = serde_json::json!(v);
+    }
+    spin.finish();
+    if a.json {
+        println!("{json}");
+    } else {
+        print!("{text}");
+    }
+    code
+}
+
+fn demo(a: DemoArgs) -> ExitCode {
+    let root = a.data.clone().unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let spin = Bar::spinner("demo");
+    let res = demo::run(&root, &a.out);
+    spin.finish();
+    match res {
+        Ok(s) => {
+            print!("{s}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet info ne.h5
+  marquet info ne.h5 --table /cities --json | jq '.tables[0].geometry_columns'
+
+Exit 0 described, 2 error.")]
+struct InfoArgs {
+    /// The HDF5 file.
+    path: PathBuf,
+    /// Describe only this table group.
+    #[arg(long)]
+    table: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet dump ne.h5 --table /cities --rows 0..10
+  marquet dump stations.h5 --format csv > stations.csv
+  marquet dump ne.h5 --table /countries --rows 5..6 --format geojson
+
+Rows are half-open (A..B; A.. and ..B work). Exit 0 printed, 2 error.")]
+struct DumpArgs {
+    /// The HDF5 file.
+    path: PathBuf,
+    /// The table group (default: the file's only table).
+    #[arg(long)]
+    table: Option<String>,
+    /// Row range A..B (half-open; default all rows).
+    #[arg(long)]
+    rows: Option<String>,
+    /// Output format.
+    #[arg(long, value_parser = ["wkt", "csv", "geojson"], default_value = "wkt")]
+    format: String,
+}
+
+/// The table to use: the one given, or the file's only table (else an error listing them).
+fn pick_table(f: &marquet::h5col::File, given: Option<String>) -> Result<String, String> {
+    if let Some(t) = given {
+        return Ok(t);
+    }
+    let all = f.tables().map_err(|e| e.to_string())?;
+    match all.len() {
+        1 => Ok(all[0].clone()),
+        0 => Err("the file holds no table".into()),
+        _ => Err(format!("the file holds several tables, choose one with --table: {}", all.join(", "))),
+    }
+}
+
+fn parse_rows(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = s.split_once("..")?;
+    let a = if a.is_empty() { 0 } else { a.parse().ok()? };
+    let b = if b.is_empty() { u64::MAX } else { b.parse().ok()? };
+    Some((a, b))
+}
+
+fn info(a: InfoArgs) -> ExitCode {
+    match info::describe_file(&a.path, a.table.as_deref()) {
+        Ok(v) => {
+            if a.json {
+                println!("{v}");
+            } else {
+                print!("{}", info::render_text(&v));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_UNREADABLE)
+        }
+    }
+}
+
+/// Rows rendered at a time by `dump` in the WKT and CSV formats, so memory stays bounded
+/// whatever the range (GeoJSON is rendered as one document).
+const DUMP_CHUNK_ROWS: u64 = 65_536;
+
+fn dump(a: DumpArgs) -> ExitCode {
+    use std::io::Write;
+    let run = || -> Result<(), String> {
+        let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+        let t = pick_table(&f, a.table.clone())?;
+        let (s, e) = match &a.rows {
+            Some(r) => parse_rows(r).ok_or_else(|| format!("--rows {r:?} is not A..B"))?,
+            None => (0, u64::MAX),
+        };
+        let fmt = match a.format.as_str() {
+            "csv" => dump::DumpFormat::Csv,
+            "geojson" => dump::DumpFormat::GeoJson,
+            _ => dump::DumpFormat::Wkt,
+        };
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (`marquet dump ... | head`) ends the dump quietly.
+        let put = |out: &mut std::io::StdoutLock, text: &str| match out.write_all(text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+            Err(e) => Err(e.to_string()),
+            Ok(()) => Ok(true),
+        };
+        if fmt == dump::DumpFormat::GeoJson {
+            put(&mut out, &dump::dump_rows(&f, &t, s, e, fmt).map_err(|e| e.to_string())?)?;
+            return Ok(());
+        }
+        let n = f.table(&t).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
+        let end = e.min(n);
+        let mut c = s.min(end);
+        loop {
+            let ce = c.saturating_add(DUMP_CHUNK_ROWS).min(end);
+            let text = dump::dump_rows(&f, &t, c, ce, fmt).map_err(|e| e.to_string())?;
+            // Every chunk starts with the header line; print it once.
+            let body = if c == s.min(end) { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") };
+            if !put(&mut out, body)? {
+                return Ok(());
+            }
+            if ce >= end {
+                return out.flush().map_err(|e| e.to_string());
+            }
+            c = ce;
+        }
+    };
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_UNREADABLE)
+        }
+    }
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  marquet validate ne.h5
+  marquet validate ne.h5 --table /cities --strict
+  marquet validate ne.h5 --json | jq .status
+
+Exit 0 conformant, 1 not conformant, 2 unreadable or not HDF5.")]
+struct ValidateArgs {
+    /// The HDF5 file.
+    path: PathBuf,
+    /// Validate only the table group at this HDF5 path (default: every table group).
+    #[arg(long)]
+    table: Option<String>,
+    /// Print one machine-readable JSON report.
+    #[arg(long)]
+    json: bool,
+    /// Treat warnings (lenient-only forms, ruling R3) as non-conformance.
+    #[arg(long)]
+    strict: bool,
+}
+
+const EXIT_CONFORMANT: u8 = 0;
+const EXIT_NON_CONFORMANT: u8 = 1;
+const EXIT_UNREADABLE: u8 = 2;
+
+fn main() -> ExitCode {
+    run(std::env::args_os())
+}
+
+/// The command line `args` (program name first): also the entry point of the `marquet`
+/// command the Python wheel installs (python/src/lib.rs includes this file).
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::parse_from(args);
+    match cli.command {
+        Command::Validate(a) => validate(a),
+        Command::Info(a) => info(a),
+        Command::Dump(a) => dump(a),
+        Command::Convert(a) => convert(a),
+        Command::Query(a) => query(a),
+        Command::Index(a) => index(a),
+        Command::Append(a) => append::run(a),
+        Command::Demo(a) => demo(a),
+        Command::Bench(a) => bench(a),
+    }
+}
+
+fn validate(a: ValidateArgs) -> ExitCode {
+    let opts = Options { table: a.table, strict: a.strict, ..Options::default() };
+    let spin = Bar::spinner("validating");
+    let res = validate_file(&a.path, &opts);
+    spin.finish();
+    let report = match res {
+        Ok(r) => r,
+        Err(e) => {
+            if a.json {
+                let v = serde_json::json!({
+                    "file": a.path.display().to_string(),
+                    "status": "unreadable",
+                    "error": e.to_string(),
+                });
+                println!("{v}");
+            } else {
+                eprintln!("error: cannot read {} as hdf5: {e}", a.path.display());
+            }
+            return ExitCode::from(EXIT_UNREADABLE);
+        }
+    };
+    if a.json {
+        println!("{}", report.to_json());
+    } else {
+        for f in report.findings() {
+            println!("{f}");
+        }
+        let errors = report.errors().count();
+        let warnings = report.findings().filter(|f| f.severity == Severity::Warning).count();
+        let verdict = match report.status {
+            Status::Conformant => "conformant",
+            Status::NonConformant => "non-conformant",
+        };
+        println!("{}: {verdict} ({} tables, {errors} errors, {warnings} warnings)", report.file, report.tables.len());
+    }
+    ExitCode::from(match report.status {
+        Status::Conformant => EXIT_CONFORMANT,
+        Status::NonConformant => EXIT_NON_CONFORMANT,
+    })
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// 100,000 points, 20,000 polygons, 50 windows (instead of 1,000,000 / 200,000 / 200).
+    #[arg(long)]
+    quick: bool,
+    /// Directory for the raw data, the Marquet files and marquet.json.
+    #[arg(long, default_value = "target/bench-compare")]
+    out: PathBuf,
+    #[arg(long)]
+    points: Option<usize>,
+    #[arg(long)]
+    polygons: Option<usize>,
+    #[arg(long)]
+    windows: Option<usize>,
+    /// Repetitions of the write and the full read.
+    #[arg(long)]
+    reps: Option<usize>,
+    /// Skip the native FlatGeobuf anchor (cold and warm queries, anchor.json).
+    #[arg(long)]
+    no_anchor: bool,
+    /// Layout experiments; without them the files are what `marquet convert` writes.
+    #[command(flatten)]
+    layout: LayoutArgs,
+}
+
+fn bench(a: BenchArgs) -> ExitCode {
+    use self::bench::{run, BenchConfig};
+    let mut c = if a.quick { BenchConfig::quick(&a.out) } else { BenchConfig::full(&a.out) };
+    c.points = a.points.unwrap_or(c.points);
+    c.polygons = a.polygons.unwrap_or(c.polygons);
+    c.windows = a.windows.unwrap_or(c.windows);
+    c.reps = a.reps.unwrap_or(c.reps);
+    c.layout = match a.layout.layout() {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    match run(&c) {
+        Ok(r) => {
+            print!("{}", r.summary());
+            if !a.no_anchor {
+                match anchor::run(&c.out_dir, &r) {
+                    Ok(table) => print!("query medians per window, marquet vs native flatgeobuf (issue #20):\n{table}"),
+                    Err(e) => return fail(e),
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}

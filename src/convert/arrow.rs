@@ -1,0 +1,508 @@
+//! Marquet tables as in-memory Arrow record batches, and Arrow record batches into Marquet
+//! tables — for bindings that hand tables around as Arrow (the Python package in
+//! `python/`, through the Arrow C stream interface).
+//!
+//! - [`ArrowPlan`]: the Arrow schema of a Marquet table (the mapping of
+//!   `docs/geoparquet-mapping.md` that [`super::export_geoparquet`] writes, which uses this
+//!   plan too) and record batches of a row range or of chosen rows. Geometry columns are
+//!   `Binary` WKB fields; with [`ArrowPlan::new`]'s `geoarrow` flag they carry the GeoArrow
+//!   `geoarrow.wkb` extension type with the CRS (PROJJSON) and edges in its metadata.
+//! - [`import_record_batches`] / [`append_record_batches`]: record batches → a new Marquet
+//!   table in the default layout / appended to an existing one. The batches are spooled to
+//!   an uncompressed temporary GeoParquet file whose `geo` key is built from the fields'
+//!   GeoArrow extension metadata, which [`super::import_geoparquet`] /
+//!   [`super::append_file`] then read: one column mapping, one layout policy (Hilbert
+//!   order with bounded memory, indexes, covering columns) for every writer, at the price
+//!   of one extra sequential write of the rows.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BinaryArray, Float64Array, RecordBatch, StructArray, UInt32Array};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use super::append::{append_file, AppendOptions, AppendReport};
+use super::plan::{self, OutPlan};
+use super::geoparquet::import::{import_geoparquet, ImportOptions, ImportReport};
+use super::io_err;
+use crate::error::{MarquetError, Result};
+use crate::h5col::Dtype;
+use crate::h5col::{ColumnKind, File};
+use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable, WkbBuffer};
+use crate::spec::{names, BBox};
+
+/// Arrow field metadata key of an extension type's name.
+pub const EXTENSION_NAME: &str = "ARROW:extension:name";
+/// Arrow field metadata key of an extension type's metadata.
+pub const EXTENSION_METADATA: &str = "ARROW:extension:metadata";
+
+/// How one output column is read.
+#[derive(Debug, Clone)]
+enum Col {
+    Geom,
+    /// A point column (XY or XYZ) read as GeoArrow `geoarrow.point` (separated x, y[, z]).
+    NativePoint { z: bool },
+    Covering { f32: bool, z: bool },
+    Data { plan: OutPlan, list: bool },
+}
+
+/// The GeoArrow `geoarrow.wkb` field metadata of a geometry column: `crs` as PROJJSON
+/// (`OGC:CRS84` for the HEP002 default CRS, absent when unknown), `edges` when not
+/// planar. Parquet's writer turns it into the GEOMETRY / GEOGRAPHY logical type.
+pub fn wkb_extension(info: &GeometryColumnInfo) -> HashMap<String, String> {
+    let mut m = serde_json::Map::new();
+    match &info.crs {
+        Crs::Default => {
+            m.insert("crs".into(), serde_json::Value::String("OGC:CRS84".into()));
+        }
+        Crs::Unknown => {}
+        Crs::ProjJson(doc) => {
+            m.insert("crs".into(), serde_json::from_str(doc).unwrap_or(serde_json::Value::Null));
+        }
+    }
+    if !info.edges.is_planar() {
+        m.insert("edges".into(), serde_json::Value::String(info.edges.geoparquet_name()));
+    }
+    HashMap::from([
+        (EXTENSION_NAME.to_string(), "geoarrow.wkb".to_string()),
+        (EXTENSION_METADATA.to_string(), serde_json::Value::Object(m).to_string()),
+    ])
+}
+
+/// The GeoArrow separated point struct: `x`, `y`[, `z`], non-nullable float64.
+fn point_struct(z: bool) -> DataType {
+    let names: &[&str] = if z { &["x", "y", "z"] } else { &["x", "y"] };
+    DataType::Struct(names.iter().map(|n| Field::new(*n, DataType::Float64, false)).collect::<Vec<_>>().into())
+}
+
+/// A `Binary` array over the buffer's bytes (moved, not copied) with 32-bit offsets.
+fn wkb_array(b: WkbBuffer, path: &str) -> Result<ArrayRef> {
+    // Offsets index `bytes` as they are (WkbBuffer::get), so they stay absolute.
+    let offsets: Vec<i32> = b
+        .offsets
+        .iter()
+        .map(|&o| i32::try_from(o))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| MarquetError::Unsupported(format!("{path}: more than 2 GiB of WKB in one batch")))?;
+    let nulls = b.valid.iter().any(|v| !v).then(|| NullBuffer::from(b.valid.clone()));
+    let values = Buffer::from_vec(b.bytes);
+    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| io_err(path, e))?;
+    Ok(Arc::new(a))
+}
+
+/// The Arrow schema of a Marquet table and how each column is read.
+#[derive(Debug, Clone)]
+pub struct ArrowPlan {
+    schema: SchemaRef,
+    cols: Vec<(String, Col)>,
+    /// The interpretable geometry columns, primary first, with what the file says of them.
+    pub geometry_columns: Vec<GeometryColumnInfo>,
+    /// Columns that have no Arrow mapping here, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2), read as
+    /// the ordinary H5Col data they also are.
+    pub notes: Vec<String>,
+}
+
+impl ArrowPlan {
+    /// Plan the columns of `t` in `COLUMN_ORDER`, or only `columns` (in that order; a name
+    /// that is not a column is an error). Geometry fields carry `geoarrow.wkb` extension
+    /// metadata when `geoarrow` is set.
+    pub fn new(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool) -> Result<ArrowPlan> {
+        ArrowPlan::with_native_points(t, columns, geoarrow, false)
+    }
+
+    /// As [`ArrowPlan::new`]; with `native_points` (and `geoarrow`), point columns (HEP002
+    /// §7.4, XY or XYZ) are read as the GeoArrow native `geoarrow.point` type, a struct of
+    /// `x`, `y`[, `z`] float64 arrays (null rows are null structs, empty points NaN
+    /// coordinates), which readers such as geopandas turn into geometries without parsing
+    /// WKB. Other columns stay `geoarrow.wkb`.
+    pub fn with_native_points(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native_points: bool) -> Result<ArrowPlan> {
+        let mut notes = Vec::new();
+        let mut skipped = Vec::new();
+        let mut geo_names = Vec::new();
+        for g in t.geometry_column_names()? {
+            match t.not_interpretable(&g)? {
+                None => geo_names.push(g),
+                Some(why) => notes.push(format!("column {g}: not interpretable as geometry ({why}): exported as ordinary data")),
+            }
+        }
+        let mut infos: HashMap<String, GeometryColumnInfo> = HashMap::new();
+        let mut geometry_columns = Vec::new();
+        for g in &geo_names {
+            let info = t.geometry_column(g)?;
+            geometry_columns.push(info.clone());
+            infos.insert(g.clone(), info);
+        }
+        let coverings: HashMap<String, String> =
+            infos.values().filter_map(|i| i.covering.clone().map(|c| (c, i.name.clone()))).collect();
+        let mut order = t.table().column_names()?;
+        if order.is_empty() {
+            order = t.table().discover_columns()?;
+        }
+        for g in &geo_names {
+            if !order.contains(g) {
+                order.push(g.clone());
+            }
+        }
+        if let Some(want) = columns {
+            for c in want {
+                if !order.contains(c) {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "{}: no column {c:?} (columns: {})",
+                        t.path(),
+                        order.join(", ")
+                    )));
+                }
+            }
+            order = want.to_vec();
+            geometry_columns.retain(|g| order.contains(&g.name));
+        }
+        let mut cols: Vec<(String, Col)> = Vec::new();
+        let mut fields: Vec<Field> = Vec::new();
+        for name in &order {
+            if let Some(info) = infos.get(name) {
+                if let (true, true, crate::marquet::StorageForm::Point { dims, .. }) = (geoarrow, native_points, &info.form) {
+                    if matches!(dims, crate::spec::Dimensions::Xy | crate::spec::Dimensions::Xyz) {
+                        let z = *dims == crate::spec::Dimensions::Xyz;
+                        let mut m = wkb_extension(info);
+                        m.insert(EXTENSION_NAME.to_string(), "geoarrow.point".to_string());
+                        fields.push(Field::new(name, point_struct(z), true).with_metadata(m));
+                        cols.push((name.clone(), Col::NativePoint { z }));
+                        continue;
+                    }
+                }
+                let mut f = Field::new(name, DataType::Binary, true);
+                if geoarrow {
+                    f = f.with_metadata(wkb_extension(info));
+                }
+                fields.push(f);
+                cols.push((name.clone(), Col::Geom));
+                continue;
+            }
+            let kind = t.table().kind_of(name)?;
+            if coverings.contains_key(name) {
+                let c = t.table().column(name)?;
+                let Dtype::Compound { fields: cf, .. } = c.dtype().to_le() else {
+                    skipped.push((name.clone(), "covering column is not a compound".into()));
+                    continue;
+                };
+                let f32 = matches!(cf[0].dtype, Dtype::Float { size: 4, .. });
+                let z = cf.iter().any(|f| f.name == "zmin");
+                let bnames = types::box_field_names(z, false);
+                let ft = if f32 { DataType::Float32 } else { DataType::Float64 };
+                let sf: Vec<Field> = bnames.iter().map(|n| Field::new(*n, ft.clone(), true)).collect();
+                fields.push(Field::new(name, DataType::Struct(sf.into()), true));
+                cols.push((name.clone(), Col::Covering { f32, z }));
+                continue;
+            }
+            match kind {
+                Some(ColumnKind::Dataset) => {
+                    let c = t.table().column(name)?;
+                    let units = c.text_attr(names::UNITS)?;
+                    match plan::out_plan(c.dtype(), false, units.as_deref(), None, false) {
+                        Ok((plan, dt)) => {
+                            fields.push(Field::new(name, dt, true));
+                            cols.push((name.clone(), Col::Data { plan, list: false }));
+                        }
+                        Err(why) => skipped.push((name.clone(), why)),
+                    }
+                }
+                Some(ColumnKind::List) => {
+                    let lc = t.table().list_column(name)?;
+                    let desc = lc.text_attr(names::DESCRIPTION)?;
+                    let strings = match lc.values_info() {
+                        Some(_) => false,
+                        None => lc.is_string_list()?,
+                    };
+                    if lc.values_info().is_none() && !strings {
+                        skipped.push((name.clone(), "nested list columns are not exported".into()));
+                        continue;
+                    }
+                    match plan::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), strings) {
+                        Ok((plan, dt)) => {
+                            fields.push(Field::new(name, dt, true));
+                            cols.push((name.clone(), Col::Data { plan, list: true }));
+                        }
+                        Err(why) => skipped.push((name.clone(), why)),
+                    }
+                }
+                None => skipped.push((name.clone(), "not a column".into())),
+            }
+        }
+        Ok(ArrowPlan { schema: Arc::new(Schema::new(fields)), cols, geometry_columns, skipped, notes })
+    }
+
+    /// The Arrow schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows `[start, end)` as one record batch.
+    pub fn read_range(&self, t: &MarquetTable, start: u64, end: u64) -> Result<RecordBatch> {
+        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.cols.len());
+        for (name, c) in &self.cols {
+            arrays.push(match c {
+                Col::Geom => wkb_array(t.read_wkb(name, start, end)?, t.path())?,
+                Col::NativePoint { z } => {
+                    let p = t.read_points(name, start, end)?;
+                    let DataType::Struct(fields) = point_struct(*z) else { unreachable!("point_struct is a struct") };
+                    let mut arrays: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(p.x)), Arc::new(Float64Array::from(p.y))];
+                    if *z {
+                        arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
+                    }
+                    let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
+                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| io_err(t.path(), e))?)
+                }
+                Col::Covering { f32, z } => {
+                    let col = t.table().column(name)?;
+                    let a = col.read(start, end - start)?;
+                    let miss = a.missing(col.fill());
+                    let bnames = types::box_field_names(*z, false);
+                    let mut vals: Vec<Vec<f64>> = vec![Vec::with_capacity(a.len()); bnames.len()];
+                    for i in 0..a.len() {
+                        let (bx, _, _) = types::decode_box(&a.dtype, a.element(i)).unwrap_or((BBox::EMPTY, false, false));
+                        let fields = [bx.xmin, bx.ymin, bx.zmin, bx.xmax, bx.ymax, bx.zmax];
+                        let pick: Vec<f64> = if *z { fields.to_vec() } else { vec![fields[0], fields[1], fields[3], fields[4]] };
+                        for (k, v) in pick.into_iter().enumerate() {
+                            vals[k].push(v);
+                        }
+                    }
+                    plan::covering_struct(&bnames, *f32, vals, &miss)?
+                }
+                Col::Data { plan, list: false } => {
+                    let col = t.table().column(name)?;
+                    let a = col.read(start, end - start)?;
+                    let miss = a.missing(col.fill());
+                    plan::out_array(plan, &a, &miss)?
+                }
+                Col::Data { plan, list: true } => {
+                    let l = t.table().read_list(name, start, end)?;
+                    plan::out_list_array(plan, &l)?
+                }
+            });
+        }
+        let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some((end - start) as usize));
+        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| io_err(t.path(), e))
+    }
+
+    /// The rows `rows` (strictly ascending, each below NROWS), in that order, as record
+    /// batches of at most `batch_rows` rows: nearby rows are read in one span
+    /// ([`crate::h5col::take_spans`]) and picked with Arrow's `take`.
+    pub fn take(&self, t: &MarquetTable, rows: &[u64], batch_rows: usize) -> Result<Vec<RecordBatch>> {
+        let n = t.nrows()?;
+        if let Some(&last) = rows.last() {
+            if last >= n {
+                return Err(MarquetError::InvalidArgument(format!("{}: row {last} out of range for {n} rows", t.path())));
+            }
+        }
+        let spans = crate::h5col::take_spans(rows, t.path())?;
+        let mut parts: Vec<RecordBatch> = Vec::new();
+        let mut out = Vec::new();
+        let mut held = 0usize;
+        for sp in spans {
+            // A span is at most a few rows wider than the rows it holds, but may be long.
+            let mut s = sp.start;
+            let mut i = sp.first;
+            while s < sp.end {
+                let e = (s + super::DEFAULT_BATCH_ROWS as u64).min(sp.end);
+                let j = i + rows[i..sp.last].iter().take_while(|&&r| r < e).count();
+                let b = self.read_range(t, s, e)?;
+                let idx = UInt32Array::from_iter_values(rows[i..j].iter().map(|&r| (r - s) as u32));
+                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| io_err(t.path(), e))?;
+                held += picked.num_rows();
+                parts.push(picked);
+                if held >= batch_rows {
+                    out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+                    parts.clear();
+                    held = 0;
+                }
+                s = e;
+                i = j;
+            }
+        }
+        if !parts.is_empty() {
+            out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+        }
+        Ok(out)
+    }
+}
+
+/// GeoArrow extension names this module reads as geometry, with their GeoParquet
+/// `encoding`.
+fn geo_encoding(ext: &str) -> Option<&'static str> {
+    Some(match ext {
+        "geoarrow.wkb" | "ogc.wkb" => "WKB",
+        "geoarrow.point" => "point",
+        "geoarrow.linestring" => "linestring",
+        "geoarrow.polygon" => "polygon",
+        "geoarrow.multipoint" => "multipoint",
+        "geoarrow.multilinestring" => "multilinestring",
+        "geoarrow.multipolygon" => "multipolygon",
+        _ => return None,
+    })
+}
+
+/// The GeoParquet `geo` key for a schema: every field with a GeoArrow extension type
+/// (`geoarrow.wkb` and the native encodings) and every binary field named in `geometry`
+/// (read as WKB) is a geometry column; the first one is primary. Its extension metadata
+/// gives `crs` (absent → unknown, as GeoArrow says; GeoParquet's absent would mean
+/// OGC:CRS84) and `edges`.
+pub fn geo_metadata(schema: &Schema, geometry: &[String]) -> Result<String> {
+    let mut columns = serde_json::Map::new();
+    let mut primary: Option<String> = None;
+    for name in geometry {
+        if schema.field_with_name(name).is_err() {
+            return Err(MarquetError::InvalidArgument(format!("geometry column {name:?} is not a field of the input")));
+        }
+    }
+    for f in schema.fields() {
+        let ext = f.metadata().get(EXTENSION_NAME).map(String::as_str);
+        let encoding = match ext.and_then(geo_encoding) {
+            Some(e) => e,
+            None if geometry.contains(f.name()) => {
+                if !matches!(f.data_type(), DataType::Binary | DataType::LargeBinary | DataType::BinaryView) {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "geometry column {:?} is {} (expected WKB in a binary column)",
+                        f.name(),
+                        f.data_type()
+                    )));
+                }
+                "WKB"
+            }
+            None => {
+                if let Some(e) = ext.filter(|e| e.starts_with("geoarrow.")) {
+                    return Err(MarquetError::Unsupported(format!("column {:?}: extension type {e} (convert to geoarrow.wkb)", f.name())));
+                }
+                continue;
+            }
+        };
+        let meta: serde_json::Value = match f.metadata().get(EXTENSION_METADATA) {
+            Some(s) if !s.trim().is_empty() => serde_json::from_str(s).map_err(|e| {
+                MarquetError::InvalidArgument(format!("column {:?}: {EXTENSION_METADATA} is not JSON: {e}", f.name()))
+            })?,
+            _ => serde_json::Value::Object(Default::default()),
+        };
+        let mut o = serde_json::Map::new();
+        o.insert("encoding".into(), encoding.into());
+        o.insert("geometry_types".into(), serde_json::Value::Array(Vec::new()));
+        o.insert("crs".into(), meta.get("crs").cloned().unwrap_or(serde_json::Value::Null));
+        if let Some(e) = meta.get("edges").filter(|e| e.as_str() != Some("planar")) {
+            o.insert("edges".into(), e.clone());
+        }
+        columns.insert(f.name().clone(), serde_json::Value::Object(o));
+        primary.get_or_insert_with(|| f.name().clone());
+    }
+    let Some(primary) = primary else {
+        return Err(MarquetError::InvalidArgument(
+            "the input has no geometry column (no field with the geoarrow.wkb extension type; name one with `geometry`)".into(),
+        ));
+    };
+    Ok(serde_json::json!({"version": "1.1.0", "primary_column": primary, "columns": columns}).to_string())
+}
+
+/// Removes the spool file when dropped.
+struct Spool(PathBuf);
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Write `batches` to an uncompressed GeoParquet file in `dir`.
+fn spool<I>(dir: &Path, schema: SchemaRef, batches: I, geometry: &[String]) -> Result<Spool>
+where
+    I: IntoIterator<Item = Result<RecordBatch>>,
+{
+    let geo = geo_metadata(&schema, geometry)?;
+    let path = dir.join(format!(
+        "marquet-arrow-{}-{}.parquet",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+    ));
+    let sp = Spool(path);
+    let p = sp.0.display().to_string();
+    let f = std::fs::File::create(&sp.0).map_err(|e| MarquetError::Io { path: p.clone(), source: e })?;
+    let props = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED).build();
+    // The extension metadata stays on the fields (the `geo` key says the same), but no
+    // embedded ARROW:schema: import reads the Parquet schema and the `geo` key.
+    let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
+    let mut w = ArrowWriter::try_new_with_options(f, schema.clone(), wopts).map_err(|e| io_err(&p, e))?;
+    for b in batches {
+        let b = b?;
+        if b.schema() != schema {
+            // Batches of a stream share its schema; tolerate metadata-only differences.
+            let b2 = RecordBatch::try_new(schema.clone(), b.columns().to_vec()).map_err(|e| io_err(&p, e))?;
+            w.write(&b2).map_err(|e| io_err(&p, e))?;
+        } else {
+            w.write(&b).map_err(|e| io_err(&p, e))?;
+        }
+    }
+    w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
+    w.close().map_err(|e| io_err(&p, e))?;
+    Ok(sp)
+}
+
+/// Import Arrow record batches of `schema` as a new Marquet table `opts.table` of `file`,
+/// exactly as [`import_geoparquet`] imports a GeoParquet file (same column mapping, same
+/// layout: [`ImportOptions::layout`]). Geometry columns: fields with a GeoArrow extension
+/// type, and the binary WKB fields named in `geometry` (see [`geo_metadata`]). The rows are
+/// spooled to a temporary file in the directory of `file` (next to the output, as the
+/// Hilbert sort spills).
+pub fn import_record_batches<I>(file: &File, schema: SchemaRef, batches: I, geometry: &[String], opts: &ImportOptions) -> Result<ImportReport>
+where
+    I: IntoIterator<Item = Result<RecordBatch>>,
+{
+    let sp = spool(&super::geoparquet::import::spill_dir(file), schema, batches, geometry)?;
+    import_geoparquet(&sp.0, file, opts)
+}
+
+/// Append Arrow record batches to the Marquet table `table` of `file` through
+/// [`append_file`] (the library's append path: BBOX, types, covering and block indexes
+/// maintained, R-trees per [`AppendOptions::rtree`]). The batches must map to the table's
+/// columns as [`import_record_batches`] would map them.
+pub fn append_record_batches<I>(file: &File, table: &str, schema: SchemaRef, batches: I, geometry: &[String], opts: &AppendOptions) -> Result<AppendReport>
+where
+    I: IntoIterator<Item = Result<RecordBatch>>,
+{
+    let sp = spool(&super::geoparquet::import::spill_dir(file), schema, batches, geometry)?;
+    let mut o = opts.clone();
+    o.format = Some(super::Format::GeoParquet);
+    append_file(file, table, &sp.0, &o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geo_metadata_from_extension_fields() {
+        let crs = r#"{"crs":{"type":"GeographicCRS","name":"x"},"edges":"spherical"}"#;
+        let g = Field::new("g", DataType::Binary, true).with_metadata(HashMap::from([
+            (EXTENSION_NAME.to_string(), "geoarrow.wkb".to_string()),
+            (EXTENSION_METADATA.to_string(), crs.to_string()),
+        ]));
+        let h = Field::new("h", DataType::Binary, true);
+        let s = Schema::new(vec![Field::new("a", DataType::Int32, true), h, g]);
+        let v: serde_json::Value = serde_json::from_str(&geo_metadata(&s, &[]).unwrap()).unwrap();
+        assert_eq!(v["primary_column"], "g");
+        assert_eq!(v["columns"]["g"]["crs"]["name"], "x");
+        assert_eq!(v["columns"]["g"]["edges"], "spherical");
+        assert!(v["columns"].get("h").is_none());
+        let v: serde_json::Value = serde_json::from_str(&geo_metadata(&s, &["h".into()]).unwrap()).unwrap();
+        assert_eq!(v["primary_column"], "h");
+        assert_eq!(v["columns"]["h"]["crs"], serde_json::Value::Null);
+        let e = geo_metadata(&Schema::new(vec![Field::new("a", DataType::Int32, true)]), &[]).unwrap_err();
+        assert!(e.to_string().contains("no geometry column"), "{e}");
+        let e = geo_metadata(&s, &["a".into()]).unwrap_err();
+        assert!(e.to_string().contains("geometry column \"a\" is Int32"), "{e}");
+    }
+}

@@ -1,0 +1,294 @@
+//! Marquet → GeoParquet (HEP002 §14.2): 2.0 with Parquet GEOMETRY / GEOGRAPHY logical types
+//! and per-row-group geospatial statistics, or the 1.1 / 1.0 flavours (WKB BYTE_ARRAY with
+//! `geo` metadata only). Rows are read in row ranges of one row group each (bounded memory);
+//! `geometry_types` and `bbox` are computed exactly while the rows stream past and the `geo`
+//! key is written into the footer at the end.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use arrow_array::{Array, BinaryArray};
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use crate::convert::arrow::ArrowPlan;
+use super::meta::{self, WriteColumn};
+use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
+use crate::error::{MarquetError, Result};
+use crate::h5col::File;
+use crate::marquet::{GeometryColumnInfo, MarquetTable};
+use crate::spec::{BBox, GeometryType};
+use crate::wkb;
+
+/// The GeoParquet flavour to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GeoParquetVersion {
+    /// 2.0: Parquet GEOMETRY / GEOGRAPHY logical types + `geo` version "2.0.0".
+    #[default]
+    V2_0,
+    /// 1.1: WKB BYTE_ARRAY + `geo` version "1.1.0" (with covering).
+    V1_1,
+    /// 1.0: WKB BYTE_ARRAY + `geo` version "1.0.0" (no covering metadata).
+    V1_0,
+}
+
+impl GeoParquetVersion {
+    /// The `geo` `version` string.
+    pub fn geo_version(self) -> &'static str {
+        match self {
+            GeoParquetVersion::V2_0 => "2.0.0",
+            GeoParquetVersion::V1_1 => "1.1.0",
+            GeoParquetVersion::V1_0 => "1.0.0",
+        }
+    }
+    /// Parse "2", "2.0", "2.0.0", "1.1", "1.0" …
+    pub fn parse(s: &str) -> Option<GeoParquetVersion> {
+        match meta::parse_version(s)? {
+            (2, _) => Some(GeoParquetVersion::V2_0),
+            (1, 1) => Some(GeoParquetVersion::V1_1),
+            (1, 0) => Some(GeoParquetVersion::V1_0),
+            _ => None,
+        }
+    }
+}
+
+/// Parquet compression for the exported file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExportCompression {
+    #[default]
+    Zstd,
+    Snappy,
+    None,
+}
+
+/// Options for [`export_geoparquet`].
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    pub version: GeoParquetVersion,
+    /// Rows per row group (and per read): one row block by default.
+    pub row_group_rows: usize,
+    pub compression: ExportCompression,
+    /// Called after each row group with the rows written so far.
+    pub progress: crate::Progress,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions { version: GeoParquetVersion::V2_0, row_group_rows: DEFAULT_BATCH_ROWS, compression: ExportCompression::Zstd, progress: crate::Progress::default() }
+    }
+}
+
+/// What an export did.
+#[derive(Debug, Clone, Default)]
+pub struct ExportReport {
+    pub rows: u64,
+    pub row_groups: usize,
+    /// `geo` version written ("2.0.0", "1.1.0", "1.0.0"; "" for GeoJSON).
+    pub version: String,
+    /// Parquet GEOMETRY / GEOGRAPHY logical types were written.
+    pub native_types: bool,
+    /// Geometry columns with the exact types written.
+    pub geometry_columns: Vec<(String, Vec<GeometryType>)>,
+    /// Columns not written, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Things a reader should know (e.g. M types in a 1.0 file).
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Display for ExportReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "exported {} rows in {} row group(s){}{}",
+            self.rows,
+            self.row_groups,
+            if self.version.is_empty() { String::new() } else { format!(", geo version {}", self.version) },
+            if self.native_types { ", Parquet GEOMETRY/GEOGRAPHY logical types" } else { "" }
+        )?;
+        for (c, t) in &self.geometry_columns {
+            writeln!(f, "  geometry {c}: [{}]", t.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "))?;
+        }
+        for (c, why) in &self.skipped {
+            writeln!(f, "  skipped {c}: {why}")?;
+        }
+        for n in &self.notes {
+            writeln!(f, "  note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Exact summary of a geometry column, accumulated while exporting.
+pub(crate) struct Summary {
+    pub types: BTreeSet<GeometryType>,
+    pub bbox: BBox,
+    pub all_z: bool,
+    pub all_m: bool,
+    pub any: bool,
+    /// Edge model and orientation for boxes that contain geodesic edges (R8).
+    pub edges: (crate::spatial::geodesic::EdgeModel, bool),
+}
+
+impl Summary {
+    pub fn new() -> Summary {
+        Summary {
+            types: BTreeSet::new(),
+            bbox: BBox::EMPTY,
+            all_z: true,
+            all_m: true,
+            any: false,
+            edges: (crate::spatial::geodesic::EdgeModel::Planar, false),
+        }
+    }
+    /// A summary whose boxes follow the column's edges, like Marquet's own BBOX.
+    pub fn for_column(info: &GeometryColumnInfo) -> Summary {
+        Summary { edges: (crate::marquet::bounds::edge_model(&info.edges), info.orientation_ccw), ..Summary::new() }
+    }
+    pub fn add(&mut self, w: &[u8], path: &str, row: u64) -> Result<()> {
+        let info = wkb::scan(w).map_err(|e| e.into_marquet(path.to_string(), Some(row)))?;
+        self.types.insert(info.geometry_type);
+        if !info.is_empty {
+            self.any = true;
+            self.all_z &= info.geometry_type.dims.has_z();
+            self.all_m &= info.geometry_type.dims.has_m();
+            let b = if self.edges.0 == crate::spatial::geodesic::EdgeModel::Planar {
+                info.bbox
+            } else {
+                crate::marquet::bounds::geometry_box(w, self.edges.0, self.edges.1)
+                    .map_err(|e| e.into_marquet(path.to_string(), Some(row)))?
+            };
+            self.bbox = self.bbox.union(&b);
+        }
+        Ok(())
+    }
+    pub fn sorted_types(&self) -> Vec<GeometryType> {
+        let mut v: Vec<GeometryType> = self.types.iter().copied().collect();
+        v.sort_by_key(|t| t.iso_code());
+        v
+    }
+    /// GeoParquet `bbox`: 4 numbers, 6 with Z, 8 with Z and M (2.0 only).
+    pub fn bbox_vec(&self, allow_zm: bool) -> Option<Vec<f64>> {
+        if !self.any {
+            return None;
+        }
+        let b = &self.bbox;
+        Some(if self.all_z && self.all_m && allow_zm {
+            vec![b.xmin, b.ymin, b.zmin, b.mmin, b.xmax, b.ymax, b.zmax, b.mmax]
+        } else if self.all_z {
+            vec![b.xmin, b.ymin, b.zmin, b.xmax, b.ymax, b.zmax]
+        } else {
+            vec![b.xmin, b.ymin, b.xmax, b.ymax]
+        })
+    }
+}
+
+/// Export table `table` of `file` to a GeoParquet file at `output` (HEP002 §14.2).
+pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
+    let t = MarquetTable::open(file, table)?;
+    let out_path = output.display().to_string();
+    let mut report = ExportReport {
+        version: opts.version.geo_version().into(),
+        native_types: opts.version == GeoParquetVersion::V2_0,
+        ..Default::default()
+    };
+    // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
+    // as the ordinary H5Col data they also are, and reported (crate::convert::arrow::ArrowPlan).
+    let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?;
+    report.notes.extend(plan.notes.iter().cloned());
+    report.skipped.extend(plan.skipped.iter().cloned());
+    let geo_names: Vec<String> = plan.geometry_columns.iter().map(|g| g.name.clone()).collect();
+    let primary = geo_names.first().cloned();
+    let infos: HashMap<String, GeometryColumnInfo> = plan.geometry_columns.iter().map(|g| (g.name.clone(), g.clone())).collect();
+    let schema = plan.schema();
+    let geo_fields: Vec<(usize, String)> =
+        schema.fields().iter().enumerate().filter(|(_, f)| infos.contains_key(f.name())).map(|(i, f)| (i, f.name().clone())).collect();
+    let compression = match opts.compression {
+        ExportCompression::Zstd => Compression::ZSTD(ZstdLevel::default()),
+        ExportCompression::Snappy => Compression::SNAPPY,
+        ExportCompression::None => Compression::UNCOMPRESSED,
+    };
+    let rg = opts.row_group_rows.max(1);
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(rg))
+        .set_compression(compression)
+        .set_created_by(format!("marquet version {}", env!("CARGO_PKG_VERSION")))
+        .build();
+    let out = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
+    // No embedded ARROW:schema: readers such as pyarrow would take the schema metadata from
+    // it and miss the `geo` key, which is only known (exactly) once every row is written.
+    let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
+    let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
+    let n = t.nrows()?;
+    let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();
+    let mut s = 0u64;
+    while s < n {
+        let e = (s + rg as u64).min(n);
+        let batch = plan.read_range(&t, s, e)?;
+        for (i, name) in &geo_fields {
+            let info = &infos[name];
+            let sm = summaries.get_mut(name).ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
+            let b = batch.column(*i).as_any().downcast_ref::<BinaryArray>().ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
+            for (k, w) in b.iter().enumerate() {
+                if let Some(w) = w {
+                    sm.add(w, &info.path, s + k as u64)?;
+                }
+            }
+        }
+        w.write(&batch).map_err(|e| io_err(&out_path, e))?;
+        w.flush().map_err(|e| io_err(&out_path, e))?;
+        report.row_groups += 1;
+        s = e;
+        opts.progress.report(s, Some(n));
+    }
+    // The `geo` key, exact.
+    let mut wcols = Vec::new();
+    for g in &geo_names {
+        let info = &infos[g];
+        let sm = &summaries[g];
+        let mut types = sm.sorted_types();
+        if n == 0 {
+            types = info.types.clone().unwrap_or_default();
+        }
+        if opts.version != GeoParquetVersion::V2_0 && types.iter().any(|t| t.dims.has_m()) {
+            report.notes.push(format!(
+                "column {g}: M coordinates in a {} file (its geometry_types allow only \" Z\")",
+                opts.version.geo_version()
+            ));
+        }
+        if opts.version != GeoParquetVersion::V2_0 && !matches!(info.edges, crate::marquet::Edges::Planar | crate::marquet::Edges::Spherical) {
+            report.notes.push(format!(
+                "column {g}: edges {} written to a {} file (which knows only planar and spherical)",
+                info.edges.geoparquet_name(),
+                opts.version.geo_version()
+            ));
+        }
+        report.geometry_columns.push((g.clone(), types.clone()));
+        wcols.push(WriteColumn {
+            name: g.clone(),
+            types,
+            crs: info.crs.clone(),
+            edges: info.edges.clone(),
+            orientation_ccw: info.orientation_ccw,
+            epoch: info.epoch,
+            bbox: sm.bbox_vec(opts.version == GeoParquetVersion::V2_0),
+            covering: info.covering.clone(),
+            encoding: "WKB",
+        });
+    }
+    if opts.version == GeoParquetVersion::V1_0 && wcols.iter().any(|c| c.covering.is_some()) {
+        report.notes.push("1.0 has no covering: the bbox columns are written as ordinary struct columns".into());
+    }
+    match &primary {
+        Some(primary) => {
+            let geo = meta::write_geo(opts.version.geo_version(), primary, &wcols);
+            w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
+        }
+        None => report.notes.push("no geometry column can be interpreted: written as plain Parquet without `geo` metadata".into()),
+    }
+    w.close().map_err(|e| io_err(&out_path, e))?;
+    report.rows = n;
+    Ok(report)
+}

@@ -1,0 +1,776 @@
+//! GeoParquet → Marquet (HEP002 §14.1, §14.3), streamed record batch by record batch.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+use parquet::basic::{EdgeInterpolationAlgorithm, LogicalType};
+
+use crate::convert::plan::{self, Planned, StrStats};
+use super::meta::{self, Encoding, GeoColumnMeta};
+use crate::convert::sort::{HilbertSorter, KeyCollector};
+use super::geoarrow;
+use crate::convert::{code, fail, io_err, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
+use crate::error::{MarquetError, Result};
+use crate::h5col::File;
+use crate::marquet::{bounds, layout, order, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
+use crate::spec::{names, BBox, Dimensions, GeometryKind, GeometryType};
+use crate::wkb;
+
+/// How point geometries are stored (HEP002 §7.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PointForm {
+    /// A point column of native coordinates (the HEP002 §7.6 recommendation).
+    #[default]
+    Native,
+    /// A fixed-length WKB column (byte-for-byte copy of the GeoParquet values); falls back
+    /// to variable-length WKB when the values differ in length.
+    FixedWkb,
+    /// Variable-length WKB, like every other geometry.
+    VarWkb,
+}
+
+/// Options for [`import_geoparquet`] (and [`super::import_geojson`]).
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// Path of the table group to create, e.g. `/countries`.
+    pub table: String,
+    pub point_form: PointForm,
+    /// Rows per record batch (and per append).
+    pub batch_rows: usize,
+    /// How the new table is laid out: row order, spatial indexes, covering columns, chunk
+    /// sizes (default [`WriteLayout::default`], the layout every writer uses).
+    pub layout: WriteLayout,
+    /// Longest string stored as fixed-length UTF-8.
+    pub max_fixed_string: usize,
+    /// Every [`Finding`] is an error (a strict GeoParquet reader).
+    pub strict: bool,
+    /// Called after each appended batch with the rows imported so far.
+    pub progress: crate::Progress,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            table: "/table".into(),
+            point_form: PointForm::Native,
+            batch_rows: DEFAULT_BATCH_ROWS,
+            layout: WriteLayout::default(),
+            max_fixed_string: DEFAULT_MAX_FIXED_STRING,
+            strict: false,
+            progress: crate::Progress::default(),
+        }
+    }
+}
+
+impl ImportOptions {
+    /// Options with `table` as the table path.
+    pub fn new(table: &str) -> ImportOptions {
+        ImportOptions { table: table.to_string(), ..ImportOptions::default() }
+    }
+}
+
+/// One imported geometry column.
+#[derive(Debug, Clone)]
+pub struct GeometryImport {
+    pub name: String,
+    /// Where it came from, e.g. "WKB, Parquet GEOGRAPHY (spherical)", "geoarrow multipolygon".
+    pub source: String,
+    pub form: StorageForm,
+    pub crs: Crs,
+    pub edges: Edges,
+    /// Exact types found in the data (`GEOMETRY_TYPES`).
+    pub types: Vec<GeometryType>,
+    pub covering: Option<String>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default)]
+pub struct ImportReport {
+    pub table: String,
+    pub rows: u64,
+    /// The `geo` metadata version, `None` when the file had no `geo` key.
+    pub geoparquet_version: Option<String>,
+    /// Some column carried a Parquet GEOMETRY / GEOGRAPHY logical type.
+    pub native_types: bool,
+    pub geometry_columns: Vec<GeometryImport>,
+    /// Ordinary columns: (H5Col name, how it was mapped).
+    pub columns: Vec<(String, String)>,
+    /// Source columns not imported, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Deviations from the GeoParquet specification (see [`super::code`]).
+    pub findings: Vec<Finding>,
+}
+
+impl ImportReport {
+    /// Does the report carry a finding with `code`?
+    pub fn has_finding(&self, code: &str) -> bool {
+        self.findings.iter().any(|f| f.code == code)
+    }
+}
+
+impl std::fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "imported {} rows into {} (geo metadata {}, native logical types: {})",
+            self.rows,
+            self.table,
+            self.geoparquet_version.as_deref().unwrap_or("absent"),
+            if self.native_types { "yes" } else { "no" }
+        )?;
+        for g in &self.geometry_columns {
+            let types: Vec<String> = g.types.iter().map(|t| t.name()).collect();
+            writeln!(
+                f,
+                "  geometry {}: {} -> {}; crs {}; edges {}; types [{}]{}",
+                g.name,
+                g.source,
+                g.form.describe(),
+                g.crs.display_name(),
+                g.edges.geoparquet_name(),
+                types.join(", "),
+                g.covering.as_ref().map(|c| format!("; covering {c}")).unwrap_or_default()
+            )?;
+        }
+        for (c, how) in &self.columns {
+            writeln!(f, "  column {c}: {how}")?;
+        }
+        for (c, why) in &self.skipped {
+            writeln!(f, "  skipped {c}: {why}")?;
+        }
+        for x in &self.findings {
+            writeln!(f, "  finding {x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A geometry column to import.
+struct GeomPlan {
+    meta: GeoColumnMeta,
+    root: usize,
+    /// Name in the table (sanitized).
+    name: String,
+    form: StorageForm,
+    source: String,
+    covering: Option<String>,
+    covering_f32: bool,
+}
+
+/// Make a column name acceptable to H5Col and Marquet (no '/', not reserved).
+pub(crate) fn sanitize_name(name: &str, used: &BTreeSet<String>) -> String {
+    let mut n: String = name.replace('/', "_");
+    if n.is_empty() || n == "." {
+        n = "_".into();
+    }
+    let marquet_reserved = [
+        names::MARQUET_VERSION,
+        names::GEOMETRY_COLUMNS,
+        names::GEOMETRY_ENCODING,
+        names::GEOMETRY_TYPES,
+        names::CRS,
+        names::EPOCH,
+        names::EDGES,
+        names::ORIENTATION,
+        names::BBOX,
+        names::COVERING,
+    ];
+    while crate::h5col::is_reserved_name(&n) || marquet_reserved.contains(&n.as_str()) || used.contains(&n) {
+        n.push('_');
+    }
+    n
+}
+
+fn parquet_err(path: &str) -> impl Fn(parquet::errors::ParquetError) -> MarquetError + '_ {
+    move |e| io_err(path, e)
+}
+
+/// Per-geometry-column facts from the pre-scan.
+#[derive(Default)]
+struct GeomScan {
+    non_points: bool,
+    dims: BTreeSet<Dimensions>,
+    lens: BTreeSet<usize>,
+}
+
+/// Import a GeoParquet file as a new Marquet table in `file` (HEP002 §14.1, §14.3).
+pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
+    let path = input.display().to_string();
+    let pe = parquet_err(&path);
+    let open = || -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>> {
+        let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
+        ParquetRecordBatchReaderBuilder::try_new(f).map_err(&pe)
+    };
+    let builder = open()?;
+    let md = builder.metadata().clone();
+    let total_rows = u64::try_from(md.file_metadata().num_rows()).ok();
+    let schema = builder.schema().clone();
+    let sdescr = builder.parquet_schema().clone();
+    let kvs: BTreeMap<String, String> = md
+        .file_metadata()
+        .key_value_metadata()
+        .map(|v| v.iter().filter_map(|kv| kv.value.clone().map(|val| (kv.key.clone(), val))).collect())
+        .unwrap_or_default();
+    let kv = |k: &str| kvs.get(k).cloned();
+    let mut report = ImportReport { table: opts.table.clone(), ..Default::default() };
+
+    // Native logical types of root columns.
+    let roots = sdescr.root_schema().get_fields();
+    let mut native: BTreeMap<String, (Option<String>, Option<EdgeInterpolationAlgorithm>, bool)> = BTreeMap::new();
+    for f in roots {
+        if !f.is_primitive() {
+            continue;
+        }
+        match f.get_basic_info().logical_type_ref() {
+            Some(LogicalType::Geometry(g)) => {
+                native.insert(f.name().to_string(), (g.crs.clone(), None, false));
+            }
+            Some(LogicalType::Geography(g)) => {
+                native.insert(f.name().to_string(), (g.crs.clone(), g.algorithm(), true));
+            }
+            _ => {}
+        }
+    }
+    report.native_types = !native.is_empty();
+
+    // The `geo` key.
+    let mut geo_cols: Vec<GeoColumnMeta> = match kvs.get("geo") {
+        Some(json) => {
+            let g = meta::parse_geo(&path, json, &mut report.findings, &kv)?;
+            report.geoparquet_version = Some(g.version.clone());
+            g.columns
+        }
+        None => {
+            if native.is_empty() {
+                return Err(fail(
+                    &path,
+                    code::METADATA_MISSING,
+                    "no `geo` key in the Parquet metadata and no GEOMETRY/GEOGRAPHY column: not a GeoParquet file",
+                ));
+            }
+            report.findings.push(Finding::new(
+                code::METADATA_MISSING,
+                None,
+                "no `geo` key in the Parquet metadata; geometry columns taken from the Parquet GEOMETRY/GEOGRAPHY logical types",
+            ));
+            Vec::new()
+        }
+    };
+    // Merge native types: columns only in the native schema join (in schema order);
+    // for both, the native type decides edges, the `geo` PROJJSON the CRS.
+    for f in roots {
+        let Some((ncrs, alg, geog)) = native.get(f.name()) else { continue };
+        let (crs, note) = match ncrs {
+            None => (Crs::Default, None),
+            Some(s) => meta::crs_from_string(s, &kv),
+        };
+        let nedges = if *geog { edges_from_algorithm(alg.unwrap_or_default()) } else { Edges::Planar };
+        match geo_cols.iter_mut().find(|c| c.name == f.name()) {
+            Some(c) => {
+                c.native_type = true;
+                if c.edges != nedges {
+                    report.findings.push(Finding::new(
+                        "edges_mismatch",
+                        Some(f.name()),
+                        format!(
+                            "`geo` says edges {} but the Parquet logical type says {}; the logical type wins",
+                            c.edges.geoparquet_name(),
+                            nedges.geoparquet_name()
+                        ),
+                    ));
+                    c.edges = nedges;
+                }
+                if ncrs.is_some() && crs.id() != c.crs.id() && !(crs == Crs::Unknown && note.is_some()) {
+                    report.findings.push(Finding::new(
+                        code::CRS_MISMATCH,
+                        Some(f.name()),
+                        format!("`geo` crs {} differs from the logical type crs {}", c.crs.display_name(), crs.display_name()),
+                    ));
+                }
+            }
+            None => {
+                if let Some(n) = &note {
+                    report.findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(f.name()), n.clone()));
+                }
+                geo_cols.push(GeoColumnMeta {
+                    name: f.name().to_string(),
+                    encoding: Encoding::Wkb,
+                    geometry_types: None,
+                    crs,
+                    crs_note: note,
+                    edges: nedges,
+                    orientation_ccw: false,
+                    epoch: None,
+                    bbox: None,
+                    covering: None,
+                    native_type: true,
+                })
+            }
+        }
+    }
+
+    // Plan geometry columns (primary first, as parse_geo sorted them).
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let mut geoms: Vec<GeomPlan> = Vec::new();
+    let mut consumed: BTreeSet<usize> = BTreeSet::new();
+    for g in &geo_cols {
+        let Some((root, field)) = schema.column_with_name(&g.name) else {
+            return Err(fail(&path, code::SCHEMA_VALIDATION, format!("`geo` column {:?} is not a column of the file", g.name)));
+        };
+        match g.encoding {
+            Encoding::Wkb => {
+                if !matches!(field.data_type(), DataType::Binary | DataType::LargeBinary | DataType::BinaryView) {
+                    return Err(fail(
+                        &path,
+                        code::SCHEMA_VALIDATION,
+                        format!("column {:?} declares encoding WKB but is {}", g.name, field.data_type()),
+                    ));
+                }
+            }
+            Encoding::Native(k) => {
+                if !geoarrow::matches_kind(field.data_type(), k) {
+                    return Err(fail(
+                        &path,
+                        code::SCHEMA_VALIDATION,
+                        format!("column {:?} declares encoding {} but is {}", g.name, g.encoding.name(), field.data_type()),
+                    ));
+                }
+            }
+        }
+        consumed.insert(root);
+        let name = sanitize_name(&g.name, &used);
+        used.insert(name.clone());
+        let source = match (g.encoding, g.native_type) {
+            (Encoding::Wkb, true) if g.edges.is_planar() => "WKB, Parquet GEOMETRY".to_string(),
+            (Encoding::Wkb, true) => format!("WKB, Parquet GEOGRAPHY ({})", g.edges.geoparquet_name()),
+            (Encoding::Wkb, false) => "WKB (BYTE_ARRAY)".to_string(),
+            (e, _) => format!("geoarrow {}", e.name()),
+        };
+        geoms.push(GeomPlan {
+            meta: g.clone(),
+            root,
+            name,
+            form: StorageForm::VarWkb,
+            source,
+            covering: None,
+            covering_f32: false,
+        });
+    }
+    // Covering columns.
+    for gp in geoms.iter_mut() {
+        let Some(cov) = gp.meta.covering.clone() else { continue };
+        let Some((root, field)) = schema.column_with_name(&cov) else {
+            return Err(fail(&path, code::SCHEMA_VALIDATION, format!("covering column {cov:?} is not a column of the file")));
+        };
+        let DataType::Struct(fs) = field.data_type() else {
+            return Err(fail(&path, code::SCHEMA_VALIDATION, format!("covering column {cov:?} is not a struct")));
+        };
+        let f32 = fs.iter().all(|f| f.data_type() == &DataType::Float32);
+        consumed.insert(root);
+        let name = sanitize_name(&cov, &used);
+        used.insert(name.clone());
+        gp.covering = Some(name);
+        gp.covering_f32 = f32;
+    }
+
+    // Plan ordinary columns.
+    let mut planned: Vec<Planned> = Vec::new();
+    let mut skipped: Vec<(String, String)> = Vec::new();
+    for (i, f) in schema.fields().iter().enumerate() {
+        if consumed.contains(&i) {
+            continue;
+        }
+        let may_null = column_may_have_nulls(&md, &sdescr, i);
+        let mut local = Vec::new();
+        plan_field_sanitized(f, i, may_null, &mut local, &mut skipped, &mut used);
+        planned.extend(local);
+    }
+
+    // Pre-scan: string statistics, and the geometry columns whose form depends on data.
+    let mut scan_geom: Vec<usize> = Vec::new();
+    for (gi, gp) in geoms.iter().enumerate() {
+        if gp.meta.encoding == Encoding::Wkb {
+            let maybe_points = match &gp.meta.geometry_types {
+                None => true,
+                Some(v) => v.iter().all(|t| t.kind == GeometryKind::Point),
+            };
+            if maybe_points && opts.point_form != PointForm::VarWkb {
+                scan_geom.push(gi);
+            }
+        }
+    }
+    let str_cols: Vec<usize> = (0..planned.len()).filter(|&i| planned[i].needs_str_stats).collect();
+    let mut str_stats: Vec<StrStats> = vec![StrStats::default(); planned.len()];
+    let mut gscan: Vec<GeomScan> = (0..geoms.len()).map(|_| GeomScan::default()).collect();
+    if !str_cols.is_empty() || !scan_geom.is_empty() {
+        let mut roots_needed: BTreeSet<usize> = str_cols.iter().map(|&i| planned[i].path[0]).collect();
+        roots_needed.extend(scan_geom.iter().map(|&g| geoms[g].root));
+        let b = open()?;
+        let mask = ProjectionMask::roots(b.parquet_schema(), roots_needed.iter().copied());
+        let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
+        let pos: BTreeMap<usize, usize> = roots_needed.iter().enumerate().map(|(p, r)| (*r, p)).collect();
+        for batch in reader {
+            let batch = batch.map_err(|e| io_err(&path, e))?;
+            for &i in &str_cols {
+                let mut p = planned[i].path.clone();
+                p[0] = pos[&p[0]];
+                let a = plan::array_at(&batch, &p);
+                for s in plan::strings(&a)?.into_iter().flatten() {
+                    str_stats[i].add(s);
+                }
+            }
+            for &g in &scan_geom {
+                let a = batch.column(pos[&geoms[g].root]);
+                for (row, v) in plan::binaries(a)?.into_iter().enumerate() {
+                    let Some(v) = v else { continue };
+                    let info = wkb::scan(&v).map_err(|e| {
+                        let m = e.into_marquet(format!("{path}: column {:?}", geoms[g].meta.name), Some(row as u64));
+                        fail(&path, code::WKB_PARSE, m.to_string())
+                    })?;
+                    let s = &mut gscan[g];
+                    if info.geometry_type.kind != GeometryKind::Point {
+                        s.non_points = true;
+                    }
+                    s.dims.insert(info.geometry_type.dims);
+                    s.lens.insert(v.len());
+                }
+            }
+        }
+    }
+    for (i, p) in planned.iter_mut().enumerate() {
+        p.finish_strings(&str_stats[i], opts.max_fixed_string);
+    }
+    // Storage forms.
+    for (gi, gp) in geoms.iter_mut().enumerate() {
+        gp.form = match gp.meta.encoding {
+            Encoding::Native(GeometryKind::Point) => {
+                let dims = native_point_dims(schema.field(gp.root).data_type());
+                point_form_for(opts.point_form, dims, Some(5 + 8 * dims.size()))
+            }
+            Encoding::Native(_) => StorageForm::VarWkb,
+            Encoding::Wkb => {
+                let s = &gscan[gi];
+                if scan_geom.contains(&gi) && !s.non_points && s.dims.len() == 1 {
+                    let dims = *s.dims.iter().next().unwrap_or(&Dimensions::Xy);
+                    let len = (s.lens.len() == 1).then(|| *s.lens.iter().next().unwrap_or(&0));
+                    point_form_for(opts.point_form, dims, len)
+                } else {
+                    StorageForm::VarWkb
+                }
+            }
+        };
+        if matches!(gp.form, StorageForm::Point { .. }) {
+            if let Some(cov) = gp.covering.take() {
+                report.skipped.push((
+                    cov,
+                    "bbox covering of a point column: HEP002 §10.5 says producers SHOULD NOT keep one (it repeats the coordinates): not kept".into(),
+                ));
+            }
+        }
+    }
+
+    // Hilbert keys of the primary geometry column (HEP002 §10.6), from a pass over that
+    // column alone: the rows are then sorted with bounded memory (crate::convert::sort).
+    let mut sort_keys: Option<Vec<u64>> = None;
+    if let (true, Some(gp)) = (opts.layout.spatial_order, geoms.first()) {
+        let b = open()?;
+        let mask = ProjectionMask::roots(b.parquet_schema(), [gp.root]);
+        let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
+        let model = bounds::edge_model(&gp.meta.edges);
+        let mut keys = KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize);
+        for batch in reader {
+            let batch = batch.map_err(|e| io_err(&path, e))?;
+            let v = geometry_values(gp, batch.column(0))?;
+            for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
+                keys.push(&bx);
+            }
+        }
+        sort_keys = Some(keys.keys());
+    }
+
+    // Create the table.
+    let mut t = MarquetTable::create(file, &opts.table)?;
+    // GeoParquet `orientation: counterclockwise` rings wound the other way are re-wound, not
+    // refused (docs/geoparquet-mapping.md).
+    t.set_orientation_on_write(crate::marquet::OrientationOnWrite::Rewind);
+    let mut order: Vec<(usize, String)> = Vec::new();
+    for gp in &geoms {
+        let m = &gp.meta;
+        let mut spec = GeometryColumnSpec { form: Some(gp.form), crs: m.crs.clone(), epoch: m.epoch, ..Default::default() };
+        if !m.edges.is_planar() {
+            spec.edges = Some(m.edges.clone());
+        }
+        spec.orientation_ccw = m.orientation_ccw;
+        spec.covering = gp.covering.clone();
+        spec.covering_f32 = gp.covering_f32;
+        let primary = order.is_empty();
+        let cov_name = layout::covering_name(&gp.name, primary, &|n| used.contains(n));
+        let mut spec = opts.layout.geometry_spec(spec, &cov_name);
+        if spec.covering.as_deref() == Some(cov_name.as_str()) && gp.covering.is_none() {
+            used.insert(cov_name.clone());
+        }
+        if let Some(n) = &m.crs_note {
+            spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {}", source_crs_text(&kvs, &m.name, n)));
+        }
+        t.add_geometry_column(&gp.name, &spec).map_err(|e| match e {
+            MarquetError::InvalidArgument(msg) => fail(&path, code::SCHEMA_VALIDATION, format!("column {:?}: {msg}", m.name)),
+            e => e,
+        })?;
+        order.push((gp.root, gp.name.clone()));
+        if let Some(c) = &spec.covering {
+            order.push((gp.root, c.clone()));
+        }
+    }
+    for gp in &geoms {
+        opts.layout.declare_indexes(&t, &gp.name, false, total_rows)?;
+    }
+    for p in &planned {
+        p.create(&t, opts.layout.chunk_rows)?;
+        order.push((p.path[0], p.name.clone()));
+        report.columns.push((p.name.clone(), describe_plan(p, schema.field(p.path[0]).data_type())));
+    }
+    // column-order: the source schema order.
+    order.sort_by_key(|(r, _)| *r);
+    let order: Vec<String> = order.into_iter().map(|(_, n)| n).collect();
+    t.table().set_column_order(&order)?;
+
+    // Stream.
+    let mut roots_needed: BTreeSet<usize> = planned.iter().map(|p| p.path[0]).collect();
+    roots_needed.extend(geoms.iter().map(|g| g.root));
+    let b = open()?;
+    let mask = ProjectionMask::roots(b.parquet_schema(), roots_needed.iter().copied());
+    let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
+    let pos: BTreeMap<usize, usize> = roots_needed.iter().enumerate().map(|(p, r)| (*r, p)).collect();
+    let batches: Box<dyn Iterator<Item = Result<RecordBatch>>> = match sort_keys.take() {
+        Some(keys) => {
+            let mut sorter = HilbertSorter::new(keys, opts.layout.sort_memory, spill_dir(file));
+            for batch in reader {
+                sorter.push(batch.map_err(|e| io_err(&path, e))?)?;
+            }
+            Box::new(sorter.finish(opts.batch_rows)?)
+        }
+        _ => Box::new(reader.map(|b| b.map_err(|e| io_err(&path, e)))),
+    };
+    for batch in batches {
+        let batch: RecordBatch = batch?;
+        let mut gb = GeoBatch::new();
+        for gp in &geoms {
+            let v = geometry_values(gp, batch.column(pos[&gp.root]))?;
+            gb.geometries.insert(gp.name.clone(), v);
+        }
+        for p in &planned {
+            let mut pp = p.path.clone();
+            pp[0] = pos[&pp[0]];
+            let a = plan::array_at(&batch, &pp);
+            gb.columns.columns.insert(p.name.clone(), p.values(&a)?);
+        }
+        t.append(&gb).map_err(|e| match e {
+            MarquetError::InvalidWkb { .. } => fail(&path, code::WKB_PARSE, e.to_string()),
+            e => e,
+        })?;
+        opts.progress.report(t.nrows()?, total_rows);
+    }
+    report.rows = t.nrows()?;
+    for gp in &geoms {
+        opts.layout.finish(&t, &gp.name)?;
+    }
+
+    // Compare what the file declared with what it holds.
+    for gp in &geoms {
+        let info = t.geometry_column(&gp.name)?;
+        let actual = info.types.clone().unwrap_or_default();
+        if let Some(decl) = &gp.meta.geometry_types {
+            for a in &actual {
+                if decl.contains(a) {
+                    continue;
+                }
+                let zm = decl.iter().any(|d| d.kind == a.kind);
+                report.findings.push(Finding::new(
+                    if zm { code::ZM_MISMATCH } else { code::GEOMETRY_TYPE_MISMATCH },
+                    Some(&gp.meta.name),
+                    format!(
+                        "geometry_types declares [{}] but the column holds {} (GEOMETRY_TYPES written from the data)",
+                        decl.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "),
+                        a.name()
+                    ),
+                ));
+            }
+        }
+        if let (Some(decl), Some((b, _, _))) = (&gp.meta.bbox, info.bbox) {
+            if !declared_bbox_contains(decl, &b) {
+                report.findings.push(Finding::new(
+                    code::BBOX_MISMATCH,
+                    Some(&gp.meta.name),
+                    format!(
+                        "declared bbox {decl:?} does not contain the data's box [{}, {}, {}, {}] (BBOX written from the data)",
+                        b.xmin, b.ymin, b.xmax, b.ymax
+                    ),
+                ));
+            }
+        }
+        report.geometry_columns.push(GeometryImport {
+            name: gp.name.clone(),
+            source: gp.source.clone(),
+            form: info.form,
+            crs: info.crs.clone(),
+            edges: info.edges.clone(),
+            types: actual,
+            covering: info.covering.clone(),
+        });
+    }
+    report.skipped.extend(skipped);
+    if opts.strict {
+        if let Some(f) = report.findings.first() {
+            return Err(fail(&path, f.code, format!("strict import: {f}")));
+        }
+    }
+    Ok(report)
+}
+
+/// The values of geometry column `gp` in one record batch's array `a`.
+fn geometry_values(gp: &GeomPlan, a: &ArrayRef) -> Result<GeometryValues> {
+    match gp.meta.encoding {
+        Encoding::Wkb => Ok(GeometryValues::Wkb(plan::binaries(a)?)),
+        Encoding::Native(k) => geoarrow::to_values(&gp.meta.name, k, a),
+    }
+}
+
+fn source_crs_text(kvs: &BTreeMap<String, String>, col: &str, note: &str) -> String {
+    // The original string is in the `geo` JSON; recover it for the description.
+    if let Some(geo) = kvs.get("geo") {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(geo) {
+            if let Some(s) = v.get("columns").and_then(|c| c.get(col)).and_then(|c| c.get("crs")).and_then(|c| c.as_str()) {
+                return s.to_string();
+            }
+        }
+    }
+    note.to_string()
+}
+
+fn declared_bbox_contains(decl: &[f64], b: &BBox) -> bool {
+    let (xmin, ymin, xmax, ymax) = match decl.len() {
+        4 => (decl[0], decl[1], decl[2], decl[3]),
+        6 => (decl[0], decl[1], decl[3], decl[4]),
+        8 => (decl[0], decl[1], decl[4], decl[5]),
+        _ => return true,
+    };
+    if xmin > xmax {
+        return true; // antimeridian form: not checked here
+    }
+    let tol = |v: f64| 1e-9 * v.abs().max(1.0);
+    b.xmin >= xmin - tol(xmin) && b.ymin >= ymin - tol(ymin) && b.xmax <= xmax + tol(xmax) && b.ymax <= ymax + tol(ymax)
+}
+
+fn edges_from_algorithm(a: EdgeInterpolationAlgorithm) -> Edges {
+    match a {
+        EdgeInterpolationAlgorithm::SPHERICAL => Edges::Spherical,
+        EdgeInterpolationAlgorithm::VINCENTY => Edges::Vincenty,
+        EdgeInterpolationAlgorithm::THOMAS => Edges::Thomas,
+        EdgeInterpolationAlgorithm::ANDOYER => Edges::Andoyer,
+        EdgeInterpolationAlgorithm::KARNEY => Edges::Karney,
+        EdgeInterpolationAlgorithm::_Unknown(n) => Edges::Unknown(format!("algorithm {n}")),
+    }
+}
+
+fn native_point_dims(dt: &DataType) -> Dimensions {
+    if let DataType::Struct(fs) = dt {
+        let names: Vec<String> = fs.iter().map(|f| f.name().to_ascii_lowercase()).collect();
+        let z = names.iter().any(|n| n == "z");
+        let m = names.iter().any(|n| n == "m");
+        return Dimensions::from_zm(z, m);
+    }
+    Dimensions::Xy
+}
+
+fn point_form_for(pf: PointForm, dims: Dimensions, wkb_len: Option<usize>) -> StorageForm {
+    match pf {
+        PointForm::Native => StorageForm::Point { dims, f32: false },
+        PointForm::FixedWkb => match wkb_len {
+            Some(l) => StorageForm::FixedWkb { size: l },
+            None => StorageForm::VarWkb,
+        },
+        PointForm::VarWkb => StorageForm::VarWkb,
+    }
+}
+
+fn column_may_have_nulls(
+    md: &parquet::file::metadata::ParquetMetaData,
+    sd: &parquet::schema::types::SchemaDescriptor,
+    root: usize,
+) -> bool {
+    for leaf in 0..sd.num_columns() {
+        if sd.get_column_root_idx(leaf) != root {
+            continue;
+        }
+        for rg in md.row_groups() {
+            match rg.column(leaf).statistics().and_then(|s| s.null_count_opt()) {
+                Some(0) => {}
+                _ => return true,
+            }
+        }
+    }
+    false
+}
+
+fn plan_field_sanitized(
+    f: &arrow_schema::Field,
+    root: usize,
+    may_null: bool,
+    out: &mut Vec<Planned>,
+    skipped: &mut Vec<(String, String)>,
+    used: &mut BTreeSet<String>,
+) {
+    let start = out.len();
+    plan::plan_field(f, f.name().to_string(), vec![root], may_null, out, skipped);
+    for p in &mut out[start..] {
+        let n = sanitize_name(&p.name, used);
+        used.insert(n.clone());
+        p.name = n;
+    }
+}
+
+fn describe_plan(p: &Planned, src: &DataType) -> String {
+    use plan::Plan::*;
+    let to = match &p.plan {
+        Int(d) => format!("{d:?}"),
+        Float { f32: true, .. } => "float32".into(),
+        Float { .. } => "float64".into(),
+        Bool { nullable: false } => "HEP001 boolean".into(),
+        Bool { nullable: true } => "enum FALSE/TRUE/MISSING (nullable boolean, HEP001 §8.8)".into(),
+        FixedStr { size, alt_fill } => {
+            format!("fixed-length UTF-8 ({size} bytes){}", if *alt_fill { ", fill U+FFFF" } else { "" })
+        }
+        TextBytes => "list of bytes (UTF-8 text)".into(),
+        Binary => "list of bytes".into(),
+        Timestamp(_) | Date64 => format!("int64, units {:?}", p.spec_units.as_deref().unwrap_or("")),
+        Date32 => "int32, units \"days since 1970-01-01\"".into(),
+        ListOf(d) => format!("list column of {d:?}"),
+        ListOfStr => "list column of strings (STRING_VALUES)".into(),
+    };
+    if p.path.len() > 1 {
+        format!("struct field of {src} flattened -> {to}")
+    } else {
+        format!("{src} -> {to}")
+    }
+}
+
+/// Is `a` a null at row `i`? (helper for tests)
+#[allow(dead_code)]
+fn is_null(a: &ArrayRef, i: usize) -> bool {
+    a.is_null(i)
+}
+
+/// Where the external sort spills: next to the output file (same file system, which has
+/// room for the output anyway), or the system's temporary directory for an in-memory file.
+pub(crate) fn spill_dir(file: &File) -> std::path::PathBuf {
+    let p = std::path::PathBuf::from(file.filename());
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() && d.is_dir() => d.to_path_buf(),
+        Some(_) if p.is_file() => std::path::PathBuf::from("."),
+        _ => std::env::temp_dir(),
+    }
+}

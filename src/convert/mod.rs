@@ -1,0 +1,320 @@
+//! GeoParquet and GeoJSON in and out of Marquet tables (HEP002 §14).
+//!
+//! - [`import_geoparquet`]: GeoParquet 0.x / 1.0 / 1.1 (WKB and the GeoArrow native
+//!   encodings) / 2.0 (Parquet GEOMETRY and GEOGRAPHY logical types, with or without `geo`
+//!   metadata) → a Marquet table, streamed record batch by record batch.
+//! - [`export_geoparquet`]: a Marquet table → GeoParquet 2.0 (native logical types, `geo`
+//!   metadata 2.0.0, per-row-group geospatial statistics) or the 1.1 / 1.0 flavours, one
+//!   row group per row block.
+//! - [`import_geojson`] / [`export_geojson`]: RFC 7946 FeatureCollections.
+//! - [`convert`]: picks the direction from the file extensions (for the CLI).
+//! - [`append_file`]: appends a GeoParquet, GeoJSON or Marquet file to an existing table.
+//! - [`ArrowPlan`], [`import_record_batches`], [`append_record_batches`]: Marquet tables as
+//!   in-memory Arrow record batches and back (for bindings: `python/`).
+//!
+//! The mapping is documented in `docs/geoparquet-mapping.md`. Nothing is dropped
+//! silently: columns that have no HEP001 counterpart are listed in
+//! [`ImportReport::skipped`], and deviations from the GeoParquet specification in
+//! [`ImportReport::findings`] with the failure codes of the geoparquet-testing corpus
+//! (`bad_data/manifest.json`); with [`ImportOptions::strict`] every finding is an error.
+
+pub mod append;
+pub mod arrow;
+pub mod geojson;
+pub mod geoparquet;
+mod plan;
+pub mod sort;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{MarquetError, Result};
+use crate::h5col::File;
+
+pub use append::{append_file, AppendOptions, AppendReport};
+pub use arrow::{append_record_batches, import_record_batches, ArrowPlan};
+pub use geoparquet::export::{export_geoparquet, ExportOptions, ExportReport, GeoParquetVersion};
+pub use geojson::{export_geojson, import_geojson};
+pub use geoparquet::import::{import_geoparquet, ImportOptions, ImportReport, PointForm};
+
+/// Rows per record batch read or written, and per exported row group: one Marquet row block
+/// at the default chunk length (HEP002 §10.2).
+pub const DEFAULT_BATCH_ROWS: usize = 65_536;
+
+/// Longest string (bytes, without the NUL) stored as a fixed-length UTF-8 column; longer
+/// columns become list-of-bytes columns.
+pub const DEFAULT_MAX_FIXED_STRING: usize = 4096;
+
+/// Failure codes, as in geoparquet-testing's `bad_data/manifest.json` plus our own.
+pub mod code {
+    pub const METADATA_MISSING: &str = "metadata_missing";
+    pub const METADATA_INVALID_JSON: &str = "metadata_invalid_json";
+    pub const SCHEMA_VALIDATION: &str = "schema_validation_error";
+    pub const VERSION_UNKNOWN: &str = "version_unknown";
+    pub const WKB_PARSE: &str = "wkb_parse_error";
+    pub const GEOMETRY_TYPE_MISMATCH: &str = "geometry_type_mismatch";
+    pub const ZM_MISMATCH: &str = "zm_mismatch";
+    pub const EPOCH_UNSUPPORTED: &str = "epoch_unsupported";
+    pub const BBOX_MISMATCH: &str = "bbox_mismatch";
+    pub const CRS_MISMATCH: &str = "crs_mismatch";
+    /// Ours: a CRS that is not PROJJSON (pre-1.0 WKT strings, `srid:N`).
+    pub const CRS_NOT_PROJJSON: &str = "crs_not_projjson";
+    /// Ours: a Parquet or Arrow feature this converter does not read.
+    pub const UNSUPPORTED: &str = "unsupported";
+}
+
+/// The `rule` prefix of [`MarquetError::SpecViolation`]s raised here; the code follows.
+const RULE: &str = "geoparquet";
+
+/// Build the error for a failure `code` (a [`MarquetError::SpecViolation`] whose rule is
+/// `"geoparquet <code>"`, see [`failure_code`]).
+pub(crate) fn fail(path: &str, code: &'static str, message: impl Into<String>) -> MarquetError {
+    let rule: &'static str = match code {
+        code::METADATA_MISSING => "geoparquet metadata_missing",
+        code::METADATA_INVALID_JSON => "geoparquet metadata_invalid_json",
+        code::SCHEMA_VALIDATION => "geoparquet schema_validation_error",
+        code::VERSION_UNKNOWN => "geoparquet version_unknown",
+        code::WKB_PARSE => "geoparquet wkb_parse_error",
+        code::GEOMETRY_TYPE_MISMATCH => "geoparquet geometry_type_mismatch",
+        code::ZM_MISMATCH => "geoparquet zm_mismatch",
+        code::EPOCH_UNSUPPORTED => "geoparquet epoch_unsupported",
+        code::BBOX_MISMATCH => "geoparquet bbox_mismatch",
+        code::CRS_MISMATCH => "geoparquet crs_mismatch",
+        code::CRS_NOT_PROJJSON => "geoparquet crs_not_projjson",
+        _ => "geoparquet unsupported",
+    };
+    MarquetError::spec(path, rule, message)
+}
+
+/// The GeoParquet failure code of an error from this module (`wkb_parse_error` for
+/// malformed WKB), or `None`.
+pub fn failure_code(e: &MarquetError) -> Option<&'static str> {
+    match e {
+        MarquetError::SpecViolation { rule, .. } => rule.strip_prefix(RULE).map(|s| s.trim_start()),
+        MarquetError::InvalidWkb { .. } => Some(code::WKB_PARSE),
+        _ => None,
+    }
+}
+
+/// A deviation from the GeoParquet specification found while importing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// One of [`code`].
+    pub code: &'static str,
+    pub column: Option<String>,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn new(code: &'static str, column: Option<&str>, message: impl Into<String>) -> Finding {
+        Finding { code, column: column.map(|s| s.to_string()), message: message.into() }
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.column {
+            Some(c) => write!(f, "{}: column {c:?}: {}", self.code, self.message),
+            None => write!(f, "{}: {}", self.code, self.message),
+        }
+    }
+}
+
+/// A file format [`convert`] reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    GeoParquet,
+    GeoJson,
+    /// HDF5 with Marquet tables.
+    Marquet,
+}
+
+impl Format {
+    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`, `.h5`/`.hdf5`/`.he5`.
+    pub fn from_path(p: &Path) -> Option<Format> {
+        let ext = p.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "parquet" | "geoparquet" | "pq" => Format::GeoParquet,
+            "geojson" | "json" => Format::GeoJson,
+            "h5" | "hdf5" | "he5" | "hdf" => Format::Marquet,
+            _ => return None,
+        })
+    }
+}
+
+/// Options for [`convert`].
+#[derive(Debug, Clone, Default)]
+pub struct ConvertOptions {
+    /// Table path inside the HDF5 file (default: `/` + the other file's stem when writing;
+    /// the file's only Marquet table when reading).
+    pub table: Option<String>,
+    /// Input format (default: from the input's extension).
+    pub format: Option<Format>,
+    /// Output format (default: from the output's extension).
+    pub output_format: Option<Format>,
+    /// GeoParquet flavour to write (default 2.0).
+    pub geoparquet_version: Option<GeoParquetVersion>,
+    /// Treat GeoParquet findings as errors.
+    pub strict: bool,
+    /// How point columns are stored (default: native point columns).
+    pub point_form: Option<PointForm>,
+    /// Called after each batch imported or exported (GeoParquet and GeoJSON import,
+    /// GeoParquet export), with the rows done so far and the total.
+    pub progress: crate::Progress,
+    /// How an imported table is laid out (default [`WriteLayout::default`](crate::marquet::WriteLayout::default): Hilbert order,
+    /// block index, R-tree for non-point columns, covering columns).
+    pub layout: crate::marquet::WriteLayout,
+}
+
+/// What [`convert`] did.
+#[derive(Debug, Clone, Default)]
+pub struct ConvertReport {
+    pub input: PathBuf,
+    pub output: PathBuf,
+    /// The table written or read.
+    pub table: String,
+    pub import: Option<ImportReport>,
+    pub export: Option<ExportReport>,
+}
+
+impl std::fmt::Display for ConvertReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{} -> {} (table {})", self.input.display(), self.output.display(), self.table)?;
+        if let Some(i) = &self.import {
+            write!(f, "{i}")?;
+        }
+        if let Some(e) = &self.export {
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+fn default_table_name(p: &Path) -> String {
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("table");
+    let clean: String = stem.chars().map(|c| if c == '/' || c == '.' { '_' } else { c }).collect();
+    format!("/{}", if clean.is_empty() { "table" } else { &clean })
+}
+
+fn single_table(file: &File, opts: &ConvertOptions) -> Result<String> {
+    if let Some(t) = &opts.table {
+        return Ok(t.clone());
+    }
+    single_table_of(file)
+}
+
+/// The only Marquet table of `file`, or an error listing them.
+fn single_table_of(file: &File) -> Result<String> {
+    let mut marquet = Vec::new();
+    for t in file.tables()? {
+        if let Ok(tab) = file.table(&t) {
+            if crate::marquet::is_marquet_table(&tab)? {
+                marquet.push(t);
+            }
+        }
+    }
+    match marquet.len() {
+        1 => Ok(marquet.remove(0)),
+        0 => Err(MarquetError::InvalidArgument(format!("{}: no Marquet table in the file", file.filename()))),
+        _ => Err(MarquetError::InvalidArgument(format!(
+            "{}: several Marquet tables ({}); choose one with the table option",
+            file.filename(),
+            marquet.join(", ")
+        ))),
+    }
+}
+
+/// Convert between GeoParquet, GeoJSON and Marquet (HDF5), choosing the direction by the
+/// file extensions (or [`ConvertOptions::format`]). Writing into an existing HDF5 file adds
+/// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
+/// GeoJSON goes through a temporary HDF5 file.
+pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    let fin = opts.format.or_else(|| Format::from_path(input)).ok_or_else(|| {
+        MarquetError::InvalidArgument(format!("{}: cannot tell the input format from the extension", input.display()))
+    })?;
+    let fout = opts.output_format.or_else(|| Format::from_path(output)).ok_or_else(|| {
+        MarquetError::InvalidArgument(format!("{}: cannot tell the output format from the extension", output.display()))
+    })?;
+    let mut report = ConvertReport { input: input.to_path_buf(), output: output.to_path_buf(), ..Default::default() };
+    let iopts = ImportOptions {
+        table: opts.table.clone().unwrap_or_else(|| default_table_name(input)),
+        strict: opts.strict,
+        point_form: opts.point_form.unwrap_or_default(),
+        progress: opts.progress.clone(),
+        layout: opts.layout.clone(),
+        ..ImportOptions::default()
+    };
+    let eopts = ExportOptions {
+        version: opts.geoparquet_version.unwrap_or_default(),
+        progress: opts.progress.clone(),
+        ..ExportOptions::default()
+    };
+    match (fin, fout) {
+        (Format::GeoParquet | Format::GeoJson, Format::Marquet) => {
+            let existed = output.exists();
+            let file = if existed { File::open_rw(output)? } else { File::create(output)? };
+            let r = match fin {
+                Format::GeoParquet => import_geoparquet(input, &file, &iopts),
+                _ => import_geojson(input, &file, &iopts),
+            };
+            drop(file);
+            match r {
+                Ok(r) => {
+                    report.table = r.table.clone();
+                    report.import = Some(r);
+                }
+                Err(e) => {
+                    if !existed {
+                        let _ = std::fs::remove_file(output);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        (Format::Marquet, Format::GeoParquet | Format::GeoJson) => {
+            let file = File::open(input)?;
+            let table = single_table(&file, opts)?;
+            let r = match fout {
+                Format::GeoParquet => export_geoparquet(&file, &table, output, &eopts),
+                _ => export_geojson(&file, &table, output),
+            };
+            if r.is_err() {
+                let _ = std::fs::remove_file(output);
+            }
+            report.table = table;
+            report.export = Some(r?);
+        }
+        (Format::GeoParquet | Format::GeoJson, Format::GeoParquet | Format::GeoJson) => {
+            let tmp = std::env::temp_dir().join(format!(
+                "marquet-convert-{}-{}.h5",
+                std::process::id(),
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+            ));
+            let res = (|| {
+                let file = File::create(&tmp)?;
+                let r = match fin {
+                    Format::GeoParquet => import_geoparquet(input, &file, &iopts)?,
+                    _ => import_geojson(input, &file, &iopts)?,
+                };
+                let e = match fout {
+                    Format::GeoParquet => export_geoparquet(&file, &r.table, output, &eopts)?,
+                    _ => export_geojson(&file, &r.table, output)?,
+                };
+                Ok::<_, MarquetError>((r, e))
+            })();
+            let _ = std::fs::remove_file(&tmp);
+            let (r, e) = res?;
+            report.table = r.table.clone();
+            report.import = Some(r);
+            report.export = Some(e);
+        }
+        (Format::Marquet, Format::Marquet) => {
+            return Err(MarquetError::InvalidArgument("HDF5 to HDF5 is not a conversion".into()));
+        }
+    }
+    Ok(report)
+}
+
+/// Wrap a parquet / arrow error.
+pub(crate) fn io_err(path: &str, e: impl std::fmt::Display) -> MarquetError {
+    MarquetError::Io { path: path.to_string(), source: std::io::Error::other(e.to_string()) }
+}

@@ -1,0 +1,722 @@
+//! Non-geometry columns between Arrow (as read from / written to Parquet) and H5Col
+//! (HEP001): integers of every width, floats, booleans, strings (also dictionary-encoded),
+//! timestamps and dates (int64 / int32 with `units`), binary, lists; structs are flattened.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int16Array, Int32Array,
+    Int64Array, Int8Array, LargeListArray, ListArray as ArrowListArray, StringArray, StructArray, TimestampMicrosecondArray,
+    TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray, UInt16Array, UInt32Array, UInt64Array,
+    UInt8Array,
+};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::{DataType, Field, TimeUnit};
+
+use crate::error::{MarquetError, Result};
+use crate::h5col::Dtype;
+use crate::h5col::list::ListSpec;
+use crate::h5col::{Array as H5Array, ColumnSpec, ColumnValues, ListArray, ListValues};
+
+/// The description we write on list-of-bytes columns that hold UTF-8 text, so the exporter
+/// writes them back as strings.
+pub const TEXT_BYTES_DESCRIPTION: &str = "UTF-8 text stored as a list of bytes (converted from a Parquet string column)";
+
+/// Fill of fixed-length string columns that hold empty strings: U+FFFF, a noncharacter.
+pub const STRING_ALT_FILL: &str = "\u{FFFF}";
+
+/// Statistics of a string column gathered in the pre-scan.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StrStats {
+    pub max_len: usize,
+    pub has_empty: bool,
+    pub has_alt_fill: bool,
+}
+
+impl StrStats {
+    pub fn add(&mut self, s: &str) {
+        self.max_len = self.max_len.max(s.len());
+        self.has_empty |= s.is_empty();
+        self.has_alt_fill |= s == STRING_ALT_FILL;
+    }
+}
+
+/// How one Arrow column becomes an H5Col column.
+#[derive(Debug, Clone)]
+pub enum Plan {
+    Int(Dtype),
+    Float { f16: bool, f32: bool },
+    Bool { nullable: bool },
+    /// Fixed-length UTF-8 of `size` bytes with fill `fill` (empty = "").
+    FixedStr { size: usize, alt_fill: bool },
+    /// UTF-8 text as a list of bytes with a mask.
+    TextBytes,
+    Binary,
+    Timestamp(TimeUnit),
+    Date32,
+    Date64,
+    /// List of a numeric leaf.
+    ListOf(Dtype),
+    /// List of strings (STRING_VALUES).
+    ListOfStr,
+}
+
+/// A planned column: where it comes from (field index path, struct children flattened).
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub name: String,
+    pub path: Vec<usize>,
+    pub plan: Plan,
+    pub spec_units: Option<String>,
+    pub description: Option<String>,
+    /// Needs string statistics before the plan is final.
+    pub needs_str_stats: bool,
+}
+
+fn int_dtype(size: usize, signed: bool) -> Dtype {
+    Dtype::Int { size, signed, big_endian: false }
+}
+
+fn unit_word(u: TimeUnit) -> &'static str {
+    match u {
+        TimeUnit::Second => "seconds",
+        TimeUnit::Millisecond => "milliseconds",
+        TimeUnit::Microsecond => "microseconds",
+        TimeUnit::Nanosecond => "nanoseconds",
+    }
+}
+
+/// `units` for a timestamp: "microseconds since 1970-01-01 00:00:00 UTC" (UTC-adjusted) or
+/// without " UTC" for timezone-naive values.
+pub fn timestamp_units(u: TimeUnit, utc: bool) -> String {
+    format!("{} since 1970-01-01 00:00:00{}", unit_word(u), if utc { " UTC" } else { "" })
+}
+
+fn parse_timestamp_units(s: &str) -> Option<(TimeUnit, bool)> {
+    let (w, rest) = s.split_once(" since 1970-01-01 00:00:00")?;
+    let u = match w {
+        "seconds" => TimeUnit::Second,
+        "milliseconds" => TimeUnit::Millisecond,
+        "microseconds" => TimeUnit::Microsecond,
+        "nanoseconds" => TimeUnit::Nanosecond,
+        _ => return None,
+    };
+    match rest {
+        "" => Some((u, false)),
+        " UTC" => Some((u, true)),
+        _ => None,
+    }
+}
+
+fn leaf_dtype(dt: &DataType) -> Option<Dtype> {
+    Some(match dt {
+        DataType::Int8 => int_dtype(1, true),
+        DataType::Int16 => int_dtype(2, true),
+        DataType::Int32 => int_dtype(4, true),
+        DataType::Int64 => int_dtype(8, true),
+        DataType::UInt8 => int_dtype(1, false),
+        DataType::UInt16 => int_dtype(2, false),
+        DataType::UInt32 => int_dtype(4, false),
+        DataType::UInt64 => int_dtype(8, false),
+        DataType::Float32 => Dtype::F32,
+        DataType::Float64 => Dtype::F64,
+        _ => return None,
+    })
+}
+
+fn is_string_type(dt: &DataType) -> bool {
+    match dt {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, v) => is_string_type(v),
+        _ => false,
+    }
+}
+
+/// Plan the columns of `field` (index path `path`); structs are flattened into
+/// `parent.child` columns. Unsupported types go to `skipped`.
+pub fn plan_field(
+    field: &Field,
+    name: String,
+    path: Vec<usize>,
+    may_have_nulls: bool,
+    out: &mut Vec<Planned>,
+    skipped: &mut Vec<(String, String)>,
+) {
+    let mk = |plan: Plan| Planned {
+        name: name.clone(),
+        path: path.clone(),
+        plan,
+        spec_units: None,
+        description: None,
+        needs_str_stats: false,
+    };
+    let dt = field.data_type();
+    if let Some(d) = leaf_dtype(dt) {
+        out.push(match dt {
+            DataType::Float32 => mk(Plan::Float { f16: false, f32: true }),
+            DataType::Float64 => mk(Plan::Float { f16: false, f32: false }),
+            _ => mk(Plan::Int(d)),
+        });
+        return;
+    }
+    match dt {
+        DataType::Float16 => out.push(Planned {
+            description: Some("converted from a Parquet float16 column (exactly, to float32)".into()),
+            ..mk(Plan::Float { f16: true, f32: true })
+        }),
+        DataType::Boolean => out.push(mk(Plan::Bool { nullable: may_have_nulls && field.is_nullable() })),
+        d if is_string_type(d) => out.push(Planned { needs_str_stats: true, ..mk(Plan::FixedStr { size: 1, alt_fill: false }) }),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => out.push(mk(Plan::Binary)),
+        DataType::Timestamp(u, tz) => {
+            let utc = tz.is_some();
+            let mut p = Planned { spec_units: Some(timestamp_units(*u, utc)), ..mk(Plan::Timestamp(*u)) };
+            if let Some(tz) = tz {
+                if !matches!(tz.as_ref(), "UTC" | "utc" | "+00:00" | "Etc/UTC" | "Z") {
+                    p.description = Some(format!("timestamps are UTC instants; the source's display timezone was {tz}"));
+                }
+            } else {
+                p.description = Some("timezone-naive timestamps (Parquet isAdjustedToUTC = false)".into());
+            }
+            out.push(p)
+        }
+        DataType::Date32 => out.push(Planned { spec_units: Some("days since 1970-01-01".into()), ..mk(Plan::Date32) }),
+        DataType::Date64 => {
+            out.push(Planned { spec_units: Some(timestamp_units(TimeUnit::Millisecond, true)), ..mk(Plan::Date64) })
+        }
+        DataType::List(f) | DataType::LargeList(f) => {
+            if let Some(d) = leaf_dtype(f.data_type()) {
+                out.push(mk(Plan::ListOf(d)));
+            } else if is_string_type(f.data_type()) {
+                out.push(mk(Plan::ListOfStr));
+            } else {
+                skipped.push((name, format!("list of {} has no HEP001 list-column mapping here", f.data_type())));
+            }
+        }
+        DataType::Struct(fields) => {
+            for (i, f) in fields.iter().enumerate() {
+                let mut p = path.clone();
+                p.push(i);
+                plan_field(f, format!("{name}.{}", f.name()), p, true, out, skipped);
+            }
+        }
+        other => skipped.push((name, format!("arrow type {other} has no HEP001 counterpart"))),
+    }
+}
+
+impl Planned {
+    /// Finalize a string plan from pre-scan statistics.
+    pub fn finish_strings(&mut self, st: &StrStats, max_fixed: usize) {
+        if !self.needs_str_stats {
+            return;
+        }
+        self.plan = if st.max_len > max_fixed {
+            self.description = Some(TEXT_BYTES_DESCRIPTION.into());
+            Plan::TextBytes
+        } else if !st.has_empty {
+            Plan::FixedStr { size: st.max_len + 1, alt_fill: false }
+        } else if !st.has_alt_fill {
+            self.description = Some(
+                "holds empty strings, so missing values use the fill value U+FFFF instead of the empty string".into(),
+            );
+            Plan::FixedStr { size: (st.max_len + 1).max(STRING_ALT_FILL.len() + 1), alt_fill: true }
+        } else {
+            self.description = Some(TEXT_BYTES_DESCRIPTION.into());
+            Plan::TextBytes
+        };
+    }
+
+    /// Create the H5Col column.
+    pub fn create(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64) -> Result<()> {
+        let col = |dtype: Dtype| {
+            let mut s = ColumnSpec::new(dtype).with_chunk_rows(chunk_rows);
+            s.units = self.spec_units.clone();
+            s.description = self.description.clone();
+            s
+        };
+        let list = |mut s: ListSpec| -> Result<()> {
+            s.offsets_chunk = chunk_rows;
+            s.description = self.description.clone();
+            s.with_mask = true;
+            t.table().add_list_column(&self.name, &s).map(|_| ())
+        };
+        match &self.plan {
+            Plan::Int(d) => t.add_column(&self.name, &col(d.clone())).map(|_| ()),
+            Plan::Float { f32, .. } => t.add_column(&self.name, &col(if *f32 { Dtype::F32 } else { Dtype::F64 })).map(|_| ()),
+            Plan::Bool { nullable: false } => t.add_column(&self.name, &col(Dtype::hep001_bool())).map(|_| ()),
+            Plan::Bool { nullable: true } => t.add_column(&self.name, &col(nullable_bool())).map(|_| ()),
+            Plan::FixedStr { size, alt_fill } => {
+                let mut s = col(Dtype::FixedString { size: *size, utf8: true, nullterm: true, spacepad: false });
+                if *alt_fill {
+                    let mut f = vec![0u8; *size];
+                    f[..STRING_ALT_FILL.len()].copy_from_slice(STRING_ALT_FILL.as_bytes());
+                    s.fill = Some(f);
+                }
+                t.add_column(&self.name, &s).map(|_| ())
+            }
+            Plan::TextBytes | Plan::Binary => list(ListSpec::bytes(vec![crate::h5col::Filter::Deflate(4)])),
+            Plan::Timestamp(_) | Plan::Date64 => t.add_column(&self.name, &col(Dtype::I64)).map(|_| ()),
+            Plan::Date32 => t.add_column(&self.name, &col(int_dtype(4, true))).map(|_| ()),
+            Plan::ListOf(d) => list(ListSpec::of(d.clone())),
+            Plan::ListOfStr => list(ListSpec::strings()),
+        }
+    }
+
+    /// Convert one batch's array to H5Col values.
+    pub fn values(&self, a: &ArrayRef) -> Result<ColumnValues> {
+        let n = a.len();
+        let missing: Vec<bool> = (0..n).map(|i| a.is_null(i)).collect();
+        let arr = |values: H5Array| ColumnValues::Array { values, missing: Some(missing.clone()) };
+        Ok(match &self.plan {
+            Plan::Int(_) => arr(int_values(a)?),
+            Plan::Float { f16: true, .. } => {
+                let v: Vec<f32> = a.as_primitive::<Float16Type>().values().iter().map(|h| h.to_f32()).collect();
+                arr(H5Array::from_f32(&v))
+            }
+            Plan::Float { f32: true, .. } => arr(H5Array::from_f32(a.as_primitive::<Float32Type>().values())),
+            Plan::Float { .. } => arr(H5Array::from_f64(a.as_primitive::<Float64Type>().values())),
+            Plan::Bool { nullable } => {
+                let b = a.as_boolean();
+                let v: Vec<bool> = (0..n).map(|i| b.value(i)).collect();
+                if *nullable {
+                    let codes: Vec<i64> = (0..n).map(|i| if missing[i] { 2 } else { v[i] as i64 }).collect();
+                    arr(H5Array::from_enum_codes(nullable_bool(), &codes)?)
+                } else {
+                    ColumnValues::array(H5Array::from_bools(&v))
+                }
+            }
+            Plan::FixedStr { size, .. } => {
+                let s = strings(a)?;
+                let v: Vec<&str> = s.iter().map(|x| x.unwrap_or("")).collect();
+                arr(H5Array::from_strings_sized(&v, true, *size)?)
+            }
+            Plan::TextBytes => {
+                let s = strings(a)?;
+                ColumnValues::List(ListArray::from_bytes_rows(s.iter().map(|x| x.map(|s| s.as_bytes()))))
+            }
+            Plan::Binary => {
+                let b = binaries(a)?;
+                ColumnValues::List(ListArray::from_bytes_rows(b.iter().map(|x| x.as_deref())))
+            }
+            Plan::Timestamp(u) => {
+                let v: Vec<i64> = match u {
+                    TimeUnit::Second => a.as_primitive::<TimestampSecondType>().values().to_vec(),
+                    TimeUnit::Millisecond => a.as_primitive::<TimestampMillisecondType>().values().to_vec(),
+                    TimeUnit::Microsecond => a.as_primitive::<TimestampMicrosecondType>().values().to_vec(),
+                    TimeUnit::Nanosecond => a.as_primitive::<TimestampNanosecondType>().values().to_vec(),
+                };
+                arr(H5Array::from_i64(&v))
+            }
+            Plan::Date32 => arr(H5Array::from_i32(a.as_primitive::<Date32Type>().values())),
+            Plan::Date64 => arr(H5Array::from_i64(a.as_primitive::<Date64Type>().values())),
+            Plan::ListOf(d) => {
+                let (offs, vals) = list_parts(a)?;
+                let fill = crate::h5col::recommended_fill(d)?.unwrap_or_default();
+                let mut leaf = int_or_float_values(&vals)?;
+                // Null leaf elements → the leaf fill value (HEP001 §9.3).
+                let w = d.size();
+                for i in 0..vals.len() {
+                    if vals.is_null(i) {
+                        leaf.bytes[i * w..(i + 1) * w].copy_from_slice(&fill);
+                    }
+                }
+                let r = offs_range(&offs);
+                let leaf = leaf.slice_elems(&r);
+                ColumnValues::List(rebase(offs, &missing, ListValues::Leaf(leaf)))
+            }
+            Plan::ListOfStr => {
+                let (offs, vals) = list_parts(a)?;
+                let s = strings(&vals)?;
+                let (lo, hi) = offs_range(&offs);
+                let mut so = vec![0u64];
+                let mut chars = Vec::new();
+                let mut mask = Vec::new();
+                for x in &s[lo..hi] {
+                    if let Some(x) = x {
+                        chars.extend_from_slice(x.as_bytes());
+                    }
+                    mask.push(x.is_some());
+                    so.push(chars.len() as u64);
+                }
+                let mask = mask.iter().any(|m| !m).then_some(mask);
+                ColumnValues::List(rebase(offs, &missing, ListValues::Strings { offsets: so, chars, mask }))
+            }
+        })
+    }
+}
+
+trait SliceElems {
+    fn slice_elems(self, r: &(usize, usize)) -> H5Array;
+}
+impl SliceElems for H5Array {
+    fn slice_elems(self, r: &(usize, usize)) -> H5Array {
+        self.slice(r.0, r.1)
+    }
+}
+
+fn offs_range(offs: &[usize]) -> (usize, usize) {
+    (offs.first().copied().unwrap_or(0), offs.last().copied().unwrap_or(0))
+}
+
+fn rebase(offs: Vec<usize>, missing: &[bool], values: ListValues) -> ListArray {
+    let base = offs.first().copied().unwrap_or(0);
+    let mut o: Vec<u64> = Vec::with_capacity(offs.len());
+    // Null rows must occupy no elements (HEP001 §9.2).
+    let mut acc = 0u64;
+    o.push(0);
+    let mut keep: Vec<(usize, usize)> = Vec::new();
+    for i in 0..missing.len() {
+        if !missing[i] {
+            acc += (offs[i + 1] - offs[i]) as u64;
+            keep.push((offs[i] - base, offs[i + 1] - base));
+        }
+        o.push(acc);
+    }
+    let all_kept = !missing.iter().any(|m| *m) || keep.iter().map(|(a, b)| b - a).sum::<usize>() == offs_range(&offs).1 - base;
+    let values = if all_kept { values } else { compact(values, &keep) };
+    let mask = missing.iter().any(|m| *m).then(|| missing.iter().map(|m| !m).collect());
+    ListArray { offsets: o, mask, values }
+}
+
+fn compact(values: ListValues, keep: &[(usize, usize)]) -> ListValues {
+    match values {
+        ListValues::Leaf(a) => {
+            let w = a.dtype.size();
+            let mut bytes = Vec::new();
+            for (s, e) in keep {
+                bytes.extend_from_slice(&a.bytes[s * w..e * w]);
+            }
+            ListValues::Leaf(H5Array { dtype: a.dtype, bytes })
+        }
+        ListValues::Strings { offsets, chars, mask } => {
+            let mut no = vec![0u64];
+            let mut nc = Vec::new();
+            let mut nm = Vec::new();
+            for (s, e) in keep {
+                for j in *s..*e {
+                    nc.extend_from_slice(&chars[offsets[j] as usize..offsets[j + 1] as usize]);
+                    no.push(nc.len() as u64);
+                    nm.push(mask.as_ref().map(|m| m[j]).unwrap_or(true));
+                }
+            }
+            let nm = nm.iter().any(|m| !m).then_some(nm);
+            ListValues::Strings { offsets: no, chars: nc, mask: nm }
+        }
+        other => other,
+    }
+}
+
+/// The nullable boolean of HEP001 §8.8 (option 1): enum FALSE=0, TRUE=1, MISSING=2.
+pub fn nullable_bool() -> Dtype {
+    Dtype::Enum {
+        base: Box::new(Dtype::I8),
+        members: vec![("FALSE".into(), 0), ("TRUE".into(), 1), ("MISSING".into(), 2)],
+    }
+}
+
+fn list_parts(a: &ArrayRef) -> Result<(Vec<usize>, ArrayRef)> {
+    if let Some(l) = a.as_any().downcast_ref::<ArrowListArray>() {
+        return Ok((l.value_offsets().iter().map(|&o| o as usize).collect(), l.values().clone()));
+    }
+    if let Some(l) = a.as_any().downcast_ref::<LargeListArray>() {
+        return Ok((l.value_offsets().iter().map(|&o| o as usize).collect(), l.values().clone()));
+    }
+    Err(MarquetError::Unsupported(format!("expected a list array, found {}", a.data_type())))
+}
+
+fn int_values(a: &ArrayRef) -> Result<H5Array> {
+    int_or_float_values(a)
+}
+
+fn int_or_float_values(a: &ArrayRef) -> Result<H5Array> {
+    Ok(match a.data_type() {
+        DataType::Int8 => H5Array::from_i8(a.as_primitive::<Int8Type>().values()),
+        DataType::Int16 => H5Array::from_i16(a.as_primitive::<Int16Type>().values()),
+        DataType::Int32 => H5Array::from_i32(a.as_primitive::<Int32Type>().values()),
+        DataType::Int64 => H5Array::from_i64(a.as_primitive::<Int64Type>().values()),
+        DataType::UInt8 => H5Array::from_u8(a.as_primitive::<UInt8Type>().values()),
+        DataType::UInt16 => H5Array::from_u16(a.as_primitive::<UInt16Type>().values()),
+        DataType::UInt32 => H5Array::from_u32(a.as_primitive::<UInt32Type>().values()),
+        DataType::UInt64 => H5Array::from_u64(a.as_primitive::<UInt64Type>().values()),
+        DataType::Float32 => H5Array::from_f32(a.as_primitive::<Float32Type>().values()),
+        DataType::Float64 => H5Array::from_f64(a.as_primitive::<Float64Type>().values()),
+        other => return Err(MarquetError::Unsupported(format!("numeric values of type {other}"))),
+    })
+}
+
+/// The strings of a Utf8 / LargeUtf8 / Utf8View / dictionary-of-strings array.
+pub fn strings(a: &ArrayRef) -> Result<Vec<Option<&str>>> {
+    let n = a.len();
+    match a.data_type() {
+        DataType::Utf8 => Ok(a.as_string::<i32>().iter().collect()),
+        DataType::LargeUtf8 => Ok(a.as_string::<i64>().iter().collect()),
+        DataType::Utf8View => Ok(a.as_string_view().iter().collect()),
+        DataType::Dictionary(_, _) => {
+            let d = a.as_any_dictionary();
+            let vals = strings(d.values())?;
+            if vals.is_empty() {
+                return Ok(vec![None; n]);
+            }
+            let keys = d.normalized_keys();
+            Ok((0..n).map(|i| if a.is_null(i) { None } else { vals[keys[i]] }).collect())
+        }
+        other => Err(MarquetError::Unsupported(format!("string values of type {other}"))),
+    }
+}
+
+/// The byte strings of a Binary / LargeBinary / BinaryView array.
+pub fn binaries(a: &ArrayRef) -> Result<Vec<Option<Vec<u8>>>> {
+    Ok(match a.data_type() {
+        DataType::Binary => a.as_binary::<i32>().iter().map(|x| x.map(|b| b.to_vec())).collect(),
+        DataType::LargeBinary => a.as_binary::<i64>().iter().map(|x| x.map(|b| b.to_vec())).collect(),
+        DataType::BinaryView => a.as_binary_view().iter().map(|x| x.map(|b| b.to_vec())).collect(),
+        other => return Err(MarquetError::Unsupported(format!("binary values of type {other}"))),
+    })
+}
+
+/// The array at a field index path, with parent struct nulls propagated.
+pub fn array_at(batch: &arrow_array::RecordBatch, path: &[usize]) -> ArrayRef {
+    let mut a = batch.column(path[0]).clone();
+    for &i in &path[1..] {
+        let s = a.as_struct();
+        let child = s.column(i).clone();
+        let nulls = NullBuffer::union(s.nulls(), child.nulls());
+        a = match nulls {
+            Some(nb) if child.nulls() != Some(&nb) => {
+                let data = child.to_data().into_builder().nulls(Some(nb)).build();
+                match data {
+                    Ok(d) => arrow_array::make_array(d),
+                    Err(_) => child,
+                }
+            }
+            _ => child,
+        };
+    }
+    a
+}
+
+// ---------------------------------------------------------------------------------------
+// Export: H5Col → Arrow.
+
+/// How an H5Col column is written to Arrow.
+#[derive(Debug, Clone)]
+pub enum OutPlan {
+    Numeric(Dtype),
+    Bool,
+    NullableBool,
+    EnumNames(Vec<(String, i64)>),
+    Str,
+    Timestamp(TimeUnit, bool),
+    Date32,
+    Bytes { text: bool },
+    ListOf(Dtype),
+    ListOfStr,
+}
+
+/// Plan the export of column `name` (dataset dtype or list leaf); `None` = not exportable.
+pub fn out_plan(
+    dtype: &Dtype,
+    is_list: bool,
+    units: Option<&str>,
+    description: Option<&str>,
+    list_strings: bool,
+) -> std::result::Result<(OutPlan, DataType), String> {
+    if is_list {
+        if list_strings {
+            return Ok((OutPlan::ListOfStr, DataType::List(Arc::new(Field::new("element", DataType::Utf8, true)))));
+        }
+        if *dtype == Dtype::U8 || matches!(dtype, Dtype::Int { size: 1, signed: false, .. }) {
+            let text = description == Some(TEXT_BYTES_DESCRIPTION);
+            return Ok((OutPlan::Bytes { text }, if text { DataType::Utf8 } else { DataType::Binary }));
+        }
+        let Some(adt) = arrow_numeric(dtype) else { return Err(format!("list of {dtype:?} is not exported")) };
+        return Ok((OutPlan::ListOf(dtype.clone()), DataType::List(Arc::new(Field::new("element", adt, true)))));
+    }
+    if dtype.is_boolean() {
+        return Ok((OutPlan::Bool, DataType::Boolean));
+    }
+    match dtype {
+        Dtype::Int { size: 8, signed: true, .. } => {
+            if let Some((u, utc)) = units.and_then(parse_timestamp_units) {
+                let tz = utc.then(|| Arc::<str>::from("UTC"));
+                return Ok((OutPlan::Timestamp(u, utc), DataType::Timestamp(u, tz)));
+            }
+            Ok((OutPlan::Numeric(dtype.clone()), DataType::Int64))
+        }
+        Dtype::Int { size: 4, signed: true, .. } if units == Some("days since 1970-01-01") => {
+            Ok((OutPlan::Date32, DataType::Date32))
+        }
+        Dtype::Int { .. } | Dtype::Float { .. } => {
+            let adt = arrow_numeric(dtype).ok_or_else(|| format!("{dtype:?} is not exported"))?;
+            Ok((OutPlan::Numeric(dtype.clone()), adt))
+        }
+        Dtype::FixedString { .. } | Dtype::VarString { .. } => Ok((OutPlan::Str, DataType::Utf8)),
+        Dtype::Enum { members, .. } => {
+            let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
+            if names.len() == 3 && names.contains(&"FALSE") && names.contains(&"TRUE") && names.contains(&"MISSING") {
+                return Ok((OutPlan::NullableBool, DataType::Boolean));
+            }
+            Ok((OutPlan::EnumNames(members.clone()), DataType::Utf8))
+        }
+        other => Err(format!("{other:?} has no Parquet mapping here")),
+    }
+}
+
+fn arrow_numeric(d: &Dtype) -> Option<DataType> {
+    Some(match d {
+        Dtype::Int { size: 1, signed: true, .. } => DataType::Int8,
+        Dtype::Int { size: 2, signed: true, .. } => DataType::Int16,
+        Dtype::Int { size: 4, signed: true, .. } => DataType::Int32,
+        Dtype::Int { size: 8, signed: true, .. } => DataType::Int64,
+        Dtype::Int { size: 1, signed: false, .. } => DataType::UInt8,
+        Dtype::Int { size: 2, signed: false, .. } => DataType::UInt16,
+        Dtype::Int { size: 4, signed: false, .. } => DataType::UInt32,
+        Dtype::Int { size: 8, signed: false, .. } => DataType::UInt64,
+        Dtype::Float { size: 4, .. } => DataType::Float32,
+        Dtype::Float { size: 8, .. } => DataType::Float64,
+        _ => return None,
+    })
+}
+
+fn nulls_of(missing: &[bool]) -> Option<NullBuffer> {
+    missing.iter().any(|m| *m).then(|| NullBuffer::from(missing.iter().map(|m| !m).collect::<Vec<bool>>()))
+}
+
+macro_rules! prim {
+    ($arr:ty, $t:ty, $bytes:expr, $nulls:expr) => {{
+        let w = std::mem::size_of::<$t>();
+        let v: Vec<$t> = $bytes.chunks_exact(w).map(|c| <$t>::from_le_bytes(c.try_into().unwrap_or([0; std::mem::size_of::<$t>()]))).collect();
+        Arc::new(<$arr>::new(v.into(), $nulls)) as ArrayRef
+    }};
+}
+
+fn numeric_array(d: &Dtype, bytes: &[u8], nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+    Ok(match d {
+        Dtype::Int { size: 1, signed: true, .. } => prim!(Int8Array, i8, bytes, nulls),
+        Dtype::Int { size: 2, signed: true, .. } => prim!(Int16Array, i16, bytes, nulls),
+        Dtype::Int { size: 4, signed: true, .. } => prim!(Int32Array, i32, bytes, nulls),
+        Dtype::Int { size: 8, signed: true, .. } => prim!(Int64Array, i64, bytes, nulls),
+        Dtype::Int { size: 1, signed: false, .. } => prim!(UInt8Array, u8, bytes, nulls),
+        Dtype::Int { size: 2, signed: false, .. } => prim!(UInt16Array, u16, bytes, nulls),
+        Dtype::Int { size: 4, signed: false, .. } => prim!(UInt32Array, u32, bytes, nulls),
+        Dtype::Int { size: 8, signed: false, .. } => prim!(UInt64Array, u64, bytes, nulls),
+        Dtype::Float { size: 4, .. } => prim!(Float32Array, f32, bytes, nulls),
+        Dtype::Float { size: 8, .. } => prim!(Float64Array, f64, bytes, nulls),
+        other => return Err(MarquetError::Unsupported(format!("{other:?} values"))),
+    })
+}
+
+/// Build the Arrow array of a dataset column's rows.
+pub fn out_array(p: &OutPlan, a: &H5Array, missing: &[bool]) -> Result<ArrayRef> {
+    let nulls = nulls_of(missing);
+    let n = a.len();
+    Ok(match p {
+        OutPlan::Numeric(d) => numeric_array(&d.to_le(), &a.bytes, nulls)?,
+        OutPlan::Bool => Arc::new(BooleanArray::from((0..n).map(|i| a.element(i)[0] != 0).collect::<Vec<bool>>())),
+        OutPlan::NullableBool | OutPlan::EnumNames(_) => {
+            let codes: Vec<i64> = (0..n).map(|i| a.get_i128(i).unwrap_or(0) as i64).collect();
+            if let OutPlan::EnumNames(m) = p {
+                let v: Vec<Option<&str>> = (0..n)
+                    .map(|i| {
+                        if missing[i] {
+                            None
+                        } else {
+                            m.iter().find(|(_, c)| *c == codes[i]).map(|(s, _)| s.as_str())
+                        }
+                    })
+                    .collect();
+                Arc::new(StringArray::from(v))
+            } else {
+                let v: Vec<Option<bool>> =
+                    (0..n).map(|i| if missing[i] || codes[i] == 2 { None } else { Some(codes[i] == 1) }).collect();
+                Arc::new(BooleanArray::from(v))
+            }
+        }
+        OutPlan::Str => {
+            let v: Vec<Option<String>> = (0..n).map(|i| if missing[i] { None } else { a.get_str(i) }).collect();
+            Arc::new(StringArray::from(v))
+        }
+        OutPlan::Timestamp(u, utc) => {
+            let v: Vec<i64> = a.bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
+            let tz = utc.then(|| Arc::<str>::from("UTC"));
+            match u {
+                TimeUnit::Second => Arc::new(TimestampSecondArray::new(v.into(), nulls).with_timezone_opt(tz)),
+                TimeUnit::Millisecond => Arc::new(TimestampMillisecondArray::new(v.into(), nulls).with_timezone_opt(tz)),
+                TimeUnit::Microsecond => Arc::new(TimestampMicrosecondArray::new(v.into(), nulls).with_timezone_opt(tz)),
+                TimeUnit::Nanosecond => Arc::new(TimestampNanosecondArray::new(v.into(), nulls).with_timezone_opt(tz)),
+            }
+        }
+        OutPlan::Date32 => {
+            let v: Vec<i32> = a.bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4]))).collect();
+            Arc::new(Date32Array::new(v.into(), nulls))
+        }
+        _ => return Err(MarquetError::Unsupported("list plan for a dataset column".into())),
+    })
+}
+
+/// Build the Arrow array of a list column's rows.
+pub fn out_list_array(p: &OutPlan, l: &ListArray) -> Result<ArrayRef> {
+    let n = l.len();
+    let missing: Vec<bool> = (0..n).map(|i| l.is_null(i)).collect();
+    let nulls = nulls_of(&missing);
+    let offsets: Vec<i32> = l.offsets.iter().map(|&o| i32::try_from(o).unwrap_or(i32::MAX)).collect();
+    if l.offsets.last().copied().unwrap_or(0) > i32::MAX as u64 {
+        return Err(MarquetError::Unsupported("list column batch larger than 2 GiB".into()));
+    }
+    Ok(match (p, &l.values) {
+        (OutPlan::Bytes { text }, ListValues::Leaf(a)) => {
+            let v: Vec<Option<&[u8]>> = (0..n).map(|i| l.bytes_of(i)).collect();
+            let _ = a;
+            if *text {
+                let s: Vec<Option<String>> = v.iter().map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned())).collect();
+                Arc::new(StringArray::from(s))
+            } else {
+                Arc::new(BinaryArray::from(v))
+            }
+        }
+        (OutPlan::ListOf(d), ListValues::Leaf(a)) => {
+            let fill = crate::h5col::recommended_fill(d).ok().flatten();
+            let leaf_missing = a.missing(fill.as_deref());
+            let values = numeric_array(&d.to_le(), &a.bytes, nulls_of(&leaf_missing))?;
+            let f = Arc::new(Field::new("element", values.data_type().clone(), true));
+            Arc::new(ArrowListArray::try_new(f, OffsetBuffer::new(offsets.into()), values, nulls).map_err(|e| MarquetError::Unsupported(e.to_string()))?)
+        }
+        (OutPlan::ListOfStr, ListValues::Strings { offsets: so, chars, mask }) => {
+            let k = so.len().saturating_sub(1);
+            let v: Vec<Option<String>> = (0..k)
+                .map(|j| {
+                    if mask.as_ref().is_some_and(|m| !m[j]) {
+                        None
+                    } else {
+                        Some(String::from_utf8_lossy(&chars[so[j] as usize..so[j + 1] as usize]).into_owned())
+                    }
+                })
+                .collect();
+            let values: ArrayRef = Arc::new(StringArray::from(v));
+            let f = Arc::new(Field::new("element", DataType::Utf8, true));
+            Arc::new(ArrowListArray::try_new(f, OffsetBuffer::new(offsets.into()), values, nulls).map_err(|e| MarquetError::Unsupported(e.to_string()))?)
+        }
+        _ => return Err(MarquetError::Unsupported("list column layout not exported".into())),
+    })
+}
+
+/// A struct array for a covering column (`xmin, ymin[, zmin], xmax, ymax[, zmax]`).
+pub fn covering_struct(names: &[&str], f32: bool, cols: Vec<Vec<f64>>, missing: &[bool]) -> Result<ArrayRef> {
+    let nulls = nulls_of(missing);
+    let mut fields = Vec::new();
+    let mut arrays: Vec<ArrayRef> = Vec::new();
+    for (n, v) in names.iter().zip(cols) {
+        if f32 {
+            let v: Vec<f32> = v.iter().map(|x| *x as f32).collect();
+            fields.push(Field::new(*n, DataType::Float32, true));
+            arrays.push(Arc::new(Float32Array::new(v.into(), nulls.clone())));
+        } else {
+            fields.push(Field::new(*n, DataType::Float64, true));
+            arrays.push(Arc::new(Float64Array::new(v.into(), nulls.clone())));
+        }
+    }
+    Ok(Arc::new(
+        StructArray::try_new(fields.into(), arrays, nulls).map_err(|e| MarquetError::Unsupported(e.to_string()))?,
+    ))
+}

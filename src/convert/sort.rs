@@ -1,0 +1,429 @@
+//! Hilbert order for streamed imports, in bounded memory (HEP002 §10.6).
+//!
+//! An import streams record batches; the rows must reach the table in Hilbert order of the
+//! primary geometry column's box centres, the order [`crate::spatial::hilbert_order`] gives
+//! an in-memory batch (ruling R13: ascending Hilbert index over the extent of all boxes,
+//! ties by input position, null and empty geometries last).
+//!
+//! 1. A first pass over the geometry column only ([`KeyCollector`]) keeps each row's box
+//!    centre (16 bytes a row) and the extent; [`KeyCollector::keys`] turns them into one
+//!    `u64` sort key a row.
+//! 2. [`HilbertSorter`] takes the full record batches in input order. When the whole input,
+//!    estimated from the first batch, fits the memory budget it is kept in memory, then
+//!    concatenated and permuted once. Otherwise the key range is cut into buckets of at most
+//!    a third of the budget each (by the exact key counts of step 1), every batch's rows are
+//!    routed to their bucket's spill file (Arrow IPC, uncompressed, in a temporary
+//!    directory), and the buckets are read back one at a time in key order, each sorted in
+//!    memory. Rows are never merged across buckets, so peak memory is one bucket plus one
+//!    input batch, whatever the input's size, and the spill costs one write and one read of
+//!    the rows.
+//!
+//! Arrow's own kernels (`take`, `concat_batches`) and IPC files do the data movement, for
+//! every Arrow type the importer accepts; only the bucketing is ours.
+
+use std::path::PathBuf;
+
+use arrow_array::{RecordBatch, UInt32Array};
+use arrow_schema::SchemaRef;
+
+use super::io_err;
+use crate::error::{MarquetError, Result};
+use crate::spatial::hilbert::{box_centre, hilbert_of_centre};
+use crate::spec::BBox;
+
+/// The key of a null or empty geometry: after every Hilbert index (which is < 2³²).
+pub const NULL_KEY: u64 = 1 << 32;
+
+/// Collects the box centre of every row, in input order, and the extent of the boxes.
+#[derive(Debug, Default)]
+pub struct KeyCollector {
+    centres: Vec<(f64, f64)>,
+    extent: Option<BBox>,
+}
+
+impl KeyCollector {
+    /// A collector for about `rows` rows.
+    pub fn with_capacity(rows: usize) -> KeyCollector {
+        KeyCollector { centres: Vec::with_capacity(rows), extent: None }
+    }
+
+    /// The next row's box ([`BBox::EMPTY`] for a null or empty geometry).
+    pub fn push(&mut self, b: &BBox) {
+        if b.is_empty() {
+            self.centres.push((f64::NAN, f64::NAN));
+            return;
+        }
+        self.centres.push(box_centre(b));
+        let e = crate::spatial::hilbert::extent_of([self.extent.as_ref().unwrap_or(&BBox::EMPTY), b]);
+        self.extent = Some(e);
+    }
+
+    /// Rows seen.
+    pub fn len(&self) -> usize {
+        self.centres.len()
+    }
+
+    /// No row seen.
+    pub fn is_empty(&self) -> bool {
+        self.centres.is_empty()
+    }
+
+    /// One sort key per row: the Hilbert index of the centre over the extent, or
+    /// [`NULL_KEY`].
+    pub fn keys(self) -> Vec<u64> {
+        let extent = self.extent.unwrap_or(BBox::EMPTY);
+        self.centres
+            .into_iter()
+            .map(|(x, y)| if x.is_nan() && y.is_nan() { NULL_KEY } else { u64::from(hilbert_of_centre(x, y, &extent)) })
+            .collect()
+    }
+}
+
+/// Positions `0..keys.len()` by ascending key, ties by position (a stable sort).
+fn order_of(keys: &[u64]) -> Vec<u32> {
+    let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+    idx.sort_by_key(|&i| keys[i as usize]);
+    idx
+}
+
+/// One bucket's spill file.
+struct Bucket {
+    path: PathBuf,
+    writer: Option<arrow_ipc::writer::FileWriter<std::io::BufWriter<std::fs::File>>>,
+    /// Keys of the bucket's rows, in spill order.
+    keys: Vec<u64>,
+}
+
+enum State {
+    /// Nothing pushed yet.
+    Undecided,
+    /// The input fits the budget.
+    InMemory(Vec<RecordBatch>),
+    /// Rows routed to buckets; `bounds[b]` is the largest key of bucket `b`.
+    Spilled { dir: TempDir, bounds: Vec<u64>, buckets: Vec<Bucket> },
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Puts streamed record batches into Hilbert order with bounded memory (see the module
+/// documentation).
+pub struct HilbertSorter {
+    keys: Vec<u64>,
+    next: usize,
+    budget: usize,
+    schema: Option<SchemaRef>,
+    state: State,
+    spill_dir: PathBuf,
+}
+
+impl HilbertSorter {
+    /// A sorter for rows whose keys are `keys` (in input order), holding at most about
+    /// `budget` bytes of rows in memory, spilling into a new directory under `spill_dir`.
+    pub fn new(keys: Vec<u64>, budget: usize, spill_dir: PathBuf) -> HilbertSorter {
+        HilbertSorter { keys, next: 0, budget: budget.max(64 << 10), schema: None, state: State::Undecided, spill_dir }
+    }
+
+    /// Did the sorter spill to disk?
+    pub fn spilled(&self) -> bool {
+        matches!(self.state, State::Spilled { .. })
+    }
+
+    /// The next rows of the input, in input order.
+    pub fn push(&mut self, batch: RecordBatch) -> Result<()> {
+        let n = batch.num_rows();
+        if self.next + n > self.keys.len() {
+            return Err(MarquetError::InvalidArgument(format!(
+                "the input has more rows than its first pass counted ({} keys)",
+                self.keys.len()
+            )));
+        }
+        if matches!(self.state, State::Undecided) {
+            self.decide(&batch)?;
+        }
+        let first = self.next;
+        self.next += n;
+        match &mut self.state {
+            State::Undecided => unreachable!("decided above"),
+            State::InMemory(v) => v.push(batch),
+            State::Spilled { bounds, buckets, .. } => {
+                let keys = &self.keys[first..first + n];
+                let mut rows: Vec<Vec<u32>> = vec![Vec::new(); buckets.len()];
+                for (i, k) in keys.iter().enumerate() {
+                    rows[bounds.partition_point(|b| b < k)].push(i as u32);
+                }
+                for (b, r) in rows.into_iter().enumerate() {
+                    if r.is_empty() {
+                        continue;
+                    }
+                    let bucket = &mut buckets[b];
+                    bucket.keys.extend(r.iter().map(|&i| keys[i as usize]));
+                    let part = arrow_select::take::take_record_batch(&batch, &UInt32Array::from(r))
+                        .map_err(|e| io_err("external sort (take)", e))?;
+                    let w = bucket.writer.as_mut().ok_or_else(|| io_err("external sort", "bucket already closed"))?;
+                    w.write(&part).map_err(|e| io_err(&bucket.path.display().to_string(), e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Choose between memory and buckets from the first batch's size.
+    fn decide(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.schema = Some(batch.schema());
+        let n = batch.num_rows().max(1);
+        let per_row = batch.get_array_memory_size().div_ceil(n).max(1);
+        let total = per_row.saturating_mul(self.keys.len());
+        // Concatenating and permuting holds the rows three times.
+        if total.saturating_mul(3) <= self.budget {
+            self.state = State::InMemory(Vec::new());
+            return Ok(());
+        }
+        let rows_per_bucket = (self.budget / 3 / per_row).max(1);
+        let mut sorted = self.keys.clone();
+        sorted.sort_unstable();
+        // Bucket bounds at key quantiles; equal keys stay in one bucket.
+        let mut bounds = Vec::new();
+        let mut i = rows_per_bucket;
+        while i < sorted.len() {
+            let k = sorted[i - 1];
+            if bounds.last() != Some(&k) {
+                bounds.push(k);
+            }
+            i += rows_per_bucket;
+        }
+        bounds.push(u64::MAX);
+        drop(sorted);
+        let dir = self.spill_dir.join(format!(
+            "marquet-sort-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| MarquetError::Io { path: dir.display().to_string(), source: e })?;
+        let dir = TempDir(dir);
+        let schema = batch.schema();
+        let mut buckets = Vec::with_capacity(bounds.len());
+        for b in 0..bounds.len() {
+            let path = dir.0.join(format!("bucket-{b}.arrow"));
+            let f = std::fs::File::create(&path).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?;
+            let w = arrow_ipc::writer::FileWriter::try_new(std::io::BufWriter::new(f), &schema)
+                .map_err(|e| io_err(&path.display().to_string(), e))?;
+            buckets.push(Bucket { path, writer: Some(w), keys: Vec::new() });
+        }
+        self.state = State::Spilled { dir, bounds, buckets };
+        Ok(())
+    }
+
+    /// Every row pushed, in Hilbert order, in batches of at most `batch_rows` rows.
+    pub fn finish(mut self, batch_rows: usize) -> Result<SortedBatches> {
+        if self.next != self.keys.len() {
+            return Err(MarquetError::InvalidArgument(format!(
+                "the input has {} rows but its first pass counted {}",
+                self.next,
+                self.keys.len()
+            )));
+        }
+        let batch_rows = batch_rows.max(1);
+        let state = std::mem::replace(&mut self.state, State::Undecided);
+        let mut queue: Vec<Source> = Vec::new();
+        let mut dir = None;
+        match state {
+            State::Undecided => {}
+            State::InMemory(batches) => queue.push(Source::Memory { batches, keys: std::mem::take(&mut self.keys) }),
+            State::Spilled { dir: d, buckets, .. } => {
+                for mut b in buckets {
+                    if let Some(mut w) = b.writer.take() {
+                        w.finish().map_err(|e| io_err(&b.path.display().to_string(), e))?;
+                    }
+                    if !b.keys.is_empty() {
+                        queue.push(Source::File { path: b.path, keys: b.keys });
+                    }
+                }
+                dir = Some(d);
+            }
+        }
+        queue.reverse();
+        Ok(SortedBatches { schema: self.schema.take(), queue, current: None, offset: 0, batch_rows, _dir: dir })
+    }
+}
+
+/// Rows not yet sorted: the whole input, or one bucket.
+enum Source {
+    Memory { batches: Vec<RecordBatch>, keys: Vec<u64> },
+    File { path: PathBuf, keys: Vec<u64> },
+}
+
+/// The sorted rows, batch by batch (see [`HilbertSorter::finish`]).
+pub struct SortedBatches {
+    schema: Option<SchemaRef>,
+    /// Sources still to sort, last first.
+    queue: Vec<Source>,
+    current: Option<RecordBatch>,
+    offset: usize,
+    batch_rows: usize,
+    _dir: Option<TempDir>,
+}
+
+impl SortedBatches {
+    fn load(&mut self, src: Source) -> Result<RecordBatch> {
+        let schema = self.schema.clone().ok_or_else(|| io_err("external sort", "no schema"))?;
+        let (batches, keys) = match src {
+            Source::Memory { batches, keys } => (batches, keys),
+            Source::File { path, keys } => {
+                let what = path.display().to_string();
+                let f = std::fs::File::open(&path).map_err(|e| MarquetError::Io { path: what.clone(), source: e })?;
+                let r = arrow_ipc::reader::FileReader::try_new(std::io::BufReader::new(f), None).map_err(|e| io_err(&what, e))?;
+                let batches = r.collect::<std::result::Result<Vec<_>, _>>().map_err(|e| io_err(&what, e))?;
+                let _ = std::fs::remove_file(&path);
+                (batches, keys)
+            }
+        };
+        let all = arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| io_err("external sort (concat)", e))?;
+        drop(batches);
+        if all.num_rows() != keys.len() {
+            return Err(io_err("external sort", format!("{} rows read back for {} keys", all.num_rows(), keys.len())));
+        }
+        let order = UInt32Array::from(order_of(&keys));
+        arrow_select::take::take_record_batch(&all, &order).map_err(|e| io_err("external sort (take)", e))
+    }
+}
+
+impl Iterator for SortedBatches {
+    type Item = Result<RecordBatch>;
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            if let Some(c) = &self.current {
+                if self.offset < c.num_rows() {
+                    let len = self.batch_rows.min(c.num_rows() - self.offset);
+                    let out = c.slice(self.offset, len);
+                    self.offset += len;
+                    return Some(Ok(out));
+                }
+                self.current = None;
+            }
+            let src = self.queue.pop()?;
+            match self.load(src) {
+                Ok(b) => {
+                    self.current = Some(b);
+                    self.offset = 0;
+                }
+                Err(e) => {
+                    self.queue.clear();
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+impl SortedBatches {
+    /// The schema of the sorted batches (`None` when nothing was pushed).
+    pub fn schema(&self) -> Option<SchemaRef> {
+        self.schema.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use arrow_array::{Array, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+
+    fn batch(ids: &[i64]) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false), Field::new("s", DataType::Utf8, true)]));
+        let s: Vec<Option<String>> = ids.iter().map(|i| (i % 3 != 0).then(|| format!("v{i}"))).collect();
+        RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(ids.to_vec())), Arc::new(StringArray::from(s))]).unwrap()
+    }
+
+    fn run(keys: Vec<u64>, chunk: usize, budget: usize) -> (Vec<i64>, Vec<Option<String>>, bool) {
+        let n = keys.len();
+        let dir = std::env::temp_dir();
+        let mut s = HilbertSorter::new(keys, budget, dir);
+        let ids: Vec<i64> = (0..n as i64).collect();
+        for c in ids.chunks(chunk) {
+            s.push(batch(c)).unwrap();
+        }
+        let spilled = s.spilled();
+        let (mut out, mut strs) = (Vec::new(), Vec::new());
+        for b in s.finish(7).unwrap() {
+            let b = b.unwrap();
+            assert!(b.num_rows() <= 7);
+            let a = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            out.extend(a.values().iter().copied());
+            let t = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+            strs.extend((0..t.len()).map(|i| (!t.is_null(i)).then(|| t.value(i).to_string())));
+        }
+        (out, strs, spilled)
+    }
+
+    /// The expected order: stable sort of positions by key.
+    fn expected(keys: &[u64]) -> Vec<i64> {
+        order_of(keys).into_iter().map(i64::from).collect()
+    }
+
+    fn keys(n: usize, seed: u64) -> Vec<u64> {
+        let mut r = crate::test_rng::SplitMix64::new(seed);
+        (0..n).map(|_| if r.next_u64().is_multiple_of(10) { NULL_KEY } else { r.next_u64() % 50 }).collect()
+    }
+
+    #[test]
+    fn in_memory_and_spilled_give_the_same_stable_order() {
+        let k = keys(20_000, 7);
+        let want = expected(&k);
+        let (mem, mem_s, spilled) = run(k.clone(), 1000, 1 << 30);
+        assert!(!spilled);
+        assert_eq!(mem, want);
+        // A 256 KiB budget over ~20 bytes a row spills into several buckets.
+        let (disk, disk_s, spilled) = run(k, 1000, 256 << 10);
+        assert!(spilled);
+        assert_eq!(disk, want);
+        assert_eq!(disk_s, mem_s);
+        for (id, s) in disk.iter().zip(&disk_s) {
+            assert_eq!(s.clone(), (id % 3 != 0).then(|| format!("v{id}")));
+        }
+    }
+
+    #[test]
+    fn null_keys_come_last_in_input_order() {
+        let k = vec![NULL_KEY, 5, NULL_KEY, 1, 5];
+        let (out, _, _) = run(k, 2, 1 << 30);
+        assert_eq!(out, vec![3, 1, 4, 0, 2]);
+    }
+
+    #[test]
+    fn row_count_mismatch_is_an_error() {
+        let mut s = HilbertSorter::new(vec![1, 2, 3], 1 << 30, std::env::temp_dir());
+        assert!(s.push(batch(&[0, 1, 2, 3])).is_err());
+        let mut s = HilbertSorter::new(vec![1, 2, 3], 1 << 30, std::env::temp_dir());
+        s.push(batch(&[0, 1])).unwrap();
+        assert!(s.finish(10).is_err());
+    }
+
+    #[test]
+    fn collector_keys_match_hilbert_order() {
+        let boxes: Vec<BBox> = (0..500)
+            .map(|i| {
+                let x = ((i * 37) % 101) as f64 - 50.0;
+                let y = ((i * 53) % 89) as f64 - 40.0;
+                if i % 17 == 0 {
+                    BBox::EMPTY
+                } else {
+                    BBox { xmin: x, ymin: y, xmax: x + (i % 5) as f64, ymax: y + 1.0, ..BBox::EMPTY }
+                }
+            })
+            .collect();
+        let mut c = KeyCollector::with_capacity(boxes.len());
+        for b in &boxes {
+            c.push(b);
+        }
+        let got: Vec<usize> = order_of(&c.keys()).into_iter().map(|i| i as usize).collect();
+        assert_eq!(got, crate::spatial::hilbert_order(&boxes));
+    }
+}

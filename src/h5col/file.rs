@@ -1,0 +1,123 @@
+//! HDF5 files holding H5Col tables (HEP001 §3): open, create, find the tables in a file.
+
+
+use crate::error::{MarquetError, Result};
+use crate::h5::{self};
+use crate::spec::names;
+
+use super::*;
+
+/// An open file (read-only or read-write).
+pub struct File {
+    inner: hdf5::File,
+    path: String,
+}
+
+impl File {
+    /// Create (truncate) a file.
+    pub fn create(path: impl AsRef<std::path::Path>) -> Result<File> {
+        let p = path.as_ref().display().to_string();
+        let inner = h5::file_create(&p)?;
+        Ok(File { inner, path: p })
+    }
+    /// Open read-only.
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<File> {
+        let p = path.as_ref().display().to_string();
+        if !path.as_ref().exists() {
+            return Err(MarquetError::Io {
+                path: p,
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            });
+        }
+        let inner = h5::file_open(path.as_ref(), false)?;
+        Ok(File { inner, path: p })
+    }
+    /// Open read-write.
+    pub fn open_rw(path: impl AsRef<std::path::Path>) -> Result<File> {
+        let p = path.as_ref().display().to_string();
+        let inner = h5::file_open(path.as_ref(), true)?;
+        Ok(File { inner, path: p })
+    }
+    /// The file of a file or group identifier that the caller opened with the same HDF5
+    /// library this crate links (only meaningful without the `static-hdf5` feature: a
+    /// statically linked HDF5 has an id table of its own). Returns the file, which holds
+    /// its own reference (the caller still closes `id`), and the group's path (`"/"` for a
+    /// file identifier). See `h5::file_from_caller_id`.
+    pub fn from_caller_id(id: hdf5_sys::h5i::hid_t) -> Result<(File, String)> {
+        let (inner, group) = h5::file_from_caller_id(id)?;
+        let path = inner.filename();
+        Ok((File { inner, path }, group))
+    }
+    /// The file's name on disk.
+    pub fn filename(&self) -> &str {
+        &self.path
+    }
+    /// The raw HDF5 file id (for interop).
+    pub fn id(&self) -> hdf5_sys::h5i::hid_t {
+        self.inner.id()
+    }
+    /// Create a new table group at `path` (intermediate groups are created).
+    pub fn create_table(&self, path: &str) -> Result<Table> {
+        Table::create_at(self.inner.id(), path)
+    }
+    /// Open the table group at `path`.
+    pub fn table(&self, path: &str) -> Result<Table> {
+        Table::open_at(self.inner.id(), path)
+    }
+    /// Paths of every table group in the file (a full traversal; HEP001 §1.3).
+    pub fn tables(&self) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        let root = self.inner.group("/").map_err(|e| MarquetError::hdf5("/", e))?;
+        find_tables(&root, "/", &mut out, 0)?;
+        Ok(out)
+    }
+    /// Flush to disk.
+    pub fn flush(&self) -> Result<()> {
+        h5::flush(self.inner.id())
+    }
+}
+
+fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, depth: usize) -> Result<()> {
+    if depth > 64 {
+        return Ok(());
+    }
+    if is_table_group(g.id())? {
+        out.push(path.to_string());
+    }
+    let names = g.member_names().map_err(|e| MarquetError::hdf5(path, e))?;
+    for n in names {
+        if let Ok(child) = g.group(&n) {
+            let p = if path == "/" { format!("/{n}") } else { format!("{path}/{n}") };
+            find_tables(&child, &p, out, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Does the group carry `CLASS == "COLUMN_TABLE"` (leniently read, HEP001 §7.1)?
+pub fn is_table_group(id: hdf5_sys::h5i::hid_t) -> Result<bool> {
+    Ok(read_token(id, names::CLASS)?.as_deref() == Some(names::COLUMN_TABLE))
+}
+
+/// Read a string token attribute leniently (any string storage, R3). `Ok(None)` when absent
+/// or not a string.
+pub fn read_token(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<String>> {
+    Ok(h5::attr_read(id, name)?.and_then(|a| a.as_str().map(|s| s.trim_end_matches(' ').to_string())))
+}
+
+/// Parse "MAJOR.MINOR[.PATCH]" numerically.
+pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
+    let mut it = v.trim().split('.');
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next().map(|s| s.parse().ok()).unwrap_or(Some(0))?;
+    let patch = it.next().map(|s| s.parse().ok()).unwrap_or(Some(0))?;
+    if it.next().is_some() {
+        return None;
+    }
+    Some((major, minor, patch))
+}
+
+
+pub(crate) fn object_is_group(id: hdf5_sys::h5i::hid_t) -> bool {
+    h5::is_group(id)
+}

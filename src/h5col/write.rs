@@ -1,0 +1,272 @@
+//! The mutation procedures of HEP001 §12: append (§12.3), truncate (§12.5) and in-place
+//! update (§12.6), each committing `NROWS` last, and preallocation (§12.4).
+
+
+use crate::error::{MarquetError, Result};
+use crate::h5::{self};
+use crate::spec::names;
+
+use super::*;
+
+impl Table {
+    /// Append a batch following HEP001 §12.3: extend, write values (list columns
+    /// leaf-first), update maintained indexes tokens-first, bump GENERATION, then commit
+    /// NROWS last and flush.
+    pub fn append(&self, batch: &Batch) -> Result<u64> {
+        self.append_with(batch, &mut |_, _, _| Ok(()))
+    }
+
+    /// [`Table::append`] with a hook called after the rows are written and before the
+    /// commit, with `(table, n_old, k)`. Refused on a Marquet table (HEP002 §11.1: only a
+    /// Marquet producer may append to one; use `MarquetTable::append`).
+    pub fn append_with(
+        &self,
+        batch: &Batch,
+        before_commit: &mut dyn FnMut(&Table, u64, u64) -> Result<()>,
+    ) -> Result<u64> {
+        guard::refuse_append(self)?;
+        self.append_unguarded(batch, before_commit)
+    }
+
+    /// [`Table::append_with`] without the Marquet guard: the Marquet layer's append, whose
+    /// hook widens the summaries and maintains the indexes (HEP002 §11.1).
+    pub(crate) fn append_unguarded(
+        &self,
+        batch: &Batch,
+        before_commit: &mut dyn FnMut(&Table, u64, u64) -> Result<()>,
+    ) -> Result<u64> {
+        let k = batch.nrows()?;
+        let cols = self.discover_columns()?;
+        for name in batch.columns.keys() {
+            if !cols.contains(name) {
+                return Err(MarquetError::InvalidArgument(format!("{} is not a column", self.member_path(name))));
+            }
+        }
+        if !batch.missing_rest {
+            if let Some(c) = cols.iter().find(|c| !batch.columns.contains_key(*c)) {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "batch has no values for column '{c}' (set missing_rest to write missing values)"
+                )));
+            }
+        }
+        // Validate everything before touching the file.
+        let mut prepared = Vec::new();
+        for name in &cols {
+            match self.kind_of(name)? {
+                Some(ColumnKind::Dataset) => {
+                    let col = self.column(name)?;
+                    let bytes = col.encode_values(batch.columns.get(name), k)?;
+                    prepared.push((name.clone(), Some(col), None, bytes));
+                }
+                Some(ColumnKind::List) => {
+                    let lc = self.list_column(name)?;
+                    let v = match batch.columns.get(name) {
+                        Some(ColumnValues::List(l)) => l.clone(),
+                        Some(_) => {
+                            return Err(MarquetError::InvalidArgument(format!("column '{name}' is a list column")))
+                        }
+                        None => ListArray::nulls(k as usize, lc.leaf_dtype()?),
+                    };
+                    lc.check_values(&v)?;
+                    prepared.push((name.clone(), None, Some((lc, v)), Vec::new()));
+                }
+                None => {}
+            }
+        }
+        let n_old = self.nrows()?;
+        let n_new = n_old.checked_add(k).ok_or_else(|| MarquetError::InvalidArgument("row count overflow".into()))?;
+        if k == 0 {
+            return Ok(n_old);
+        }
+        // Step 2: extend every column dataset back to back (no data writes in between),
+        // so that extents stay equal (HEP001 §13 req 2) in any state that reaches disk.
+        for (_, col, _, _) in &prepared {
+            if let Some(col) = col {
+                col.ensure_len(n_new)?;
+            }
+        }
+        // Flush the new extents (all equal, beyond NROWS) before any data: HDF5 may write
+        // any dirty object header at any time, so this is what keeps extents equal on disk.
+        h5::flush(self.id())?;
+        // Step 3: write.
+        for (_, col, list, bytes) in &prepared {
+            if let Some(col) = col {
+                h5::dataset_write(col.ds.id(), n_old, &col.info.dtype.to_le(), bytes, &col.path)?;
+            }
+            if let Some((lc, v)) = list {
+                lc.append_rows(n_old, v)?;
+            }
+        }
+        let g_old = self.generation()?;
+        // Step 4: indexes (tokens before content).
+        search_index::maintain_after_append(self, n_old, n_new, g_old.map(|g| g.wrapping_add(1)))?;
+        before_commit(self, n_old, k)?;
+        // Everything the commit publishes is on disk before the commit itself, so the final
+        // flush writes little more than GENERATION and NROWS (local ruling L6).
+        h5::flush(self.id())?;
+        // Step 5. Flushed on its own: GENERATION and NROWS may sit in different metadata
+        // cache entries, which one flush writes in no fixed order, so a kill inside a single
+        // flush could publish the new NROWS under the old GENERATION (a state HEP001 §12.3's
+        // order rules out; tests/crash_append.rs saw it).
+        if let Some(g) = g_old {
+            h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
+            h5::flush(self.id())?;
+        }
+        // Step 6: commit.
+        h5::attr_write_u64(self.id(), names::NROWS, n_new)?;
+        h5::flush(self.id())?;
+        Ok(n_new)
+    }
+
+    /// Logical truncation (HEP001 §12.5): indexes are maintained tokens-first, then NROWS
+    /// is written.
+    pub fn truncate(&self, new_nrows: u64) -> Result<()> {
+        let n_old = self.nrows()?;
+        if new_nrows > n_old {
+            return Err(MarquetError::InvalidArgument(format!(
+                "cannot truncate {} rows to {new_nrows}",
+                n_old
+            )));
+        }
+        if new_nrows == n_old {
+            return Ok(());
+        }
+        let g_old = self.generation()?;
+        search_index::maintain_after_truncate(self, new_nrows, g_old.map(|g| g.wrapping_add(1)))?;
+        h5::flush(self.id())?;
+        if let Some(g) = g_old {
+            // Flushed before NROWS, as in `append_with`.
+            h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
+            h5::flush(self.id())?;
+        }
+        h5::attr_write_u64(self.id(), names::NROWS, new_nrows)?;
+        h5::flush(self.id())
+    }
+
+    /// In-place update of rows `[start, start+len)` of a column dataset (HEP001 §12.6):
+    /// GENERATION is bumped and flushed first, then values written, then indexes restored
+    /// content-before-tokens.
+    pub fn update(&self, name: &str, start: u64, values: &ColumnValues) -> Result<()> {
+        self.update_with(name, start, values, &mut |_| Ok(()))
+    }
+
+    /// [`Table::update`] with a hook run after the GENERATION bump and before the write.
+    /// Refused for a geometry or covering column of a Marquet table (HEP002 §11.1).
+    pub fn update_with(
+        &self,
+        name: &str,
+        start: u64,
+        values: &ColumnValues,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+    ) -> Result<()> {
+        guard::refuse_update(self, name)?;
+        self.update_unguarded(name, start, values, before_write)
+    }
+
+    /// [`Table::update_with`] without the Marquet guard (the Marquet layer's updates).
+    pub(crate) fn update_unguarded(
+        &self,
+        name: &str,
+        start: u64,
+        values: &ColumnValues,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+    ) -> Result<()> {
+        let k = values.len() as u64;
+        self.check_update_rows(start, k)?;
+        let col = self.column(name)?;
+        let bytes = col.encode_values(Some(values), k)?;
+        self.in_place(name, before_write, &mut || {
+            h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &bytes, &col.path)
+        })
+    }
+
+    /// Rows `[start, start + k)` must lie below NROWS for an in-place update.
+    fn check_update_rows(&self, start: u64, k: u64) -> Result<()> {
+        let n = self.nrows()?;
+        if start.checked_add(k).map(|e| e > n).unwrap_or(true) {
+            return Err(MarquetError::InvalidArgument(format!("rows {start}..{} are past NROWS {n}", start.saturating_add(k))));
+        }
+        Ok(())
+    }
+
+    /// The HEP001 §12.6 frame around an in-place write to column `name`: bump GENERATION
+    /// and flush (every index now fails its check), run the hook, write, restore the
+    /// column's indexes content-before-tokens, flush.
+    fn in_place(
+        &self,
+        name: &str,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+        write: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
+        let g_old = self.generation()?;
+        if let Some(g) = g_old {
+            h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;
+            h5::flush(self.id())?;
+        }
+        before_write(self)?;
+        write()?;
+        if let Some(g) = g_old {
+            search_index::restore_after_update(self, name, g.wrapping_add(1))?;
+        }
+        h5::flush(self.id())
+    }
+
+    /// In-place update of rows `[start, start+len)` of a list column whose VALUES is a leaf
+    /// dataset (HEP001 §12.6). Entries may change length, so the entries after the updated
+    /// ones are rewritten too (leaf first, then MASK, then OFFSETS). As for every in-place
+    /// update, readers see the change at once and a crash during the write can leave partial
+    /// data; all indexes are disabled first by the GENERATION bump.
+    pub fn update_list_with(
+        &self,
+        name: &str,
+        start: u64,
+        values: &ListArray,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+    ) -> Result<()> {
+        guard::refuse_update(self, name)?;
+        self.update_list_unguarded(name, start, values, before_write)
+    }
+
+    /// [`Table::update_list_with`] without the Marquet guard (the Marquet layer's updates).
+    pub(crate) fn update_list_unguarded(
+        &self,
+        name: &str,
+        start: u64,
+        values: &ListArray,
+        before_write: &mut dyn FnMut(&Table) -> Result<()>,
+    ) -> Result<()> {
+        let k = values.len() as u64;
+        self.check_update_rows(start, k)?;
+        let lc = self.list_column(name)?;
+        lc.check_values(values)?;
+        let rest = lc.read(start + k, self.nrows()?)?;
+        let combined = values.concat(&rest)?;
+        self.in_place(name, before_write, &mut || lc.append_rows(start, &combined))
+    }
+
+    /// Write rows of a column dataset from `start` without GENERATION or index handling:
+    /// for filling a column that is not yet part of anything a reader trusts (a new column
+    /// being built, HEP002 §11.2 step 1). Rows must lie within the extent.
+    pub fn write_rows_unchecked(&self, name: &str, start: u64, values: &ColumnValues) -> Result<()> {
+        guard::refuse_update(self, name)?;
+        let col = self.column(name)?;
+        let k = values.len() as u64;
+        if start.checked_add(k).map(|e| e > col.len()).unwrap_or(true) {
+            return Err(MarquetError::InvalidArgument(format!("{}: rows past the extent", col.path)));
+        }
+        let bytes = col.encode_values(Some(values), k)?;
+        h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &bytes, &col.path)
+    }
+
+    /// Preallocate every column to at least `rows` (HEP001 §12.4), keeping extents equal.
+    pub fn preallocate(&self, rows: u64) -> Result<()> {
+        for n in self.discover_columns()? {
+            match self.kind_of(&n)? {
+                Some(ColumnKind::Dataset) => self.column(&n)?.ensure_len(rows)?,
+                Some(ColumnKind::List) => self.list_column(&n)?.ensure_rows(rows)?,
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}
