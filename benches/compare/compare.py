@@ -24,6 +24,13 @@ script exits with status 1.
 
 It prints absolute medians and ratios Marquet / other, checks the issue #10 targets, and
 writes everything to the JSON file given with --json.
+
+Issue #20 (cold and warm): when WORK holds `anchor.json` (written by `marquet bench`, which
+measured Marquet and native FlatGeobuf through the `flatgeobuf` crate in four modes: cold =
+file opened per window, warm = opened once; answer as a count or as ids + WKB), GeoParquet
+is measured in the same four modes (warm: the `ParquetFile`, its footer and the covering
+column's row-group statistics read once), every answer checked against Marquet's ids, and
+the cold / warm table with the issue #20 targets is printed.
 """
 
 import argparse
