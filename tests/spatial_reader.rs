@@ -218,3 +218,10 @@ fn reader_of_a_point_column_with_nulls_and_errors() {
     // A column that is not a geometry column.
     assert!(SpatialReader::new(MarquetTable::open(&f, "/bench").unwrap(), Some("nope")).is_err());
 }
+
+#[test]
+fn a_reader_can_move_between_threads() {
+    // The C ABI and Python keep a reader behind a mutex and may use it from any thread.
+    fn send<T: Send>() {}
+    send::<SpatialReader>();
+}

@@ -18,7 +18,7 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::{DatasetInfo, Dtype, Hid};
 use crate::error::{MarquetError, Result};
@@ -39,7 +39,7 @@ pub struct CachedDataset {
     len: u64,
     /// Elements per cached piece (the chunk length).
     piece: u64,
-    pieces: HashMap<u64, (Rc<Vec<u8>>, u64)>,
+    pieces: HashMap<u64, (Arc<Vec<u8>>, u64)>,
     tick: u64,
     held: usize,
     budget: usize,
@@ -128,7 +128,7 @@ impl CachedDataset {
     }
 
     /// The decoded piece holding element `i` and the element number it starts at.
-    pub fn piece_of(&mut self, i: u64) -> Result<(Rc<Vec<u8>>, u64)> {
+    pub fn piece_of(&mut self, i: u64) -> Result<(Arc<Vec<u8>>, u64)> {
         if i >= self.len {
             return Err(self.past_end(i, 1));
         }
@@ -144,7 +144,7 @@ impl CachedDataset {
         let bytes = super::dataset_read(self.ds.id(), start, count, &self.mem, &self.path)?;
         self.pieces_read += 1;
         self.bytes_read += bytes.len() as u64;
-        let data = Rc::new(bytes);
+        let data = Arc::new(bytes);
         self.held += data.len();
         self.pieces.insert(k, (data.clone(), tick));
         while self.held > self.budget && self.pieces.len() > 1 {
