@@ -3,10 +3,8 @@
 //! statistics, and the rows of a full scan (`--no-index`).
 
 #[path = "../src/bin/marquet/synth.rs"]
-#[allow(dead_code)]
 mod synth;
 #[path = "../src/bin/marquet/bench.rs"]
-#[allow(dead_code)]
 mod bench;
 
 use bench::write_marquet;

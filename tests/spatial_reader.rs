@@ -6,10 +6,8 @@
 //! table (appends, index builds) while the reader is open.
 
 #[path = "../src/bin/marquet/synth.rs"]
-#[allow(dead_code)]
 mod synth;
 #[path = "../src/bin/marquet/bench.rs"]
-#[allow(dead_code)]
 mod bench;
 
 use bench::write_marquet;

@@ -118,6 +118,8 @@ impl CachedCovering {
 }
 
 /// The geometry data of a column, by storage form (HEP002 §7).
+// One per reader, built once and never moved on a query's path: variant sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum GeometryData {
     /// A point column: byte offsets of the x and y fields, whether they are 32-bit, the

@@ -122,7 +122,7 @@ impl SpatialReader {
 
         // Layer 1: the R-tree (see MarquetTable::query: when it answers, block boxes and
         // the covering column are not consulted).
-        let mut runs: Vec<Range<u64>> = vec![0..n];
+        let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
         if q.use_indexes && q.use_rtree {
             match snap.rtree(t) {
                 IndexState::Usable(rt) => {
