@@ -53,6 +53,8 @@ impl marquet_table {
         self._file.clone()
     }
 
+    /// The table, locked for this call (a poisoned lock is recovered: every entry point
+    /// leaves the table consistent or returns an error).
     pub fn lock(&self) -> MutexGuard<'_, MarquetTable> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -39,8 +39,11 @@ pub const SIDE_CACHE_BYTES: usize = 16 << 20;
 /// An R-tree opened for searching through a [`CachedDataset`].
 #[derive(Debug)]
 pub struct CachedRTree {
+    /// The index dataset's path.
     pub path: String,
+    /// The `num_items` attribute (HEP002 §10.4).
     pub num_items: u64,
+    /// The `node_size` attribute.
     pub node_size: u16,
     data: CachedDataset,
     /// Bytes of entries read (40 per entry), counted as the one-shot query counts them.
@@ -76,6 +79,7 @@ impl EntrySource for CachedRTree {
 /// The covering column (HEP002 §10.5) with its decoded chunks.
 #[derive(Debug)]
 pub struct CachedCovering {
+    /// The covering column's path.
     pub path: String,
     fill: Option<Vec<u8>>,
     data: CachedDataset,
@@ -122,21 +126,52 @@ impl CachedCovering {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum GeometryData {
-    /// A point column: byte offsets of the x and y fields, whether they are 32-bit, the
-    /// dimensions and the fill value (a null row).
-    Point { data: CachedDataset, x: usize, y: usize, f32: bool, dims: Dimensions, fill: Option<Vec<u8>> },
-    /// Fixed-size WKB of `size` bytes.
-    Fixed { data: CachedDataset, size: usize, fill: Option<Vec<u8>> },
+    /// A point column.
+    Point {
+        /// The column dataset.
+        data: CachedDataset,
+        /// Byte offset of the x field in an element.
+        x: usize,
+        /// Byte offset of the y field.
+        y: usize,
+        /// The coordinates are 32-bit floats.
+        f32: bool,
+        /// The column's dimensions.
+        dims: Dimensions,
+        /// The fill value (a null row).
+        fill: Option<Vec<u8>>,
+    },
+    /// Fixed-size WKB.
+    Fixed {
+        /// The column dataset.
+        data: CachedDataset,
+        /// Bytes per value.
+        size: usize,
+        /// The fill value (a null row).
+        fill: Option<Vec<u8>>,
+    },
     /// Variable-length WKB: a list column with a `uint8` leaf.
-    Var { offsets: CachedDataset, mask: Option<CachedDataset>, values: CachedDataset, path: String },
+    Var {
+        /// `OFFSETS` (uint64).
+        offsets: CachedDataset,
+        /// `MASK`, when the column has one.
+        mask: Option<CachedDataset>,
+        /// `VALUES` (the WKB bytes).
+        values: CachedDataset,
+        /// The list column's path.
+        path: String,
+    },
 }
 
 /// Rows `[s, e)` of a variable-length WKB column: offsets re-based to 0 (`e - s + 1` of
 /// them), the mask (`None`: no MASK, every row present) and the WKB bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WkbRows {
+    /// `e - s + 1` offsets into `values`, the first 0.
     pub offsets: Vec<u64>,
+    /// Row present (`None`: no MASK, every row present).
     pub mask: Option<Vec<bool>>,
+    /// The rows' WKB, back to back.
     pub values: Vec<u8>,
 }
 
@@ -205,13 +240,16 @@ impl GeometryData {
 /// A geometry column as a warm reader holds it (see the module documentation).
 #[derive(Debug)]
 pub struct ColumnSnapshot {
+    /// The column's attributes.
     pub info: GeometryColumnInfo,
+    /// NROWS when the snapshot was opened.
     pub nrows: u64,
     generation: u64,
     indexes: Option<std::result::Result<Vec<SpatialIndex>, String>>,
     rtree: Option<IndexState<CachedRTree>>,
     block: Option<IndexState<BlockIndex>>,
     covering: Option<std::result::Result<CachedCovering, String>>,
+    /// The geometry data.
     pub data: GeometryData,
 }
 
