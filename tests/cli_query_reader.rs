@@ -71,3 +71,25 @@ fn bbox_file_warm_equals_reopen_and_full_scan() {
         assert!(err.contains("bad window \"0,0,x,1\""), "{err}");
     }
 }
+
+/// `marquet bench` runs the native FlatGeobuf anchor (issue #20): both formats answer every
+/// window in four modes and must return `marquet bench`'s ids (the run fails otherwise);
+/// anchor.json holds one time per window and mode for both.
+#[test]
+fn bench_runs_the_flatgeobuf_anchor_cold_and_warm() {
+    let d = std::env::temp_dir().join(format!("marquet-cli-anchor-{}", std::process::id()));
+    let out = d.display().to_string();
+    let (code, stdout, err) = marquet(&["bench", "--points", "3000", "--polygons", "600", "--windows", "9", "--reps", "1", "--out", &out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("marquet vs native flatgeobuf"), "{stdout}");
+    let a: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("anchor.json")).unwrap()).unwrap();
+    for name in ["points", "polygons"] {
+        assert!(d.join(format!("{name}.fgb")).exists());
+        for mode in ["cold_count", "cold_ids_wkb", "warm_count", "warm_ids_wkb"] {
+            let m = &a[name]["modes"][mode];
+            assert_eq!(m["marquet_s"].as_array().unwrap().len(), 9, "{name} {mode}");
+            assert_eq!(m["flatgeobuf_s"].as_array().unwrap().len(), 9, "{name} {mode}");
+        }
+        assert!(a[name]["flatgeobuf_size_bytes"].as_u64().unwrap() > 0);
+    }
+}
