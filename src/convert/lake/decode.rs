@@ -53,6 +53,7 @@ impl TextOrBinary {
 /// One decoded value: ISO WKB and the SRID the value carried (EWKB / EWKT), if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
+    /// The value as ISO WKB (HEP002 §7.1): EWKB flags and SRID stripped, WKT encoded.
     pub wkb: Vec<u8>,
     /// `None` when the value carries no SRID or SRID 0 (PostGIS's "unknown").
     pub srid: Option<u32>,

@@ -158,6 +158,7 @@ pub struct GeoMesaOptions {
     pub row_group_rows: usize,
     /// Memory budget of the sort by curve value.
     pub sort_memory: usize,
+    /// Hears the rows written so far.
     pub progress: crate::Progress,
 }
 

@@ -45,7 +45,9 @@ const HAVASU_GEOM_UPPER: &str = "geom_upper_bounds";
 /// A live data file of the scan.
 #[derive(Debug, Clone)]
 pub struct DataFile {
+    /// The Parquet data file, resolved against the warehouse directory.
     pub path: PathBuf,
+    /// Rows in the file, as the manifest records them.
     pub record_count: i64,
     /// XY bounds per field id (Havasu geometry bounds or v3 geometry bounds).
     pub bounds: HashMap<i32, BBox>,
@@ -54,12 +56,17 @@ pub struct DataFile {
 /// A table's current state: schema, geometry columns and live data files.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The `vN.metadata.json` the scan was planned from.
     pub metadata_file: PathBuf,
+    /// Iceberg `format-version` (1, 2 or 3).
     pub format_version: i64,
     /// Top-level fields of the current schema: (id, name, type JSON, field JSON).
     pub fields: Vec<(i32, String, Value, Value)>,
+    /// The geometry columns the schema declares (Havasu property, v3 types).
     pub geometry: SourceGeometry,
+    /// The live data files of the current snapshot.
     pub files: Vec<DataFile>,
+    /// What the planner skipped or could not honour (e.g. delete files, rasters).
     pub warnings: Vec<String>,
 }
 

@@ -49,6 +49,7 @@ use crate::wkb;
 /// A geometry column named by the user: `COL` or `COL:ENCODING`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeometrySource {
+    /// The source column holding the geometries.
     pub column: String,
     /// `None`: binary columns are WKB/EWKB, string columns WKT (GeoJSON when a value starts
     /// with `{`).
@@ -117,6 +118,7 @@ pub struct LakeReport {
     pub files_read: usize,
     /// Rows read from the source, and rows kept (after the `bbox` window).
     pub rows_read: u64,
+    /// Rows kept after the `bbox` window.
     pub rows_kept: u64,
 }
 
@@ -173,7 +175,9 @@ struct GeomCol {
 /// A geometry column a source declares (Havasu property, Iceberg v3 type).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoundColumn {
+    /// The column's name in the source.
     pub column: String,
+    /// The value encoding the source declares (`None`: told by the column's type).
     pub encoding: Option<TextOrBinary>,
     /// The CRS as a GeoParquet `crs` value; `None`: from the values' SRIDs.
     pub crs: Option<serde_json::Value>,
@@ -186,6 +190,7 @@ pub struct FoundColumn {
 /// What the source knows of its geometry columns, for [`Converter::new`].
 #[derive(Debug, Clone, Default)]
 pub struct SourceGeometry {
+    /// The declared geometry columns, in schema order.
     pub columns: Vec<FoundColumn>,
 }
 

@@ -30,14 +30,19 @@ pub enum SourceKind {
 pub struct Source {
     /// For messages.
     pub path: String,
+    /// The Arrow schema of every batch.
     pub schema: SchemaRef,
+    /// The rows, batch by batch (bounded memory).
     pub batches: Box<dyn Iterator<Item = Result<RecordBatch>>>,
+    /// What the source declares about its geometry columns.
     pub geometry: SourceGeometry,
     /// For the report.
     pub describe: String,
     /// Iceberg data files in the scan, and those skipped by their bounds.
     pub files_total: usize,
+    /// Iceberg data files skipped because their bounds miss the window.
     pub files_skipped: usize,
+    /// What the reader skipped or could not honour.
     pub warnings: Vec<String>,
 }
 
