@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbReader, FgbWriter, FgbWriterOptions, GeometryType};
 use geo::Intersects;
-use crate::bench::{median, BenchReport, GEOMETRY, ID, TABLE};
+use super::bench::{median, BenchReport, GEOMETRY, ID, TABLE};
 use marquet::h5col::Column;
 use marquet::marquet::File;
 use marquet::marquet::MarquetTable;
