@@ -50,6 +50,24 @@ impl std::fmt::Display for AppendReport {
     }
 }
 
+/// Remove the staging files of appends whose process is gone (killed; issue #19): their
+/// names carry the process id (`marquet-append-<pid>-<nanos>.h5`). Only on systems with a
+/// `/proc` to ask; elsewhere they stay until the temp directory is cleaned.
+fn reclaim_temp_files() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("marquet-append-").and_then(|r| r.strip_suffix(".h5")) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn temp_h5() -> PathBuf {
     std::env::temp_dir().join(format!(
         "marquet-append-{}-{}.h5",
@@ -65,6 +83,9 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
     let fmt = opts.format.or_else(|| Format::from_path(source)).ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the source format from the extension", source.display()))
     })?;
+    // A FIFO would block, a directory is no source (issue #19).
+    crate::error::check_regular_file(source)?;
+    reclaim_temp_files();
     let dst = MarquetTable::open(file, table)?;
     let step = opts.batch_rows.unwrap_or(DEFAULT_APPEND_BATCH_ROWS);
     let rows = match fmt {

@@ -187,12 +187,8 @@ impl Report {
 /// be opened as HDF5; everything else is a finding.
 pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Result<Report> {
     let p = path.as_ref().display().to_string();
-    if !path.as_ref().is_file() {
-        return Err(MarquetError::Io {
-            path: p,
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
-    }
+    // Names a FIFO, directory or device as such, and never blocks on a FIFO (issue #19).
+    crate::error::check_regular_file(path.as_ref())?;
     let file = h5::file_open(path.as_ref(), false)?;
     let mut tables = Vec::new();
     match &opts.table {

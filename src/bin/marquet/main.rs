@@ -39,6 +39,10 @@ use bar::Bar;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Seconds to wait for another process's lock on an HDF5 file (HDF5 file locking: one
+    /// writer or any number of readers), retrying with backoff (docs/FAULTS.md F5).
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10.0)]
+    lock_timeout: f64,
 }
 
 #[derive(Subcommand)]
@@ -591,7 +595,7 @@ struct DumpArgs {
 /// The table to use: the one given, or the file's only table (else an error listing them).
 fn pick_table(f: &marquet::h5col::File, given: Option<String>) -> Result<String, String> {
     if let Some(t) = given {
-        return Ok(t);
+        return Ok(marquet::h5col::normalize_table_path(&t));
     }
     let all = f.tables().map_err(|e| e.to_string())?;
     match all.len() {
@@ -609,7 +613,7 @@ fn parse_rows(s: &str) -> Option<(u64, u64)> {
 }
 
 fn info(a: InfoArgs) -> ExitCode {
-    match info::describe_file(&a.path, a.table.as_deref()) {
+    match info::describe_file(&a.path, a.table.as_deref().map(marquet::h5col::normalize_table_path).as_deref()) {
         Ok(v) => {
             if a.json {
                 println!("{v}");
@@ -650,6 +654,12 @@ fn dump(a: DumpArgs) -> ExitCode {
             Err(e) => Err(e.to_string()),
             Ok(()) => Ok(true),
         };
+        if let Some(r) = &a.rows {
+            let n = f.table(&t).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
+            if s > e || (s > 0 && s >= n) {
+                return Err(format!("--rows {r} is outside the table's {n} rows"));
+            }
+        }
         if fmt == dump::DumpFormat::GeoJson {
             put(&mut out, &dump::dump_rows(&f, &t, s, e, fmt).map_err(|e| e.to_string())?)?;
             return Ok(());
@@ -717,6 +727,10 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli = Cli::parse_from(args);
+    if !(cli.lock_timeout.is_finite() && cli.lock_timeout >= 0.0) {
+        return fail(format!("--lock-timeout {} is not a number of seconds", cli.lock_timeout));
+    }
+    marquet::h5col::set_lock_timeout(std::time::Duration::from_secs_f64(cli.lock_timeout.min(86_400.0)));
     match cli.command {
         Command::Validate(a) => validate(a),
         Command::Info(a) => info(a),
@@ -731,7 +745,17 @@ where
 }
 
 fn validate(a: ValidateArgs) -> ExitCode {
-    let opts = Options { table: a.table, strict: a.strict, ..Options::default() };
+    let table = a.table.as_deref().map(marquet::h5col::normalize_table_path);
+    // A table that is not there is a usage error (exit 2), not a non-conformant file.
+    if let Some(t) = &table {
+        match marquet::h5col::File::open(&a.path).and_then(|f| f.tables()) {
+            Ok(all) if !all.contains(t) => {
+                return fail(format!("{}: no table {t} (tables: {})", a.path.display(), if all.is_empty() { "none".to_string() } else { all.join(", ") }));
+            }
+            _ => {}
+        }
+    }
+    let opts = Options { table, strict: a.strict, ..Options::default() };
     let spin = Bar::spinner("validating");
     let res = validate_file(&a.path, &opts);
     spin.finish();

@@ -1,0 +1,143 @@
+//! Issue #19, the command-line items: inputs that are not regular files, `validate --table`
+//! for a table that is not there, table paths as users type them, `--rows` outside the
+//! table, and `--lock-timeout` (a second process waits for HDF5's file lock).
+#![cfg(feature = "geoparquet")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+const CITIES: &str = "testdata/peers/geoarrow-data/natural-earth/natural-earth_cities_geo.parquet";
+
+fn marquet(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_marquet")).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn cities_h5(dir: &common::TempDir) -> String {
+    let h5 = dir.join("cities.h5").display().to_string();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(CITIES).display().to_string();
+    let (code, _, err) = marquet(&["convert", &src, &h5, "--table", "/cities"]);
+    assert_eq!(code, 0, "{err}");
+    h5
+}
+
+#[cfg(unix)]
+fn mkfifo(p: &Path) {
+    let st = Command::new("mkfifo").arg(p).status().unwrap();
+    assert!(st.success());
+}
+
+#[test]
+#[cfg(unix)]
+fn fifos_directories_and_devices_are_refused_not_waited_on() {
+    let dir = common::TempDir::new("faults-cli-fifo");
+    let h5 = cities_h5(&dir);
+    let fifo = dir.join("more.parquet");
+    mkfifo(&fifo);
+    let fifo_h5 = dir.join("pipe.h5");
+    mkfifo(&fifo_h5);
+    let start = std::time::Instant::now();
+    let (code, _, err) = marquet(&["append", &h5, "--from", &fifo.display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a FIFO (named pipe), not a regular file"), "{err}");
+    for sub in ["info", "validate", "dump"] {
+        let (code, _, err) = marquet(&[sub, &fifo_h5.display().to_string()]);
+        assert_eq!(code, 2, "{sub}");
+        assert!(err.contains("is a FIFO"), "{sub}: {err}");
+    }
+    let (code, _, err) = marquet(&["convert", &fifo.display().to_string(), &dir.join("o.h5").display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a FIFO"), "{err}");
+    assert!(start.elapsed().as_secs() < 30, "nothing blocks on a FIFO");
+    let (code, _, err) = marquet(&["info", &dir.path().display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a directory, not a file"), "{err}");
+    let (code, _, err) = marquet(&["info", "/dev/null"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a device"), "{err}");
+    let (code, _, err) = marquet(&["info", &dir.join("nothing.h5").display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no such file"), "{err}");
+}
+
+#[test]
+fn table_paths_rows_and_missing_tables() {
+    let dir = common::TempDir::new("faults-cli-paths");
+    let h5 = cities_h5(&dir);
+    // A missing table is a usage error, not a non-conformant file.
+    let (code, _, err) = marquet(&["validate", &h5, "--table", "/nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no table /nope (tables: /cities)"), "{err}");
+    for t in ["//cities", "/cities/", "cities"] {
+        let (code, out, err) = marquet(&["validate", &h5, "--table", t]);
+        assert_eq!(code, 0, "{t}: {out}{err}");
+        assert!(out.contains("conformant (1 tables, 0 errors"), "{t}: {out}");
+        let (code, out, err) = marquet(&["dump", &h5, "--table", t, "--rows", "0..2", "--format", "csv"]);
+        assert_eq!(code, 0, "{t}: {err}");
+        assert_eq!(out.lines().count(), 3, "{t}: {out}");
+        let (code, _, err) = marquet(&["info", &h5, "--table", t]);
+        assert_eq!(code, 0, "{t}: {err}");
+    }
+    for r in ["243..250", "300..", "5..2"] {
+        let (code, out, err) = marquet(&["dump", &h5, "--rows", r]);
+        assert_eq!(code, 2, "{r}: {out}");
+        assert!(err.contains(&format!("--rows {r} is outside the table's 243 rows")), "{err}");
+    }
+    let (code, out, _) = marquet(&["dump", &h5, "--rows", "240..300", "--format", "csv"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 4, "a range reaching past the end is cut at NROWS");
+}
+
+/// Not a test on its own: with `MARQUET_LOCK_HOLDER=<file>` it opens the file read-write
+/// (taking HDF5's lock), says "locked", and exits after 1.5 s.
+#[test]
+fn lock_holder_child() {
+    let Some(p) = std::env::var_os("MARQUET_LOCK_HOLDER") else { return };
+    let f = marquet::h5col::File::open_rw(&p).unwrap();
+    println!("locked");
+    use std::io::Write;
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(f);
+    std::process::exit(0);
+}
+
+#[test]
+fn a_second_process_waits_for_the_file_lock() {
+    use std::io::BufRead;
+    let dir = common::TempDir::new("faults-cli-lock");
+    let h5 = cities_h5(&dir);
+    let hold = || {
+        let mut c = Command::new(std::env::current_exe().unwrap())
+            .args(["lock_holder_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env("MARQUET_LOCK_HOLDER", &h5)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(c.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("locked") {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "the lock holder ended early");
+        }
+        (c, out)
+    };
+    // Without waiting: HDF5's lock error, without HDF5's internals.
+    let (mut c, _o) = hold();
+    let (code, _, err) = marquet(&["--lock-timeout", "0", "info", &h5]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unable to lock file"), "{err}");
+    assert!(!err.contains("errno =") && !err.contains("file descriptor"), "{err}");
+    c.wait().unwrap();
+    // Waiting: the holder lets go after 1.5 s, the reader then succeeds.
+    let (mut c, _o) = hold();
+    let start = std::time::Instant::now();
+    let (code, out, err) = marquet(&["--lock-timeout", "20", "query", &h5, "--bbox", "-10,35,20,60", "--count"]);
+    c.wait().unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "33");
+    let waited = start.elapsed().as_secs_f64();
+    assert!(waited >= 0.5 && waited < 15.0, "waited {waited} s");
+}
