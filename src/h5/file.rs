@@ -53,10 +53,40 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
 pub fn file_open(path: &std::path::Path, rw: bool) -> Result<hdf5::File> {
     register_filters()?;
     crate::error::check_regular_file(path)?;
-    with_lock_retry(|| {
-        let r = if rw { hdf5::File::open_rw(path) } else { hdf5::File::open(path) };
-        r.map_err(|e| MarquetError::hdf5(path.display().to_string(), e))
-    })
+    let open = || {
+        with_lock_retry(|| {
+            let r = if rw { hdf5::File::open_rw(path) } else { hdf5::File::open(path) };
+            r.map_err(|e| MarquetError::hdf5(path.display().to_string(), e))
+        })
+    };
+    match open() {
+        Err(e) if rw && restore_eof(path, &e)? => open(),
+        r => r,
+    }
+}
+
+/// A write that ran out of disk space (ENOSPC, or EFBIG past a file-size limit) can leave
+/// the superblock's end-of-file address beyond the bytes that reached the disk: HDF5 then
+/// refuses the file ("truncated file: eof = X, …, stored_eof = Y"). Files we create
+/// allocate only at the end (local ruling L7), so `[X, Y)` is space the failed operation
+/// allocated — the reserved tail of a staged append, never committed rows. The next writer
+/// restores the length with a sparse extension (no disk space needed) and opens the file
+/// in its last committed state (issue #19, docs/FAULTS.md F2). Returns whether it did.
+fn restore_eof(path: &std::path::Path, e: &MarquetError) -> Result<bool> {
+    let MarquetError::Hdf5 { message, .. } = e else { return Ok(false) };
+    let num = |key: &str| -> Option<u64> {
+        let i = message.find(key)? + key.len();
+        message[i..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().ok()
+    };
+    let (Some(eof), Some(stored)) = (num("truncated file: eof = "), num("stored_eof = ")) else { return Ok(false) };
+    let actual = std::fs::metadata(path).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?.len();
+    // Only the plain case: the file is exactly HDF5's eof long and short of a bounded tail.
+    if actual != eof || stored <= eof || stored - eof > (1 << 40) {
+        return Ok(false);
+    }
+    let f = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?;
+    f.set_len(stored).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?;
+    Ok(true)
 }
 
 static LOCK_TIMEOUT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
