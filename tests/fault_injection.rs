@@ -118,7 +118,7 @@ fn run_child(op: &str, file: &Path, src: &Path, kill_after: Option<Duration>, fs
         .env("MARQUET_FAULT_FILE", file)
         .env("MARQUET_FAULT_SRC", src)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(if fsize.is_none() && kill_after.is_none() { Stdio::inherit() } else { Stdio::null() })
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
