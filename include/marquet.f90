@@ -852,6 +852,39 @@ module marquet
       integer(c_int64_t), intent(out), optional :: nrows
       integer(c_int32_t) :: marquet_table_write
     end function
+    ! MPI (only in a libmarquet built with the `mpio` feature; docs/PARALLEL.md). `comm` is the
+    ! communicator's Fortran handle: `comm % MPI_VAL` of mpi_f08's type(MPI_Comm).
+    ! Create (truncate) `path` on every rank of `comm` (collective), read-write, MPI-IO driver.
+    function marquet_file_create_mpi(path, path_len, comm, out) bind(c, name="marquet_file_create_mpi")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: path
+      integer(c_size_t), value :: path_len
+      integer(c_int32_t), value :: comm
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_file_create_mpi
+    end function
+    ! Open `path` on every rank of `comm` (collective), read-only (rw 0) or read-write (rw 1).
+    function marquet_file_open_mpi(path, path_len, comm, rw, out) bind(c, name="marquet_file_open_mpi")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: path
+      integer(c_size_t), value :: path_len
+      integer(c_int32_t), value :: comm
+      integer(c_int32_t), value :: rw
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_file_open_mpi
+    end function
+    ! Collective append: every rank of `comm` passes its own batch; rows land in rank order;
+    ! NROWS is committed once after every rank's data. first_row: this rank's first row.
+    function marquet_table_append_collective(table, batch, comm, first_row, nrows) &
+        bind(c, name="marquet_table_append_collective")
+      import :: c_int32_t, c_int64_t, c_ptr
+      type(c_ptr), value :: table
+      type(c_ptr), value :: batch
+      integer(c_int32_t), value :: comm
+      integer(c_int64_t), intent(out), optional :: first_row
+      integer(c_int64_t), intent(out), optional :: nrows
+      integer(c_int32_t) :: marquet_table_append_collective
+    end function
     ! What this table handle's appends and geometry updates do with polygon rings wound against
     ! a column's ORIENTATION = COUNTERCLOCKWISE: rewind 0 refuses them (the default), 1 reverses
     ! them.

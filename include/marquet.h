@@ -162,9 +162,21 @@ enum marquet_dimensions
   : int32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+    /**
+     * x and y.
+     */
     MARQUET_DIMENSIONS_XY = 0,
+    /**
+     * x, y and Z (ISO type code + 1000).
+     */
     MARQUET_DIMENSIONS_XYZ = 1,
+    /**
+     * x, y and M (ISO type code + 2000).
+     */
     MARQUET_DIMENSIONS_XYM = 2,
+    /**
+     * x, y, Z and M (ISO type code + 3000).
+     */
     MARQUET_DIMENSIONS_XYZM = 3,
 };
 #ifndef __cplusplus
@@ -183,11 +195,29 @@ enum marquet_edges
   : int32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+    /**
+     * Straight lines in coordinate space (also: no EDGES attribute).
+     */
     MARQUET_EDGES_PLANAR = 0,
+    /**
+     * Great-circle arcs on the sphere.
+     */
     MARQUET_EDGES_SPHERICAL = 1,
+    /**
+     * Ellipsoidal geodesics, Vincenty's algorithm.
+     */
     MARQUET_EDGES_VINCENTY = 2,
+    /**
+     * Ellipsoidal geodesics, Thomas's algorithm.
+     */
     MARQUET_EDGES_THOMAS = 3,
+    /**
+     * Ellipsoidal geodesics, Andoyer's algorithm.
+     */
     MARQUET_EDGES_ANDOYER = 4,
+    /**
+     * Exact ellipsoidal geodesics (Karney).
+     */
     MARQUET_EDGES_KARNEY = 5,
     /**
      * Read only: a member name this library does not know.
@@ -766,6 +796,49 @@ int32_t marquet_table_truncate(const struct marquet_table *table, int64_t nrows)
  * failure. Successful calls do not clear it, and this function never changes it.
  */
 int32_t marquet_last_error_message(char *buf, size_t len, size_t *needed);
+
+#if defined(MARQUET_MPIO)
+/**
+ * Create (truncate) the file at `path` on every rank of the communicator `comm` (a
+ * Fortran handle: `MPI_Comm_c2f(comm)`), opened read-write with HDF5's MPI-IO driver.
+ * Collective: every rank calls it with the same path. Every later call that changes the
+ * file (creating tables and columns, building indexes) must then be made by every rank
+ * with the same arguments; appends of different rows per rank go through
+ * `marquet_table_append_collective`. Built only with the `mpio` feature.
+ */
+int32_t marquet_file_create_mpi(const char *path,
+                                size_t path_len,
+                                int32_t comm,
+                                struct marquet_file **out);
+#endif
+
+#if defined(MARQUET_MPIO)
+/**
+ * Open the existing file at `path` on every rank of `comm` (collective), read-only
+ * (`rw` 0) or read-write (`rw` 1).
+ */
+int32_t marquet_file_open_mpi(const char *path,
+                              size_t path_len,
+                              int32_t comm,
+                              int32_t rw,
+                              struct marquet_file **out);
+#endif
+
+#if defined(MARQUET_MPIO)
+/**
+ * Collective append: every rank of `comm` calls it with its own batch (possibly empty);
+ * the rows land in rank order after the table's rows. Every rank's values are checked
+ * before the file changes (a refusal on one rank fails the call on every rank), NROWS
+ * is committed once after every rank's data (HEP001 §12.3). On success `*first_row`
+ * (if not NULL) receives the row number of this rank's first row and `*nrows` (if not
+ * NULL) the new row count.
+ */
+int32_t marquet_table_append_collective(const struct marquet_table *table,
+                                        const struct marquet_batch *batch,
+                                        int32_t comm,
+                                        int64_t *first_row,
+                                        int64_t *nrows);
+#endif
 
 /**
  * Create geometry column options with the defaults. Free with

@@ -9,6 +9,8 @@
 #   scripts/build-h5dump.sh --shared-lib  # shared libhdf5 1.14.5 (+hl) installed into
 #                                         # $CACHE/hdf5-1.14.5-shared; last line = prefix
 #   scripts/build-h5dump.sh --force ...   # ignore the cached result, rebuild
+#   scripts/build-h5dump.sh --source-only # fetch + verify the source only; last line = the
+#                                         # .orig tarball (scripts/build-parallel-hdf5.sh)
 #
 # stdout carries ONLY the resulting path; all progress goes to stderr.
 #
@@ -49,8 +51,9 @@ FORCE=0
 for arg in "$@"; do
     case "$arg" in
         --shared-lib) MODE=shared ;;
+        --source-only) MODE=source ;;
         --force) FORCE=1 ;;
-        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
         *) echo "build-h5dump.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -234,6 +237,7 @@ ORIG_TARBALL=""
 SRC_DIR=""
 t0=$SECONDS
 fetch_source
+if [ "$MODE" = source ]; then echo "$ORIG_TARBALL"; exit 0; fi
 unpack_source
 
 ZLIB=OFF

@@ -10,6 +10,9 @@ mod info;
 #[allow(dead_code)]
 #[path = "../src/bin/marquet/dump.rs"]
 mod dump;
+#[allow(dead_code)]
+#[path = "../src/bin/marquet/out.rs"]
+mod out;
 
 use std::path::PathBuf;
 

@@ -162,6 +162,8 @@ fn truth(t: &MarquetTable) -> Truth {
         .collect()
 }
 
+/// The reference answer: the rows whose geometry satisfies `p` against `window`, found by
+/// testing every row of `truth` with `geo` (no index, no covering column).
 pub fn brute(truth: &Truth, window: &Window, p: Predicate) -> Vec<u64> {
     let wbox = window.bbox();
     let wg = window.to_geo();

@@ -13,17 +13,25 @@ use crate::status::{marquet_status, FfiError, FfiResult};
 /// Which kind of object a handle points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// `marquet_file`: an open HDF5 file.
     File,
+    /// `marquet_table`: an open Marquet table.
     Table,
+    /// `marquet_geometry_column_options`: settings of a new geometry column.
     GeometryColumnOptions,
+    /// `marquet_geometry_info`: the description of one geometry column.
     GeometryInfo,
+    /// `marquet_batch`: rows to append.
     Batch,
+    /// `marquet_report`: a validation report.
     Report,
+    /// `marquet_query_result`: the rows and statistics of a query.
     QueryResult,
 }
 
 /// An object handed to C as an opaque pointer.
 pub trait Handle: Sized {
+    /// The kind recorded in the registry of live handles for this type.
     const KIND: Kind;
     /// The C type name, for messages.
     const NAME: &'static str;

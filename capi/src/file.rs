@@ -47,6 +47,12 @@ impl marquet_file {
     }
 }
 
+/// A new handle owning `f` (the MPI entry points of `crate::mpi`).
+#[cfg(feature = "mpio")]
+pub(crate) fn file_handle(f: File) -> *mut marquet_file {
+    ffi::into_handle(marquet_file { inner: Mutex::new(Some(Arc::new(f))), base: "/".into() })
+}
+
 unsafe fn open_with(
     path: *const c_char,
     path_len: usize,

@@ -19,7 +19,10 @@ pub mod ffi;
 pub mod file;
 pub mod geometry_info;
 pub mod index;
+pub mod error_message;
 pub mod last_error;
+#[cfg(feature = "mpio")]
+pub mod mpi;
 pub mod options;
 pub mod panic;
 pub mod query;

@@ -28,9 +28,13 @@ pub enum marquet_form {
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum marquet_dimensions {
+    /// x and y.
     MARQUET_DIMENSIONS_XY = 0,
+    /// x, y and Z (ISO type code + 1000).
     MARQUET_DIMENSIONS_XYZ = 1,
+    /// x, y and M (ISO type code + 2000).
     MARQUET_DIMENSIONS_XYM = 2,
+    /// x, y, Z and M (ISO type code + 3000).
     MARQUET_DIMENSIONS_XYZM = 3,
 }
 
@@ -39,11 +43,17 @@ pub enum marquet_dimensions {
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum marquet_edges {
+    /// Straight lines in coordinate space (also: no EDGES attribute).
     MARQUET_EDGES_PLANAR = 0,
+    /// Great-circle arcs on the sphere.
     MARQUET_EDGES_SPHERICAL = 1,
+    /// Ellipsoidal geodesics, Vincenty's algorithm.
     MARQUET_EDGES_VINCENTY = 2,
+    /// Ellipsoidal geodesics, Thomas's algorithm.
     MARQUET_EDGES_THOMAS = 3,
+    /// Ellipsoidal geodesics, Andoyer's algorithm.
     MARQUET_EDGES_ANDOYER = 4,
+    /// Exact ellipsoidal geodesics (Karney).
     MARQUET_EDGES_KARNEY = 5,
     /// Read only: a member name this library does not know.
     MARQUET_EDGES_UNKNOWN = 99,
@@ -62,6 +72,7 @@ pub enum marquet_crs {
     MARQUET_CRS_UNKNOWN = 2,
 }
 
+/// The dimensions of a `MARQUET_DIMENSIONS_*` value; any other value is an invalid argument.
 pub fn dims_from_c(v: i32) -> FfiResult<Dimensions> {
     Ok(match v {
         0 => Dimensions::Xy,
@@ -72,6 +83,7 @@ pub fn dims_from_c(v: i32) -> FfiResult<Dimensions> {
     })
 }
 
+/// The `MARQUET_DIMENSIONS_*` value of `d`.
 pub fn dims_to_c(d: Dimensions) -> marquet_dimensions {
     match d {
         Dimensions::Xy => marquet_dimensions::MARQUET_DIMENSIONS_XY,
@@ -81,6 +93,7 @@ pub fn dims_to_c(d: Dimensions) -> marquet_dimensions {
     }
 }
 
+/// The `MARQUET_EDGES_*` value of `e` (`MARQUET_EDGES_UNKNOWN` for an unknown member name).
 pub fn edges_to_c(e: &Edges) -> marquet_edges {
     use marquet_edges::*;
     match e {

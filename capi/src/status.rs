@@ -110,17 +110,22 @@ impl marquet_status {
 /// `marquet_last_error_message` will return.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FfiError {
+    /// The status code the entry point returns (never `MARQUET_STATUS_OK`).
     pub status: marquet_status,
+    /// The detailed, lowercase message stored for `marquet_last_error_message`.
     pub message: String,
 }
 
 impl FfiError {
+    /// An error with `status` and `message`.
     pub fn new(status: marquet_status, message: impl Into<String>) -> FfiError {
         FfiError { status, message: message.into() }
     }
+    /// `MARQUET_STATUS_NULL_POINTER`: the argument `what` was NULL.
     pub fn null(what: &str) -> FfiError {
         FfiError::new(MARQUET_STATUS_NULL_POINTER, format!("{what} is null"))
     }
+    /// `MARQUET_STATUS_INVALID_ARGUMENT` with `message`.
     pub fn invalid(message: impl Into<String>) -> FfiError {
         FfiError::new(MARQUET_STATUS_INVALID_ARGUMENT, message)
     }
@@ -140,6 +145,8 @@ impl From<MarquetError> for FfiError {
             MarquetError::Unsupported(_) => MARQUET_STATUS_UNSUPPORTED,
             MarquetError::Hdf5 { .. } => MARQUET_STATUS_HDF5,
             MarquetError::Io { .. } => MARQUET_STATUS_IO,
+            #[cfg(feature = "geoparquet")]
+            MarquetError::Parquet { .. } | MarquetError::Arrow { .. } => MARQUET_STATUS_IO,
             _ => MARQUET_STATUS_INTERNAL,
         };
         FfiError { status, message: e.to_string() }

@@ -48,6 +48,8 @@ impl Handle for marquet_table {
 }
 
 impl marquet_table {
+    /// The table, locked for this call (a poisoned lock is recovered: every entry point
+    /// leaves the table consistent or returns an error).
     pub fn lock(&self) -> MutexGuard<'_, MarquetTable> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -46,6 +46,7 @@ fn py_err(py: Python<'_>, e: MarquetError) -> PyErr {
             let class = if source.kind() == std::io::ErrorKind::NotFound { "MarquetFileNotFoundError" } else { "MarquetIOError" };
             (class, None, Some(path.clone()), None)
         }
+        MarquetError::Parquet { path, .. } | MarquetError::Arrow { path, .. } => ("MarquetIOError", None, Some(path.clone()), None),
         _ => ("MarquetError", None, None, None),
     };
     let build = || -> PyResult<PyErr> {

@@ -31,22 +31,32 @@ pub struct AppendOptions {
     pub batch_rows: Option<u64>,
     /// Hears the rows appended so far (and imported, for GeoParquet/GeoJSON sources).
     pub progress: Progress,
+    /// How CSV, plain Parquet, Iceberg and GeoMesa sources are read ([`super::lake`]).
+    pub lake: super::lake::LakeOptions,
 }
 
 /// What [`append_file`] did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AppendReport {
+    /// The file whose rows were appended.
     pub source: PathBuf,
+    /// HDF5 path of the table appended to.
     pub table: String,
     /// Rows appended.
     pub rows: u64,
     /// Rows in the table after the append.
     pub nrows: u64,
+    /// What the lakehouse reader did, for such sources.
+    pub lake: Option<super::lake::LakeReport>,
 }
 
 impl std::fmt::Display for AppendReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "appended {} rows from {} to {} (now {} rows)", self.rows, self.source.display(), self.table, self.nrows)
+        writeln!(f, "appended {} rows from {} to {} (now {} rows)", self.rows, self.source.display(), self.table, self.nrows)?;
+        match &self.lake {
+            Some(l) => write!(f, "{l}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -80,6 +90,11 @@ fn temp_h5() -> PathBuf {
 /// Marquet table `table` of `file`, which must have the same columns (see
 /// [`MarquetTable::check_append_source`]).
 pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions) -> Result<AppendReport> {
+    if opts.format.is_none() && super::lake::wants_lake(source, &opts.lake)? {
+        let (mut r, l) = super::lake::append_lake(file, table, source, opts, &opts.lake)?;
+        r.lake = Some(l);
+        return Ok(r);
+    }
     let fmt = opts.format.or_else(|| Format::from_path(source)).ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the source format from the extension", source.display()))
     })?;
@@ -118,5 +133,5 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
             res?
         }
     };
-    Ok(AppendReport { source: source.to_path_buf(), table: table.to_string(), rows, nrows: dst.nrows()? })
+    Ok(AppendReport { source: source.to_path_buf(), table: table.to_string(), rows, nrows: dst.nrows()?, lake: None })
 }

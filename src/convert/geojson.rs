@@ -427,12 +427,11 @@ fn cell(a: &ArrayRef, i: usize) -> Value {
         DataType::Float64 => num(a.as_primitive::<Float64Type>().value(i)),
         DataType::Utf8 => Value::String(a.as_string::<i32>().value(i).to_string()),
         DataType::Binary => Value::String(a.as_binary::<i32>().value(i).iter().map(|b| format!("{b:02x}")).collect()),
-        DataType::Timestamp(_, _) => {
-            let d = a.to_data();
-            let v = d.buffers()[0].typed_data::<i64>()[d.offset() + i];
-            v.into()
-        }
-        DataType::Date32 => a.as_primitive::<Date32Type>().value(i).into(),
+        // ISO 8601 text (RFC 7946 leaves property values to the producer; text is what
+        // GeoJSON readers parse as dates), e.g. 2024-05-01T12:00:00Z or 2024-05-01.
+        DataType::Timestamp(_, _) | DataType::Date32 => arrow_cast::display::ArrayFormatter::try_new(a.as_ref(), &arrow_cast::display::FormatOptions::default())
+            .map(|f| Value::String(f.value(i).to_string()))
+            .unwrap_or(Value::Null),
         DataType::List(_) => {
             let l = a.as_list::<i32>();
             let v = l.value(i);
@@ -442,73 +441,118 @@ fn cell(a: &ArrayRef, i: usize) -> Value {
     }
 }
 
-/// Export a Marquet table as a GeoJSON FeatureCollection: the primary geometry column is the
-/// feature geometry; other columns (other geometry columns as WKT) are properties.
-pub fn export_geojson(file: &File, table: &str, output: &Path) -> Result<ExportReport> {
-    let t = MarquetTable::open(file, table)?;
-    let out_path = output.display().to_string();
-    let primary = t.primary_geometry_column()?;
-    let geo_names = t.geometry_column_names()?;
-    let pinfo = t.geometry_column(&primary)?;
-    let mut report = ExportReport::default();
-    if !matches!(pinfo.crs, Crs::Default) && pinfo.crs.id() != Some(("EPSG".into(), "4326".into())) && pinfo.crs.id() != Some(("OGC".into(), "CRS84".into())) {
-        report.notes.push(format!(
-            "coordinates are in {}, not OGC:CRS84 as RFC 7946 requires; written unchanged",
-            pinfo.crs.display_name()
-        ));
-    }
-    let coverings: BTreeSet<String> =
-        geo_names.iter().filter_map(|g| t.geometry_column(g).ok().and_then(|i| i.covering)).collect();
-    let mut order = t.table().column_names()?;
-    if order.is_empty() {
-        order = t.table().discover_columns()?;
-    }
-    let mut cols: Vec<(String, Option<(plan::OutPlan, bool)>)> = Vec::new();
-    for name in order {
-        if name == primary || coverings.contains(&name) {
-            continue;
+/// Writes rows of a Marquet table as GeoJSON features (RFC 7946): the one GeoJSON
+/// rendering of `marquet convert`, `marquet dump` and `marquet query --format geojson`.
+/// The primary geometry column is the feature geometry; every other column is a property
+/// (other geometry columns as WKT text; covering columns left out), rendered by its Arrow
+/// mapping: booleans as JSON booleans, numbers as numbers, timestamps and dates as ISO 8601
+/// text. Rows are read in ranges, so memory stays bounded by one range.
+pub struct FeatureWriter<'a> {
+    t: &'a MarquetTable,
+    primary: String,
+    pinfo: crate::marquet::GeometryColumnInfo,
+    cols: Vec<(String, Option<(plan::OutPlan, bool)>)>,
+    summary: Summary,
+    first: bool,
+    rows: u64,
+    /// What the export left out or changed (notes, skipped columns).
+    pub report: ExportReport,
+}
+
+impl<'a> FeatureWriter<'a> {
+    /// Plan the properties of `t`'s features.
+    pub fn new(t: &'a MarquetTable) -> Result<FeatureWriter<'a>> {
+        let primary = t.primary_geometry_column()?;
+        let geo_names = t.geometry_column_names()?;
+        let pinfo = t.geometry_column(&primary)?;
+        let mut report = ExportReport::default();
+        if !matches!(pinfo.crs, Crs::Default) && pinfo.crs.id() != Some(("EPSG".into(), "4326".into())) && pinfo.crs.id() != Some(("OGC".into(), "CRS84".into())) {
+            report.notes.push(format!(
+                "coordinates are in {}, not OGC:CRS84 as RFC 7946 requires; written unchanged",
+                pinfo.crs.display_name()
+            ));
         }
-        if geo_names.contains(&name) {
-            report.notes.push(format!("geometry column {name} written as WKT text properties"));
-            cols.push((name, None));
-            continue;
+        let coverings: BTreeSet<String> =
+            geo_names.iter().filter_map(|g| t.geometry_column(g).ok().and_then(|i| i.covering)).collect();
+        let mut order = t.table().column_names()?;
+        if order.is_empty() {
+            order = t.table().discover_columns()?;
         }
-        let kind = t.table().kind_of(&name)?;
-        let plan = match kind {
-            Some(ColumnKind::Dataset) => {
-                let c = t.table().column(&name)?;
-                let units = c.text_attr(names::UNITS)?;
-                plan::out_plan(c.dtype(), false, units.as_deref(), None, false).map(|(p, _)| (p, false))
+        let mut cols: Vec<(String, Option<(plan::OutPlan, bool)>)> = Vec::new();
+        for name in order {
+            if name == primary || coverings.contains(&name) {
+                continue;
             }
-            Some(ColumnKind::List) => {
-                let lc = t.table().list_column(&name)?;
-                let desc = lc.text_attr(names::DESCRIPTION)?;
-                match lc.values_info() {
-                    Some(_) => plan::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), false).map(|(p, _)| (p, true)),
-                    None => plan::out_plan(&lc.leaf_dtype()?, true, None, None, true).map(|(p, _)| (p, true)),
+            if geo_names.contains(&name) {
+                report.notes.push(format!("geometry column {name} written as WKT text properties"));
+                cols.push((name, None));
+                continue;
+            }
+            let kind = t.table().kind_of(&name)?;
+            let plan = match kind {
+                Some(ColumnKind::Dataset) => {
+                    let c = t.table().column(&name)?;
+                    let units = c.text_attr(names::UNITS)?;
+                    plan::out_plan(c.dtype(), false, units.as_deref(), None, false).map(|(p, _)| (p, false))
                 }
+                Some(ColumnKind::List) => {
+                    let lc = t.table().list_column(&name)?;
+                    let desc = lc.text_attr(names::DESCRIPTION)?;
+                    match lc.values_info() {
+                        Some(_) => plan::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), false).map(|(p, _)| (p, true)),
+                        None => plan::out_plan(&lc.leaf_dtype()?, true, None, None, true).map(|(p, _)| (p, true)),
+                    }
+                }
+                None => Err("not a column".into()),
+            };
+            match plan {
+                Ok(p) => cols.push((name, Some(p))),
+                Err(why) => report.skipped.push((name, why)),
             }
-            None => Err("not a column".into()),
-        };
-        match plan {
-            Ok(p) => cols.push((name, Some(p))),
-            Err(why) => report.skipped.push((name, why)),
         }
+        Ok(FeatureWriter { t, primary, pinfo, cols, summary: Summary::new(), first: true, rows: 0, report })
     }
-    let f = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
-    let mut w = BufWriter::new(f);
-    let io = |e: std::io::Error| MarquetError::Io { path: out_path.clone(), source: e };
-    w.write_all(b"{\"type\":\"FeatureCollection\",\"features\":[\n").map_err(io)?;
-    let n = t.nrows()?;
-    let step = super::DEFAULT_BATCH_ROWS as u64;
-    let mut sm = Summary::new();
-    let mut first = true;
-    let mut s = 0;
-    while s < n {
-        let e = (s + step).min(n);
-        let geoms = t.read_wkb(&primary, s, e)?;
-        let mut props: Vec<(String, Vec<Value>)> = Vec::new();
-        for (name, plan) in &cols {
+
+    /// The opening of the FeatureCollection.
+    pub fn begin(&mut self, w: &mut dyn Write) -> std::io::Result<()> {
+        w.write_all(b"{\"type\":\"FeatureCollection\",\"features\":[\n")
+    }
+
+    /// The features of rows `[start, end)`.
+    pub fn write_range(&mut self, w: &mut dyn Write, start: u64, end: u64) -> Result<()> {
+        self.write_span(w, start, end, None)
+    }
+
+    /// The features of `rows` (strictly ascending, each below NROWS; e.g. a query's
+    /// answer), one read per span of nearby rows.
+    pub fn write_rows(&mut self, w: &mut dyn Write, rows: &[u64]) -> Result<()> {
+        let n = self.t.nrows()?;
+        if let Some(&last) = rows.last() {
+            if last >= n {
+                return Err(MarquetError::InvalidArgument(format!("row {last} out of range for {n} rows")));
+            }
+        }
+        for sp in crate::h5col::take_spans(rows, self.t.path())? {
+            let picks: Vec<usize> = rows[sp.first..sp.last].iter().map(|&r| (r - sp.start) as usize).collect();
+            self.write_span(w, sp.start, sp.end, Some(&picks))?;
+        }
+        Ok(())
+    }
+
+    /// The closing of the FeatureCollection; the report of what was written.
+    pub fn end(mut self, w: &mut dyn Write) -> std::io::Result<ExportReport> {
+        w.write_all(b"\n]}\n")?;
+        self.report.rows = self.rows;
+        self.report.geometry_columns.push((self.primary.clone(), self.summary.sorted_types()));
+        Ok(self.report)
+    }
+
+    fn write_span(&mut self, w: &mut dyn Write, s: u64, e: u64, picks: Option<&[usize]>) -> Result<()> {
+        let t = self.t;
+        let io = |er: std::io::Error| MarquetError::Io { path: "<geojson output>".into(), source: er };
+        let geoms = t.read_wkb(&self.primary, s, e)?;
+        let mut props: Vec<(&str, Vec<Value>)> = Vec::new();
+        for (name, plan) in &self.cols {
             let vals: Vec<Value> = match plan {
                 None => {
                     let b = t.read_wkb(name, s, e)?;
@@ -529,34 +573,65 @@ pub fn export_geojson(file: &File, table: &str, output: &Path) -> Result<ExportR
                     (0..arr.len()).map(|i| cell(&arr, i)).collect()
                 }
             };
-            props.push((name.clone(), vals));
+            props.push((name.as_str(), vals));
         }
-        for i in 0..geoms.len() {
+        let all: Vec<usize>;
+        let picks = match picks {
+            Some(p) => p,
+            None => {
+                all = (0..geoms.len()).collect();
+                &all
+            }
+        };
+        for &i in picks {
+            let row = s + i as u64;
             let geometry = match geoms.get(i) {
                 Some(wb) => {
-                    sm.add(wb, &pinfo.path, s + i as u64)?;
-                    let g = wkb::decode(wb).map_err(|er| er.into_marquet(pinfo.path.clone(), Some(s + i as u64)))?;
+                    self.summary.add(wb, &self.pinfo.path, row)?;
+                    let g = wkb::decode(wb).map_err(|er| er.into_marquet(self.pinfo.path.clone(), Some(row)))?;
                     Some(geojson::Geometry::new(to_geojson(&g)))
                 }
                 None => None,
             };
             let mut p = serde_json::Map::new();
             for (name, vals) in &props {
-                p.insert(name.clone(), vals[i].clone());
+                p.insert(name.to_string(), vals.get(i).cloned().unwrap_or(Value::Null));
             }
             let feat = Feature { geometry, properties: Some(p), ..Default::default() };
-            if !first {
+            if !self.first {
                 w.write_all(b",\n").map_err(io)?;
             }
-            first = false;
-            serde_json::to_writer(&mut w, &feat).map_err(|e| io_err(&out_path, e))?;
+            self.first = false;
+            serde_json::to_writer(&mut *w, &feat).map_err(|er| MarquetError::Io { path: "<geojson output>".into(), source: er.into() })?;
+            self.rows += 1;
         }
+        Ok(())
+    }
+}
+
+/// Export a Marquet table as a GeoJSON FeatureCollection with a [`FeatureWriter`]: the
+/// primary geometry column is the feature geometry; other columns (other geometry columns
+/// as WKT) are properties.
+pub fn export_geojson(file: &File, table: &str, output: &Path) -> Result<ExportReport> {
+    let t = MarquetTable::open(file, table)?;
+    let out_path = output.display().to_string();
+    let mut fw = FeatureWriter::new(&t)?;
+    let f = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
+    let mut w = BufWriter::new(f);
+    let io = |e: std::io::Error| MarquetError::Io { path: out_path.clone(), source: e };
+    fw.begin(&mut w).map_err(io)?;
+    let n = t.nrows()?;
+    let step = super::DEFAULT_BATCH_ROWS as u64;
+    let mut s = 0;
+    while s < n {
+        let e = (s + step).min(n);
+        fw.write_range(&mut w, s, e).map_err(|er| match er {
+            MarquetError::Io { source, .. } => io(source),
+            other => other,
+        })?;
         s = e;
     }
-    w.write_all(b"\n]}\n").map_err(io)?;
+    let report = fw.end(&mut w).map_err(io)?;
     w.flush().map_err(io)?;
-    report.rows = n;
-    report.geometry_columns.push((primary, sm.sorted_types()));
-    let _ = Field::new("x", DataType::Null, true);
     Ok(report)
 }

@@ -17,11 +17,48 @@
 //! [`ImportReport::skipped`], and deviations from the GeoParquet specification in
 //! [`ImportReport::findings`] with the failure codes of the geoparquet-testing corpus
 //! (`bad_data/manifest.json`); with [`ImportOptions::strict`] every finding is an error.
+//!
+//! # Example
+//!
+//! Natural Earth's 243 cities from GeoParquet into a Marquet point column (HEP002 §7.6),
+//! out to GeoParquet 2.0 and in again: the geometries survive the round trip byte for byte.
+//!
+//! ```
+//! use std::path::Path;
+//! use marquet::convert::{export_geoparquet, import_geoparquet, ExportOptions, ImportOptions};
+//! use marquet::h5col::File;
+//! use marquet::marquet::{MarquetTable, StorageForm};
+//! use marquet::Dimensions;
+//!
+//! let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+//!     .join("testdata/peers/geoarrow-data/natural-earth/natural-earth_cities_geo.parquet");
+//! let h5 = std::env::temp_dir().join(format!("marquet-doc-convert-{}.h5", std::process::id()));
+//! let parquet = h5.with_extension("parquet");
+//! let file = File::create(&h5)?;
+//!
+//! let imported = import_geoparquet(&src, &file, &ImportOptions::new("/cities"))?;
+//! assert_eq!(imported.rows, 243);
+//! let geometry = &imported.geometry_columns[0];
+//! assert_eq!(geometry.form, StorageForm::Point { dims: Dimensions::Xy, f32: false });
+//!
+//! let exported = export_geoparquet(&file, "/cities", &parquet, &ExportOptions::default())?;
+//! assert_eq!((exported.rows, exported.version.as_str()), (243, "2.0.0"));
+//! let again = import_geoparquet(&parquet, &file, &ImportOptions::new("/again"))?;
+//! assert_eq!(again.rows, 243);
+//!
+//! let (a, b) = (MarquetTable::open(&file, "/cities")?, MarquetTable::open(&file, "/again")?);
+//! assert_eq!(a.read_wkb(&geometry.name, 0, 243)?, b.read_wkb(&geometry.name, 0, 243)?);
+//! # drop((a, b, file));
+//! # std::fs::remove_file(&h5).ok();
+//! # std::fs::remove_file(&parquet).ok();
+//! # Ok::<(), marquet::MarquetError>(())
+//! ```
 
 pub mod append;
 pub mod arrow;
 pub mod geojson;
 pub mod geoparquet;
+pub mod lake;
 mod plan;
 pub mod sort;
 
@@ -46,15 +83,28 @@ pub const DEFAULT_MAX_FIXED_STRING: usize = 4096;
 
 /// Failure codes, as in geoparquet-testing's `bad_data/manifest.json` plus our own.
 pub mod code {
+    /// The file has no `geo` key-value metadata (fatal when no column carries a Parquet
+    /// GEOMETRY/GEOGRAPHY logical type either).
     pub const METADATA_MISSING: &str = "metadata_missing";
+    /// The `geo` metadata is not valid JSON.
     pub const METADATA_INVALID_JSON: &str = "metadata_invalid_json";
+    /// The `geo` metadata breaks the GeoParquet schema: a missing `version` or `columns`, a
+    /// `primary_column` that is not a column, a member of the wrong JSON type.
     pub const SCHEMA_VALIDATION: &str = "schema_validation_error";
+    /// A `geo` `version` whose major version this importer does not know.
     pub const VERSION_UNKNOWN: &str = "version_unknown";
+    /// A geometry value is not one ISO WKB value (HEP002 §7.1).
     pub const WKB_PARSE: &str = "wkb_parse_error";
+    /// The data holds a geometry kind that `geometry_types` does not declare (GEOMETRY_TYPES is
+    /// written from the data).
     pub const GEOMETRY_TYPE_MISMATCH: &str = "geometry_type_mismatch";
+    /// The data holds a declared kind with Z/M dimensions that `geometry_types` does not declare.
     pub const ZM_MISMATCH: &str = "zm_mismatch";
+    /// `epoch` is set on a CRS without a dynamic datum (kept as `EPOCH`, HEP002 §8.3).
     pub const EPOCH_UNSUPPORTED: &str = "epoch_unsupported";
+    /// The declared `bbox` does not contain the data's box (BBOX is written from the data).
     pub const BBOX_MISMATCH: &str = "bbox_mismatch";
+    /// The `geo` CRS differs from the CRS of the Parquet logical type.
     pub const CRS_MISMATCH: &str = "crs_mismatch";
     /// Ours: a CRS that is not PROJJSON (pre-1.0 WKT strings, `srid:N`).
     pub const CRS_NOT_PROJJSON: &str = "crs_not_projjson";
@@ -100,11 +150,14 @@ pub fn failure_code(e: &MarquetError) -> Option<&'static str> {
 pub struct Finding {
     /// One of [`code`].
     pub code: &'static str,
+    /// The GeoParquet column concerned, when the finding is about one column.
     pub column: Option<String>,
+    /// Lowercase: what was found, and what was done about it.
     pub message: String,
 }
 
 impl Finding {
+    /// A finding with failure `code` about `column` (or the whole file).
     pub fn new(code: &'static str, column: Option<&str>, message: impl Into<String>) -> Finding {
         Finding { code, column: column.map(|s| s.to_string()), message: message.into() }
     }
@@ -122,7 +175,9 @@ impl std::fmt::Display for Finding {
 /// A file format [`convert`] reads or writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// GeoParquet 0.x–2.0 (HEP002 §14).
     GeoParquet,
+    /// An RFC 7946 GeoJSON FeatureCollection.
     GeoJson,
     /// HDF5 with Marquet tables.
     Marquet,
@@ -163,22 +218,34 @@ pub struct ConvertOptions {
     /// How an imported table is laid out (default [`WriteLayout::default`](crate::marquet::WriteLayout::default): Hilbert order,
     /// block index, R-tree for non-point columns, covering columns).
     pub layout: crate::marquet::WriteLayout,
+    /// Lakehouse sources (CSV, plain Parquet, Iceberg, GeoMesa) and the GeoMesa layout on
+    /// export ([`lake`]).
+    pub lake: lake::LakeOptions,
 }
 
 /// What [`convert`] did.
 #[derive(Debug, Clone, Default)]
 pub struct ConvertReport {
+    /// The file read.
     pub input: PathBuf,
+    /// The file written.
     pub output: PathBuf,
     /// The table written or read.
     pub table: String,
+    /// The import's report, when the output is a Marquet file.
     pub import: Option<ImportReport>,
+    /// The export's report, when the input is a Marquet file.
     pub export: Option<ExportReport>,
+    /// What the lakehouse reader did ([`lake`]).
+    pub lake: Option<lake::LakeReport>,
 }
 
 impl std::fmt::Display for ConvertReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "{} -> {} (table {})", self.input.display(), self.output.display(), self.table)?;
+        if let Some(l) = &self.lake {
+            write!(f, "{l}")?;
+        }
         if let Some(i) = &self.import {
             write!(f, "{i}")?;
         }
@@ -189,7 +256,7 @@ impl std::fmt::Display for ConvertReport {
     }
 }
 
-fn default_table_name(p: &Path) -> String {
+pub(crate) fn default_table_name(p: &Path) -> String {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("table");
     let clean: String = stem.chars().map(|c| if c == '/' || c == '.' { '_' } else { c }).collect();
     format!("/{}", if clean.is_empty() { "table" } else { &clean })
@@ -216,7 +283,7 @@ fn single_table_of(file: &File) -> Result<String> {
         1 => Ok(marquet.remove(0)),
         0 => Err(MarquetError::InvalidArgument(format!("{}: no Marquet table in the file", file.filename()))),
         _ => Err(MarquetError::InvalidArgument(format!(
-            "{}: several Marquet tables ({}); choose one with the table option",
+            "{}: several Marquet tables ({}); choose one with --table (Rust: ConvertOptions::table)",
             file.filename(),
             marquet.join(", ")
         ))),
@@ -228,6 +295,10 @@ fn single_table_of(file: &File) -> Result<String> {
 /// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
 /// GeoJSON goes through a temporary HDF5 file.
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    // CSV, plain Parquet, Iceberg and GeoMesa sources; the GeoMesa layout (issue #24).
+    if let Some(r) = lake::convert_hook(input, output, opts)? {
+        return Ok(r);
+    }
     let fin = opts.format.or_else(|| Format::from_path(input)).ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the input format from the extension", input.display()))
     })?;

@@ -530,7 +530,7 @@ pub fn out_plan(
             let text = description == Some(TEXT_BYTES_DESCRIPTION);
             return Ok((OutPlan::Bytes { text }, if text { DataType::Utf8 } else { DataType::Binary }));
         }
-        let Some(adt) = arrow_numeric(dtype) else { return Err(format!("list of {dtype:?} is not exported")) };
+        let Some(adt) = arrow_numeric(dtype) else { return Err(format!("list of {dtype} is not exported")) };
         return Ok((OutPlan::ListOf(dtype.clone()), DataType::List(Arc::new(Field::new("element", adt, true)))));
     }
     if dtype.is_boolean() {
@@ -548,7 +548,7 @@ pub fn out_plan(
             Ok((OutPlan::Date32, DataType::Date32))
         }
         Dtype::Int { .. } | Dtype::Float { .. } => {
-            let adt = arrow_numeric(dtype).ok_or_else(|| format!("{dtype:?} is not exported"))?;
+            let adt = arrow_numeric(dtype).ok_or_else(|| format!("{dtype} is not exported"))?;
             Ok((OutPlan::Numeric(dtype.clone()), adt))
         }
         Dtype::FixedString { .. } | Dtype::VarString { .. } => Ok((OutPlan::Str, DataType::Utf8)),

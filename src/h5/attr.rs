@@ -17,8 +17,11 @@ use super::*;
 /// little-endian bytes in the layout of `dtype.to_le()` (strings as UTF-8 `String`s).
 #[derive(Debug, Clone)]
 pub struct RawAttr {
+    /// The attribute's datatype as stored in the file (byte order included).
     pub dtype: Dtype,
+    /// The attribute's dataspace; [`Space::Null`] for e.g. an unknown `CRS` (HEP002 §8.1).
     pub space: Space,
+    /// Every element, little-endian, `dtype.to_le()` layout, back to back.
     pub data: Vec<u8>,
     /// For string attributes: each element's logical value (padding and NULs stripped).
     pub strings: Vec<String>,

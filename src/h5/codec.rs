@@ -46,11 +46,20 @@ pub const MAX_CHUNK_BYTES: u64 = u32::MAX as u64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     /// Byte shuffle of elements of this many bytes.
-    Shuffle { elem: usize },
+    Shuffle {
+        /// Element size in bytes.
+        elem: usize,
+    },
     /// A zlib stream at this deflate level (0–9), written by libdeflate.
-    Deflate { level: u32 },
+    Deflate {
+        /// Compression level, 0–9.
+        level: u32,
+    },
     /// `ZSTD_compress` at this level (already clamped).
-    Zstd { level: i32 },
+    Zstd {
+        /// Compression level.
+        level: i32,
+    },
 }
 
 /// Resolve a dataset's filters for elements of `elem` bytes; `None` when any filter is

@@ -19,11 +19,13 @@ use super::*;
 /// How to create a dataset.
 #[derive(Debug, Clone)]
 pub struct DatasetSpec {
+    /// Element datatype (written little-endian).
     pub dtype: Dtype,
     /// Initial extent.
     pub len: u64,
     /// Chunk length in elements; `None` = contiguous (fixed size).
     pub chunk: Option<u64>,
+    /// Filter pipeline, applied in order (chunked datasets only).
     pub filters: Vec<Filter>,
     /// User-defined fill value bytes (little-endian, `dtype` layout); `None` = none declared.
     pub fill: Option<Vec<u8>>,
@@ -90,12 +92,17 @@ pub fn object_open(loc: hid_t, name: &str) -> Result<Hid> {
 /// Facts about a rank-1 (or other) dataset.
 #[derive(Debug, Clone)]
 pub struct DatasetInfo {
+    /// The datatype as stored in the file.
     pub dtype: Dtype,
+    /// Current extent per dimension (for a column: its length, at least `NROWS`).
     pub dims: Vec<u64>,
+    /// Maximum extent per dimension; `u64::MAX` for `H5S_UNLIMITED`.
     pub maxdims: Vec<u64>,
+    /// Chunk shape, `None` for a contiguous or compact dataset.
     pub chunk: Option<Vec<u64>>,
     /// `Some(bytes)` when a user-defined fill value is declared (little-endian layout).
     pub fill: Option<Vec<u8>>,
+    /// The filter pipeline as declared, in order.
     pub filters: Vec<Filter>,
     /// True when the datatype is a committed (named) datatype.
     pub committed_type: bool,
@@ -161,7 +168,7 @@ pub fn dataset_set_len(ds: hid_t, len: u64, path: &str) -> Result<()> {
     wrote(locked(|| unsafe { check(h5d::H5Dset_extent(ds, &len), path, "H5Dset_extent") })).map(|_| ())
 }
 
-fn select_1d(ds: hid_t, start: u64, count: u64, path: &str) -> Result<(Hid, Hid)> {
+pub(super) fn select_1d(ds: hid_t, start: u64, count: u64, path: &str) -> Result<(Hid, Hid)> {
     locked(|| unsafe {
         let fs = Hid::new(h5d::H5Dget_space(ds), path, "H5Dget_space")?;
         if count > 0 {
@@ -268,6 +275,12 @@ pub fn dataset_write(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], path: &str
     if data.is_empty() {
         return Ok(());
     }
+    // Parallel files: no direct chunk writes (a chunk allocation is a metadata change that
+    // every rank must make alike); collective writes through the pipeline (docs/PARALLEL.md).
+    #[cfg(feature = "mpio")]
+    if super::mpio::parallel_rank(ds).is_some() {
+        return dataset_write_pipeline(ds, start, mem, data, path);
+    }
     direct::write(ds, start, mem, data, path)
 }
 
@@ -283,8 +296,14 @@ pub fn dataset_write_pipeline(ds: hid_t, start: u64, mem: &Dtype, data: &[u8], p
     }
     let (fs, ms) = select_1d(ds, start, count, path)?;
     let mt = mem.to_hid()?;
+    #[cfg(feature = "mpio")]
+    let xfer = super::mpio::replicated_xfer(ds, &fs, &ms, path)?;
+    #[cfg(feature = "mpio")]
+    let dxpl = xfer.as_ref().map_or(H5P_DEFAULT, |x| x.id());
+    #[cfg(not(feature = "mpio"))]
+    let dxpl = H5P_DEFAULT;
     let r = locked(|| unsafe {
-        check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, data.as_ptr() as *const c_void), path, "H5Dwrite")
+        check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, dxpl, data.as_ptr() as *const c_void), path, "H5Dwrite")
     });
     wrote(r).map(|_| ())
 }
@@ -378,8 +397,14 @@ pub fn dataset_write_rows_2d(ds: hid_t, row0: u64, ncols: u64, mem: &Dtype, data
     }
     let (fs, ms) = select_rows_2d(ds, row0, nrows, ncols, path)?;
     let mt = mem.to_hid()?;
+    #[cfg(feature = "mpio")]
+    let xfer = super::mpio::replicated_xfer(ds, &fs, &ms, path)?;
+    #[cfg(feature = "mpio")]
+    let dxpl = xfer.as_ref().map_or(H5P_DEFAULT, |x| x.id());
+    #[cfg(not(feature = "mpio"))]
+    let dxpl = H5P_DEFAULT;
     let r = locked(|| unsafe {
-        check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, data.as_ptr() as *const c_void), path, "H5Dwrite")
+        check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, dxpl, data.as_ptr() as *const c_void), path, "H5Dwrite")
     });
     wrote(r).map(|_| ())
 }

@@ -19,8 +19,11 @@ use super::*;
 /// A field of a compound [`Dtype`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
+    /// Field name, e.g. `"xmin"` (HEP002 identifies fields by name).
     pub name: String,
+    /// Byte offset of the field in the compound element.
     pub offset: usize,
+    /// The field's datatype.
     pub dtype: Dtype,
 }
 
@@ -31,29 +34,86 @@ pub struct Field {
 /// `big_endian` flags record what a *file* type was when read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Dtype {
-    Int { size: usize, signed: bool, big_endian: bool },
-    Float { size: usize, big_endian: bool },
+    /// An integer (`H5T_INTEGER`).
+    Int {
+        /// Bytes per element (1, 2, 4 or 8 in the types HEP001 names).
+        size: usize,
+        /// Two's complement signed.
+        signed: bool,
+        /// Big-endian in the file.
+        big_endian: bool,
+    },
+    /// An IEEE floating-point number (`H5T_FLOAT`).
+    Float {
+        /// Bytes per element (2, 4 or 8 in the types HEP001 names).
+        size: usize,
+        /// Big-endian in the file.
+        big_endian: bool,
+    },
     /// Fixed-length string; `nullterm` false means null-padded (or space-padded when `spacepad`).
-    FixedString { size: usize, utf8: bool, nullterm: bool, spacepad: bool },
-    VarString { utf8: bool },
-    Enum { base: Box<Dtype>, members: Vec<(String, i64)> },
-    Compound { size: usize, fields: Vec<Field> },
-    Opaque { size: usize, tag: String },
+    FixedString {
+        /// Bytes per element, terminator or padding included.
+        size: usize,
+        /// Character set UTF-8 (else ASCII).
+        utf8: bool,
+        /// `H5T_STR_NULLTERM`.
+        nullterm: bool,
+        /// `H5T_STR_SPACEPAD`.
+        spacepad: bool,
+    },
+    /// A variable-length string (read leniently, ruling R3; never written below a list column).
+    VarString {
+        /// Character set UTF-8 (else ASCII).
+        utf8: bool,
+    },
+    /// An enumeration (`H5T_ENUM`): HEP001 booleans, GEOMETRY_TYPES, EDGES, ORIENTATION.
+    Enum {
+        /// The integer base type.
+        base: Box<Dtype>,
+        /// Member names and values, in definition order.
+        members: Vec<(String, i64)>,
+    },
+    /// A compound (`H5T_COMPOUND`): boxes, point columns, index entries.
+    Compound {
+        /// Bytes per element.
+        size: usize,
+        /// The fields, in offset order.
+        fields: Vec<Field>,
+    },
+    /// An opaque type (`H5T_OPAQUE`): fixed-length WKB is tagged `"WKB"` (HEP002 §7.3).
+    Opaque {
+        /// Bytes per element.
+        size: usize,
+        /// The opaque tag.
+        tag: String,
+    },
     /// `H5T_STD_REF` (new-style reference, 64 bytes in memory).
     StdRef,
     /// Deprecated `H5T_STD_REF_OBJ`.
     ObjRef,
     /// Anything else; read-only description.
-    Other { class: String, size: usize },
+    Other {
+        /// The HDF5 type class, e.g. `"H5T_TIME"`.
+        class: String,
+        /// Bytes per element.
+        size: usize,
+    },
 }
 
 impl Dtype {
+    /// `uint8` little-endian (`H5T_STD_U8LE`): WKB `VALUES`, `CHARS`, bitmaps.
     pub const U8: Dtype = Dtype::Int { size: 1, signed: false, big_endian: false };
+    /// `uint16` little-endian: base of the GEOMETRY_TYPES enumeration (ruling R1), `node_size`.
     pub const U16: Dtype = Dtype::Int { size: 2, signed: false, big_endian: false };
+    /// `uint64` little-endian: `NROWS`, `OFFSETS`, validity tokens.
     pub const U64: Dtype = Dtype::Int { size: 8, signed: false, big_endian: false };
+    /// `int8` little-endian: base of the HEP001 boolean enumeration (§6).
     pub const I8: Dtype = Dtype::Int { size: 1, signed: true, big_endian: false };
+    /// `int64` little-endian.
     pub const I64: Dtype = Dtype::Int { size: 8, signed: true, big_endian: false };
+    /// IEEE `float32` little-endian.
     pub const F32: Dtype = Dtype::Float { size: 4, big_endian: false };
+    /// IEEE `float64` little-endian: coordinates, boxes.
     pub const F64: Dtype = Dtype::Float { size: 8, big_endian: false };
 
     /// Null-terminated fixed-length ASCII sized to `value` plus NUL (HEP001 §7.1).
@@ -354,8 +414,11 @@ pub fn int_from_bytes(raw: &[u8], signed: bool, big_endian: bool) -> i64 {
 /// The shape of an attribute or dataset.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Space {
+    /// A scalar dataspace: one element.
     Scalar,
+    /// The null dataspace (`H5S_NULL`): no element at all.
     Null,
+    /// A simple dataspace with these current dimensions.
     Simple(Vec<u64>),
 }
 
@@ -403,7 +466,7 @@ impl Space {
                     )?;
                     Ok(Space::Simple(d))
                 }
-                _ => Err(MarquetError::Hdf5 { path: "<space>".into(), message: "invalid dataspace".into() }),
+                _ => Err(MarquetError::Hdf5 { path: "<space>".into(), message: "invalid dataspace".into(), stack: Vec::new() }),
             }
         })
     }

@@ -13,7 +13,9 @@ use super::*;
 /// A filter in a dataset's pipeline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Filter {
+    /// The byte-shuffle filter (`H5Z_FILTER_SHUFFLE`), applied at the element size.
     Shuffle,
+    /// The deflate (zlib) filter at this level, 0–9.
     Deflate(u32),
     /// The registered Zstandard filter 32015 with `cd_values = [level]` (the convention
     /// of the reference plugin shipped by hdf5plugin; see [`codec`]).
@@ -158,7 +160,7 @@ pub fn register_filters() -> Result<()> {
             .map_err(|e| e.to_string())
         })
         .clone()
-        .map_err(|m| MarquetError::Hdf5 { path: "<filter 32015>".into(), message: m })
+        .map_err(|m| MarquetError::Hdf5 { path: "<filter 32015>".into(), message: m, stack: Vec::new() })
 }
 
 /// Is filter `id` available to HDF5's pipeline (`H5Zfilter_avail`)?

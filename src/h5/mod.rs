@@ -18,6 +18,8 @@ use crate::error::{MarquetError, Result};
 
 pub mod codec;
 pub mod direct;
+#[cfg(feature = "mpio")]
+pub mod mpio;
 mod attr;
 mod chunk;
 mod dataset;
@@ -44,8 +46,13 @@ fn locked<T>(f: impl FnOnce() -> T) -> T {
 /// Turn a negative HDF5 return into an error naming `path`, with the error stack.
 fn check<T: Copy + PartialOrd + Default>(v: T, path: &str, what: &str) -> Result<T> {
     if v < T::default() {
-        let stack = hdf5::Error::query().map(|e| e.to_string()).unwrap_or_default();
-        Err(MarquetError::Hdf5 { path: path.to_string(), message: format!("{what} failed: {stack}") })
+        let err = hdf5::Error::query().ok();
+        let text = err.as_ref().map(|e| e.to_string()).unwrap_or_default();
+        let frames = err
+            .and_then(|e| e.stack())
+            .map(|s| s.iter().map(|f| format!("{}(): {}", f.func(), f.desc())).collect())
+            .unwrap_or_default();
+        Err(MarquetError::Hdf5 { path: path.to_string(), message: format!("{what} failed: {text}"), stack: frames })
     } else {
         Ok(v)
     }

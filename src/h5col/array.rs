@@ -8,7 +8,10 @@ use crate::spec::names;
 /// A run of column elements: `bytes` holds `len()` elements laid out as `dtype.to_le()`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Array {
+    /// The element datatype (in memory always little-endian).
     pub dtype: Dtype,
+    /// `len() * dtype.size()` bytes, elements back to back; missing rows hold the column's fill
+    /// value (HEP001 §8.5).
     pub bytes: Vec<u8>,
 }
 
@@ -96,6 +99,7 @@ impl Array {
         self.bytes.len().checked_div(self.dtype.size()).unwrap_or(0)
     }
 
+    /// True when the array holds no element.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -72,14 +72,19 @@ impl ScalarType {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ColumnSpec {
+    /// Element datatype of the column dataset (HEP001 §8.3).
     pub dtype: Dtype,
     /// Fill value bytes; `None` = HEP001's recommended fill for the datatype.
     pub fill: Option<Vec<u8>>,
     /// Chunk length in rows (default [`DEFAULT_CHUNK_ROWS`]).
     pub chunk_rows: u64,
+    /// Filter pipeline (default deflate level 4).
     pub filters: Vec<Filter>,
+    /// The `units` attribute (HEP001 §8.6); `None` = dimensionless.
     pub units: Option<String>,
+    /// The `units_vocabulary` attribute, overriding the table's default (HEP001 §8.6).
     pub units_vocabulary: Option<String>,
+    /// The `description` attribute (HEP001 §8.6).
     pub description: Option<String>,
     /// `(valid_min, valid_max)` as element bytes.
     pub valid_range: Option<(Vec<u8>, Vec<u8>)>,
@@ -99,26 +104,33 @@ impl ColumnSpec {
             valid_range: None,
         }
     }
+    /// Declare this fill value (element bytes, little-endian) instead of the recommended one;
+    /// it must lie outside the column's logical range (HEP001 §8.5).
     pub fn with_fill(mut self, fill: Vec<u8>) -> Self {
         self.fill = Some(fill);
         self
     }
+    /// Chunk length in rows (at least 1).
     pub fn with_chunk_rows(mut self, rows: u64) -> Self {
         self.chunk_rows = rows.max(1);
         self
     }
+    /// Use this filter pipeline, in order (an empty one stores the data uncompressed).
     pub fn with_filters(mut self, f: Vec<Filter>) -> Self {
         self.filters = f;
         self
     }
+    /// Set the `units` attribute (HEP001 §8.6).
     pub fn with_units(mut self, u: &str) -> Self {
         self.units = Some(u.into());
         self
     }
+    /// Set the column's `units_vocabulary` attribute (HEP001 §8.6), e.g. `"UDUNITS-2"`.
     pub fn with_units_vocabulary(mut self, u: &str) -> Self {
         self.units_vocabulary = Some(u.into());
         self
     }
+    /// Set the `description` attribute (HEP001 §8.6).
     pub fn with_description(mut self, d: &str) -> Self {
         self.description = Some(d.into());
         self
@@ -129,7 +141,12 @@ impl ColumnSpec {
 #[derive(Debug, Clone)]
 pub enum ColumnValues {
     /// Dataset values; rows flagged in `missing` are written as the column's fill value.
-    Array { values: Array, missing: Option<Vec<bool>> },
+    Array {
+        /// One element per row; elements of missing rows are ignored.
+        values: Array,
+        /// `Some(flags)`, `true` = missing, when some rows are missing.
+        missing: Option<Vec<bool>>,
+    },
     /// List column rows.
     List(ListArray),
 }
@@ -151,19 +168,23 @@ impl ColumnValues {
 /// present, or be given as missing with [`Batch::missing_rest`]).
 #[derive(Debug, Clone, Default)]
 pub struct Batch {
+    /// Values per column name; all must have the same number of rows.
     pub columns: BTreeMap<String, ColumnValues>,
     /// Columns not listed are filled with missing values (fill / null lists).
     pub missing_rest: bool,
 }
 
 impl Batch {
+    /// An empty batch.
     pub fn new() -> Batch {
         Batch::default()
     }
+    /// Add the values of column `name`.
     pub fn with(mut self, name: &str, v: ColumnValues) -> Batch {
         self.columns.insert(name.to_string(), v);
         self
     }
+    /// Add the values of column `name` without missing rows.
     pub fn with_array(self, name: &str, a: Array) -> Batch {
         self.with(name, ColumnValues::array(a))
     }
@@ -227,8 +248,11 @@ pub fn is_reserved_name(name: &str) -> bool {
 /// An open column dataset.
 pub struct Column {
     pub(crate) ds: Hid,
+    /// HDF5 path of the column dataset.
     pub path: String,
+    /// The column name (its link name in the table group).
     pub name: String,
+    /// Datatype, extent, chunking, fill value and filters, as read when the column was opened.
     pub info: h5::DatasetInfo,
 }
 
@@ -259,6 +283,7 @@ impl Column {
     pub fn len(&self) -> u64 {
         self.info.dims[0]
     }
+    /// True when the extent is 0.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -387,7 +412,7 @@ fn convert_array(a: &Array, dt: &Dtype, path: &str) -> Result<Array> {
             Ok(Array { dtype: dt.clone(), bytes })
         }
         _ => Err(MarquetError::InvalidArgument(format!(
-            "{path}: values of type {:?} cannot be written to a column of type {dt:?}",
+            "{path}: values of type {} cannot be written to a column of type {dt}",
             a.dtype
         ))),
     }

@@ -9,8 +9,8 @@ use super::*;
 
 /// An open file (read-only or read-write).
 pub struct File {
-    inner: hdf5::File,
-    path: String,
+    pub(super) inner: hdf5::File,
+    pub(super) path: String,
 }
 
 impl File {

@@ -5,8 +5,12 @@ use crate::error::{MarquetError, Result};
 use crate::h5::{self, DatasetSpec, Dtype, Filter, Hid};
 use crate::spec::names;
 
+#[cfg(feature = "mpio")]
+mod mpio;
+
 /// Default chunk length of `OFFSETS` and `MASK` members.
 pub const DEFAULT_OFFSETS_CHUNK: u64 = 65_536;
+
 /// Default chunk length (elements) of byte `VALUES`/`CHARS` members: 1 MiB (HEP002 §7.2).
 pub const DEFAULT_BYTES_CHUNK: u64 = 1 << 20;
 
@@ -17,6 +21,7 @@ pub struct ListArray {
     pub offsets: Vec<u64>,
     /// `Some(flags)`, `true` = present, when any entry may be null.
     pub mask: Option<Vec<bool>>,
+    /// The flattened elements: entry `i` is `values[offsets[i]..offsets[i + 1]]` (HEP001 §9.2).
     pub values: ListValues,
 }
 
@@ -28,7 +33,14 @@ pub enum ListValues {
     /// A nested list level.
     List(Box<ListArray>),
     /// A `STRING_VALUES` group: UTF-8 strings (with their own mask).
-    Strings { offsets: Vec<u64>, chars: Vec<u8>, mask: Option<Vec<bool>> },
+    Strings {
+        /// `n + 1` byte offsets into `chars`, starting at 0 (HEP001 §9.4).
+        offsets: Vec<u64>,
+        /// The UTF-8 bytes of all strings back to back.
+        chars: Vec<u8>,
+        /// `Some(flags)`, `true` = present, when any string may be null.
+        mask: Option<Vec<bool>>,
+    },
 }
 
 impl ListArray {
@@ -36,6 +48,7 @@ impl ListArray {
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
+    /// True when the list holds no entry.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -142,7 +155,16 @@ impl ListArray {
 pub enum LeafSpec {
     /// A leaf dataset of `dtype`. `fill`: `None` = recommended fill, `Some(None)` = declare
     /// no fill value (required for WKB `VALUES`, HEP002 §7.2).
-    Dataset { dtype: Dtype, fill: Option<Option<Vec<u8>>>, chunk: u64, filters: Vec<Filter> },
+    Dataset {
+        /// Element datatype of `VALUES`.
+        dtype: Dtype,
+        /// Fill value bytes (see above).
+        fill: Option<Option<Vec<u8>>>,
+        /// Chunk length of `VALUES`, in elements.
+        chunk: u64,
+        /// HDF5 filters of `VALUES`, applied in order.
+        filters: Vec<Filter>,
+    },
     /// A `STRING_VALUES` group.
     Strings,
     /// A nested list level.
@@ -153,13 +175,17 @@ pub enum LeafSpec {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ListSpec {
+    /// What the `VALUES` member is.
     pub leaf: LeafSpec,
     /// Create a `MASK` member from the start (it is created on demand otherwise).
     pub with_mask: bool,
+    /// Chunk length of the top-level `OFFSETS` and `MASK`, in entries.
     pub offsets_chunk: u64,
     /// Filters of the top-level `OFFSETS` (default deflate 4).
     pub offsets_filters: Vec<Filter>,
+    /// The `description` attribute of the column group (HEP001 §9.6).
     pub description: Option<String>,
+    /// The `units` attribute, describing the leaf elements (HEP001 §9.6).
     pub units: Option<String>,
 }
 
@@ -209,10 +235,12 @@ impl ListSpec {
             units: None,
         }
     }
+    /// Create the `MASK` member with the column.
     pub fn with_mask(mut self) -> Self {
         self.with_mask = true;
         self
     }
+    /// Set the `description` attribute.
     pub fn with_description(mut self, d: &str) -> Self {
         self.description = Some(d.into());
         self
@@ -568,7 +596,9 @@ impl Level {
 /// An open list column.
 pub struct ListColumn {
     top: Level,
+    /// The column name (the group's link name in the table group).
     pub name: String,
+    /// HDF5 path of the list-column group.
     pub path: String,
 }
 

@@ -1,5 +1,39 @@
 //! HEP001 "H5Col" on HDF5: table groups, column datasets, list columns, search indexes,
 //! and the append / truncate / update procedures of HEP001 §12.
+//!
+//! # Example
+//!
+//! A table of two column datasets, appended to twice (each append commits by writing
+//! `NROWS` last, HEP001 §12.3) and read back:
+//!
+//! ```
+//! use marquet::h5col::{Array, Batch, ColumnSpec, Dtype, File};
+//!
+//! let path = std::env::temp_dir().join(format!("marquet-doc-h5col-{}.h5", std::process::id()));
+//! let file = File::create(&path)?;
+//! let t = file.create_table("/readings")?;
+//! t.add_column("station", &ColumnSpec::new(Dtype::I64))?;
+//! t.add_column("temperature", &ColumnSpec::new(Dtype::F64).with_units("K"))?;
+//! t.append(
+//!     &Batch::new()
+//!         .with_array("station", Array::from_i64(&[7, 7, 9]))
+//!         .with_array("temperature", Array::from_f64(&[271.5, 272.0, 280.25])),
+//! )?;
+//! t.append(
+//!     &Batch::new()
+//!         .with_array("station", Array::from_i64(&[9]))
+//!         .with_array("temperature", Array::from_f64(&[281.0])),
+//! )?;
+//! assert_eq!(t.nrows()?, 4);
+//! assert_eq!(t.column_names()?, vec!["station", "temperature"]);
+//! // Rows 1..4; columns without a given fill get HEP001's recommended one (§8.5).
+//! let temperature = t.column("temperature")?;
+//! assert_eq!(temperature.read(1, 3)?, Array::from_f64(&[272.0, 280.25, 281.0]));
+//! assert_eq!(temperature.fill(), Some(&9.969_209_968_386_869e36f64.to_le_bytes()[..]));
+//! # drop((temperature, t, file));
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), marquet::MarquetError>(())
+//! ```
 
 pub mod array;
 pub mod categorical;
@@ -7,6 +41,8 @@ pub mod predicate;
 pub(crate) mod guard;
 pub mod search_index;
 pub mod list;
+#[cfg(feature = "mpio")]
+pub mod mpio;
 mod column;
 mod file;
 mod table;

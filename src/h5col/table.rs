@@ -394,9 +394,13 @@ pub const TAKE_GAP: u64 = 64;
 /// A span of a `take`: rows `[start, end)` are read, and `rows[first..last]` fall in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TakeSpan {
+    /// First row read (inclusive).
     pub start: u64,
+    /// End of the rows read (exclusive).
     pub end: u64,
+    /// Index into the requested rows of the first row in this span.
     pub first: usize,
+    /// Index into the requested rows one past the last row in this span.
     pub last: usize,
 }
 

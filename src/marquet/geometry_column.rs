@@ -29,21 +29,27 @@ pub struct GeometryColumnSpec {
     /// Storage form; `None` lets the first append choose (points of one dimension → point
     /// column; anything else → variable-length WKB).
     pub form: Option<StorageForm>,
+    /// The coordinate reference system (HEP002 §8.1); default OGC:CRS84, no `CRS` attribute.
     pub crs: Crs,
+    /// The coordinate epoch in decimal years, written as `EPOCH` (HEP002 §8.3).
     pub epoch: Option<f64>,
     /// `None` writes no EDGES attribute (planar).
     pub edges: Option<Edges>,
+    /// Write `ORIENTATION = COUNTERCLOCKWISE` (HEP002 §9.2); appends then enforce it.
     pub orientation_ccw: bool,
     /// Create a covering column of this name (f64, or f32 when `covering_f32`).
     pub covering: Option<String>,
+    /// 32-bit covering fields, minima rounded down and maxima up (HEP002 §10.5).
     pub covering_f32: bool,
     /// Give the covering column Z fields (`zmin`, `zmax`, HEP002 §10.5): for columns whose
     /// geometries all have Z.
     pub covering_z: bool,
+    /// The `description` attribute of the column.
     pub description: Option<String>,
     /// Chunk length in rows for rank-1 forms and OFFSETS.
     pub chunk_rows: u64,
-    /// Chunk length in bytes of a variable-length WKB column's VALUES (default 1 MiB).
+    /// Chunk length in bytes of a variable-length WKB column's VALUES (default
+    /// [`GEOMETRY_VALUES_CHUNK_BYTES`](super::GEOMETRY_VALUES_CHUNK_BYTES)).
     /// Smaller chunks make reads of a few rows cheaper (each read decompresses whole
     /// chunks); larger ones compress a little better.
     pub values_chunk_bytes: u64,
@@ -76,22 +82,28 @@ impl Default for GeometryColumnSpec {
 }
 
 impl GeometryColumnSpec {
+    /// Choose the storage form (HEP002 §7) instead of letting the first append choose.
     pub fn with_form(mut self, f: StorageForm) -> Self {
         self.form = Some(f);
         self
     }
+    /// Set the CRS written as the `CRS` attribute (HEP002 §8.1).
     pub fn with_crs(mut self, c: Crs) -> Self {
         self.crs = c;
         self
     }
+    /// Write `EDGES` (HEP002 §9.1); non-planar edges need a geographic CRS.
     pub fn with_edges(mut self, e: Edges) -> Self {
         self.edges = Some(e);
         self
     }
+    /// Write `ORIENTATION = COUNTERCLOCKWISE` (HEP002 §9.2): appends then refuse (or fix,
+    /// per the table's setting) rings wound the other way.
     pub fn with_orientation_ccw(mut self) -> Self {
         self.orientation_ccw = true;
         self
     }
+    /// Create a bounding-box covering column named `name` (HEP002 §10.5), XY fields.
     pub fn with_covering(mut self, name: &str) -> Self {
         self.covering = Some(name.to_string());
         self
@@ -102,18 +114,23 @@ impl GeometryColumnSpec {
         self.covering_z = true;
         self
     }
+    /// Write `EPOCH` in decimal years (HEP002 §8.3), for a dynamic CRS.
     pub fn with_epoch(mut self, e: f64) -> Self {
         self.epoch = Some(e);
         self
     }
+    /// Chunk length in bytes of a variable-length WKB column's `VALUES` (at least 1).
     pub fn with_values_chunk_bytes(mut self, n: u64) -> Self {
         self.values_chunk_bytes = n.max(1);
         self
     }
+    /// Chunk length in rows of rank-1 forms and WKB `OFFSETS` (at least 1).
     pub fn with_chunk_rows(mut self, n: u64) -> Self {
         self.chunk_rows = n.max(1);
         self
     }
+    /// Use this filter pipeline for the WKB bytes or point data (see
+    /// [`GeometryColumnSpec::filters`]).
     pub fn with_filters(mut self, f: Vec<Filter>) -> Self {
         self.filters = Some(f);
         self
@@ -128,15 +145,21 @@ impl GeometryColumnSpec {
 /// What a geometry column is, as read from the file.
 #[derive(Debug, Clone)]
 pub struct GeometryColumnInfo {
+    /// The column name.
     pub name: String,
+    /// HDF5 path of the column (dataset or list-column group).
     pub path: String,
+    /// The storage form, from `GEOMETRY_ENCODING` and the object type (HEP002 §6.2, §7).
     pub form: StorageForm,
     /// `None` when GEOMETRY_TYPES is empty (types unknown).
     pub types: Option<Vec<GeometryType>>,
     /// The BBOX attribute and whether it carried Z / M fields.
     pub bbox: Option<(BBox, bool, bool)>,
+    /// The `CRS` attribute: absent, PROJJSON or unknown (HEP002 §8.1).
     pub crs: Crs,
+    /// The `EPOCH` attribute (HEP002 §8.3).
     pub epoch: Option<f64>,
+    /// The `EDGES` attribute; [`Edges::Planar`] when absent (HEP002 §9.1).
     pub edges: Edges,
     /// True when ORIENTATION = COUNTERCLOCKWISE.
     pub orientation_ccw: bool,
@@ -302,7 +325,7 @@ pub(crate) fn geometry_column(this: &MarquetTable, name: &str) -> Result<Geometr
         (names::ENCODING_POINT, Some(ColumnKind::Dataset)) => {
             let c = t.column(name)?;
             let (dims, f32) = types::point_layout(c.dtype()).ok_or_else(|| {
-                MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {:?}", c.dtype()))
+                MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {}", c.dtype()))
             })?;
             StorageForm::Point { dims, f32 }
         }

@@ -1,5 +1,46 @@
 //! HEP002 "Marquet" on H5Col: geometry columns, their storage forms and attributes,
 //! covering columns, and summary maintenance on append (§11.1).
+//!
+//! # Example
+//!
+//! A variable-length WKB column (HEP002 §7.2) with a covering column (§10.5): the append
+//! writes `GEOMETRY_TYPES` and `BBOX` from the data, and the values read back are the bytes
+//! written.
+//!
+//! ```
+//! use marquet::h5col::File;
+//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+//! use marquet::wkb::{self, ByteOrder, Coord, Geometry, Polygon};
+//! use marquet::{Dimensions, GeometryType};
+//!
+//! let path = std::env::temp_dir().join(format!("marquet-doc-marquet-{}.h5", std::process::id()));
+//! let file = File::create(&path)?;
+//! let mut t = MarquetTable::create(&file, "/lakes")?;
+//! let spec = GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_covering("shore_bbox");
+//! t.add_geometry_column("shore", &spec)?;
+//!
+//! let square = |x: f64, y: f64, s: f64| {
+//!     let ring = vec![Coord::xy(x, y), Coord::xy(x + s, y), Coord::xy(x + s, y + s), Coord::xy(x, y + s), Coord::xy(x, y)];
+//!     wkb::encode(&Geometry::Polygon(Polygon { dims: Dimensions::Xy, rings: vec![ring] }), ByteOrder::LittleEndian)
+//! };
+//! let rows = vec![Some(square(0.0, 0.0, 1.0)), None, Some(square(5.0, 5.0, 2.0))];
+//! t.append(&GeoBatch::new().with_geometry("shore", GeometryValues::Wkb(rows.clone())))?;
+//! assert_eq!(t.nrows()?, 3);
+//!
+//! let info = t.geometry_column("shore")?;
+//! assert_eq!(info.types, Some(vec![GeometryType::from_name("Polygon").unwrap()]));
+//! let (bbox, _, _) = info.bbox.unwrap(); // the null row is not in the box (§7.5)
+//! assert_eq!((bbox.xmin, bbox.ymin, bbox.xmax, bbox.ymax), (0.0, 0.0, 7.0, 7.0));
+//! assert_eq!(info.covering.as_deref(), Some("shore_bbox"));
+//!
+//! let back = t.read_wkb("shore", 0, 3)?;
+//! assert_eq!(back.get(0), rows[0].as_deref());
+//! assert_eq!(back.get(1), None);
+//! assert_eq!(back.get(2), rows[2].as_deref());
+//! # drop((t, file));
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), marquet::MarquetError>(())
+//! ```
 
 pub mod bounds;
 pub mod checks;
@@ -12,6 +53,8 @@ pub mod types;
 pub mod maintain;
 pub mod modify;
 pub mod append_from;
+#[cfg(feature = "mpio")]
+pub mod parallel;
 mod geometry_column;
 mod read;
 mod table;

@@ -52,7 +52,9 @@ pub enum RTreeOnAppend {
 /// The two index kinds HEP002 registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpatialIndexKind {
+    /// `KIND = BLOCK_BBOX`: one box and counts per row block (HEP002 §10.3).
     BlockBBox,
+    /// `KIND = PACKED_RTREE`: the packed Hilbert R-tree (HEP002 §10.4).
     PackedRTree,
 }
 
@@ -83,7 +85,9 @@ impl SpatialIndexKind {
 /// A Marquet index found on a geometry column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpatialIndex {
+    /// Which of the two kinds.
     pub kind: SpatialIndexKind,
+    /// Its path, column and validity tokens.
     pub info: IndexInfo,
     /// The validity check of HEP001 §12.2 passed.
     pub valid: bool,
@@ -713,16 +717,27 @@ pub enum IndexState<T> {
     /// No index of the kind on the column.
     Absent,
     /// Its validity tokens do not match (HEP001 §12.2): ignored silently.
-    Stale { path: String },
+    Stale {
+        /// HDF5 path of the index dataset.
+        path: String,
+    },
     /// It passed the tokens but failed a structural check (HEP002 §17): ignored, reported.
-    Invalid { path: String, reason: String },
+    Invalid {
+        /// HDF5 path of the index dataset.
+        path: String,
+        /// The check it failed.
+        reason: String,
+    },
+    /// It passed every check.
     Usable(T),
 }
 
 /// A block index that passed every check, with its entries for the current row blocks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockIndex {
+    /// HDF5 path of the index dataset.
     pub path: String,
+    /// The row-block length B (`block_length`, HEP002 §10.2).
     pub block_length: u64,
     /// Exactly `ceil(NROWS / B)` entries.
     pub entries: Vec<BlockEntry>,
@@ -732,8 +747,11 @@ pub struct BlockIndex {
 
 /// An R-tree dataset open for searching: an [`EntrySource`] that counts what it reads.
 pub struct RTreeIndex {
+    /// HDF5 path of the index dataset.
     pub path: String,
+    /// The number of leaves n₀ (`num_items`).
     pub num_items: u64,
+    /// The node size M (`node_size`).
     pub node_size: u16,
     ds: Hid,
     len: u64,

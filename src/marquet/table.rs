@@ -73,6 +73,7 @@ impl MarquetTable {
         self.interpretable
     }
 
+    /// HDF5 path of the table group.
     pub fn path(&self) -> &str {
         self.table.path()
     }
@@ -96,6 +97,7 @@ impl MarquetTable {
         }
     }
 
+    /// The table's row count, the `NROWS` attribute (HEP001 §7.3).
     pub fn nrows(&self) -> Result<u64> {
         self.table.nrows()
     }
@@ -260,7 +262,7 @@ impl MarquetTable {
     /// GEOMETRY_TYPES, no BBOX: e.g. every row written so far was null or empty, or another
     /// producer omitted them), the existing rows are scanned once, so the attributes written
     /// now describe the whole column. A BBOX that wraps the antimeridian stays a box that
-    /// contains the old and the new geometries ([`BBox::union_wrapping`]).
+    /// contains the old and the new geometries ([`crate::BBox::union_wrapping`]).
     pub fn widen_summaries(&self, info: &GeometryColumnInfo, rows: &[RowInfo]) -> Result<()> {
         super::write::widen_summaries(self, info, rows)
     }
@@ -331,7 +333,7 @@ impl MarquetTable {
 
     /// The block length a new block index gets by default (HEP002 §10.2): aligned with the
     /// chunk row counts of every column dataset and every list column's `OFFSETS`
-    /// ([`block_bbox::choose_block_length`]).
+    /// ([`crate::spatial::block_bbox::choose_block_length`]).
     pub fn default_block_length(&self) -> Result<u64> {
         super::spatial_index::default_block_length(self)
     }
@@ -345,7 +347,7 @@ impl MarquetTable {
 
     /// Build (or rebuild in place) the packed Hilbert R-tree of geometry column `col`
     /// (HEP002 §10.4) with node size `node_size` (default
-    /// [`packed_rtree::DEFAULT_NODE_SIZE`]). Returns the index dataset's path.
+    /// [`crate::spatial::packed_rtree::DEFAULT_NODE_SIZE`]). Returns the index dataset's path.
     pub fn build_rtree(&self, col: &str, node_size: Option<u16>) -> Result<String> {
         super::spatial_index::build_rtree(self, col, node_size)
     }
@@ -399,7 +401,7 @@ impl MarquetTable {
     /// The R-tree of `col` if it passes the validity check and its attributes can be read
     /// (`node_size`, `num_items` scalar unsigned integers, the required fields present). The
     /// §17 checks of the layout and of every entry read happen in
-    /// [`packed_rtree::search`].
+    /// [`crate::spatial::packed_rtree::search`].
     pub fn open_rtree(&self, col: &str) -> Result<IndexState<RTreeIndex>> {
         super::spatial_index::open_rtree(self, col)
     }

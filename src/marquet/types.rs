@@ -239,17 +239,25 @@ pub fn read_geometry_types(a: &RawAttr) -> std::result::Result<Vec<GeometryType>
 /// Edge interpretation (HEP002 §9.1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Edges {
+    /// `PLANAR` (code 0): straight lines in coordinate space; the meaning of an absent `EDGES`
+    /// and of Parquet GEOMETRY.
     Planar,
+    /// `SPHERICAL` (code 1): great-circle arcs on the sphere (Parquet GEOGRAPHY, spherical).
     Spherical,
+    /// `VINCENTY` (code 2): ellipsoidal geodesics by Vincenty's algorithm.
     Vincenty,
+    /// `THOMAS` (code 3): ellipsoidal geodesics by Thomas's algorithm.
     Thomas,
+    /// `ANDOYER` (code 4): ellipsoidal geodesics by Andoyer's algorithm.
     Andoyer,
+    /// `KARNEY` (code 5): exact ellipsoidal geodesics (Karney 2013).
     Karney,
     /// A member name this library does not know (reported, never assumed planar).
     Unknown(String),
 }
 
 impl Edges {
+    /// The enumeration member name (ruling R2), e.g. `"SPHERICAL"`, or the unknown name as read.
     pub fn name(&self) -> &str {
         match self {
             Edges::Planar => "PLANAR",
@@ -261,6 +269,8 @@ impl Edges {
             Edges::Unknown(s) => s,
         }
     }
+    /// The interpretation named by an `EDGES` member name (case-sensitive); any other name
+    /// gives [`Edges::Unknown`].
     pub fn from_name(n: &str) -> Edges {
         match n {
             "PLANAR" => Edges::Planar,
@@ -276,6 +286,7 @@ impl Edges {
     pub fn geoparquet_name(&self) -> String {
         self.name().to_ascii_lowercase()
     }
+    /// True for [`Edges::Planar`] only (an unknown name is not planar, HEP002 §9.1).
     pub fn is_planar(&self) -> bool {
         *self == Edges::Planar
     }
@@ -406,9 +417,17 @@ pub enum StorageForm {
     /// A list column of WKB bytes (§7.2).
     VarWkb,
     /// An opaque column of `size`-byte WKB values (§7.3).
-    FixedWkb { size: usize },
+    FixedWkb {
+        /// Bytes per value, the opaque datatype's size (21 for a 2-D point).
+        size: usize,
+    },
     /// A compound point column (§7.4).
-    Point { dims: Dimensions, f32: bool },
+    Point {
+        /// The coordinate fields: `x, y[, z][, m]`.
+        dims: Dimensions,
+        /// 32-bit fields instead of the recommended 64-bit ones.
+        f32: bool,
+    },
 }
 
 impl StorageForm {

@@ -519,6 +519,8 @@ impl WriteOptions {
         self.spatial_order = false;
         self
     }
+    /// What the write does to a valid packed R-tree (HEP002 §10.4 cannot be updated
+    /// incrementally): rebuild it or leave it stale.
     pub fn with_rtree(mut self, r: RTreeOnAppend) -> Self {
         self.rtree = r;
         self

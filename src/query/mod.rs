@@ -37,6 +37,49 @@
 //! * Should `geo` panic on a degenerate geometry (our decoder accepts e.g. one-point rings,
 //!   ruling R4), the row is kept by its box and counted in
 //!   [`QueryStats::predicate_fallbacks`].
+//!
+//! # Example
+//!
+//! 100 points on a grid, with both spatial indexes; a box query answered by the R-tree
+//! agrees with the full scan, and a triangle window keeps exactly the points on or inside it.
+//!
+//! ```
+//! use marquet::h5col::File;
+//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+//! use marquet::query::{Predicate, Query, TableQuery, Window};
+//! use marquet::wkb::{Coord, Geometry, Polygon};
+//! use marquet::{BBox, Dimensions};
+//!
+//! let path = std::env::temp_dir().join(format!("marquet-doc-query-{}.h5", std::process::id()));
+//! let file = File::create(&path)?;
+//! let mut t = MarquetTable::create(&file, "/grid")?;
+//! let form = StorageForm::Point { dims: Dimensions::Xy, f32: false };
+//! t.add_geometry_column("location", &GeometryColumnSpec::default().with_form(form))?;
+//! // Row i is the point (i % 10, i / 10).
+//! let x = (0..100).map(|i| (i % 10) as f64).collect();
+//! let y = (0..100).map(|i| (i / 10) as f64).collect();
+//! let points = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
+//! t.append(&GeoBatch::new().with_geometry("location", points))?;
+//! t.build_block_bbox("location", Some(10))?;
+//! t.build_rtree("location", None)?;
+//!
+//! let q = Query::bbox(BBox::xy(2.5, 3.5, 4.5, 5.5));
+//! let r = t.query("location", &q)?;
+//! assert_eq!(r.rows, vec![43, 44, 53, 54]);
+//! assert!(r.stats.used_rtree);
+//! let scan = t.query("location", &q.clone().with_indexes(false))?; // trusts no index (§17)
+//! assert_eq!(scan.rows, r.rows);
+//!
+//! let triangle = vec![Coord::xy(0.0, 0.0), Coord::xy(9.0, 0.0), Coord::xy(0.0, 9.0), Coord::xy(0.0, 0.0)];
+//! let window = Window::Geometry(Geometry::Polygon(Polygon { dims: Dimensions::Xy, rings: vec![triangle] }));
+//! let r = t.query("location", &Query::new(window, Predicate::Intersects))?;
+//! let expected: Vec<u64> = (0..100).filter(|i| i % 10 + i / 10 <= 9).collect();
+//! assert_eq!(r.rows, expected);
+//! assert_eq!(r.rows.len(), 55);
+//! # drop((t, file));
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), marquet::MarquetError>(())
+//! ```
 
 mod exact;
 mod layers;
@@ -55,7 +98,9 @@ use crate::spec::BBox;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Query {
+    /// The query area.
     pub window: Window,
+    /// The spatial predicate tested exactly on the candidate rows.
     pub predicate: Predicate,
     /// Use search indexes and the covering column at all (default `true`). `false` is the
     /// verify-nothing full scan of HEP002 §17: every row is read and tested.
@@ -80,22 +125,27 @@ impl Query {
     pub fn bbox(b: BBox) -> Query {
         Query::new(Window::BBox(b), Predicate::Intersects)
     }
+    /// Use predicate `p`.
     pub fn with_predicate(mut self, p: Predicate) -> Self {
         self.predicate = p;
         self
     }
+    /// Use search indexes and the covering column at all (see [`Query::use_indexes`]).
     pub fn with_indexes(mut self, on: bool) -> Self {
         self.use_indexes = on;
         self
     }
+    /// Use a block bounding-box index when one is valid (see [`Query::use_block_index`]).
     pub fn with_block_index(mut self, on: bool) -> Self {
         self.use_block_index = on;
         self
     }
+    /// Use a packed R-tree when one is valid.
     pub fn with_rtree(mut self, on: bool) -> Self {
         self.use_rtree = on;
         self
     }
+    /// Use the covering column to reject rows before reading their geometry.
     pub fn with_covering(mut self, on: bool) -> Self {
         self.use_covering = on;
         self
@@ -127,8 +177,11 @@ pub struct QueryStats {
     /// Bytes of dataset elements read: index entries, covering rows, geometry rows (for a
     /// variable-length WKB column: the OFFSETS and MASK elements and the WKB bytes).
     pub bytes_read: u64,
+    /// A valid block bounding-box index was used.
     pub used_block_index: bool,
+    /// A valid packed R-tree was used.
     pub used_rtree: bool,
+    /// The covering column was used.
     pub used_covering: bool,
     /// Indexes that passed the validity check but failed a structural check (HEP002 §17),
     /// as "path: reason"; they were ignored.
@@ -161,7 +214,9 @@ impl QueryStats {
 /// Matching rows, ascending, and how they were found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryResult {
+    /// The matching rows, ascending, without duplicates.
     pub rows: Vec<u64>,
+    /// What each pruning layer did.
     pub stats: QueryStats,
     /// The WKB of `rows`, in the same order, when the query asked for it
     /// ([`Query::with_wkb`]).

@@ -33,9 +33,13 @@ pub const MAX_FINDINGS: usize = 100;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Entry {
+    /// Minimum x of the entry's box, in the column's CRS units (never wraps, HEP002 §10.4).
     pub xmin: f64,
+    /// Minimum y of the entry's box.
     pub ymin: f64,
+    /// Maximum x of the entry's box (≥ `xmin`; ±180 for an item crossing the antimeridian).
     pub xmax: f64,
+    /// Maximum y of the entry's box.
     pub ymax: f64,
     /// Leaf: the row. Internal entry: the position of its first child.
     pub index: u64,
@@ -122,7 +126,9 @@ pub fn total_entries(num_items: u64, node_size: u16) -> Result<u64> {
 /// The level layout of a tree, computed from `num_items` and `node_size` (HEP002 §10.4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// The number of items n₀ (the `num_items` attribute).
     pub num_items: u64,
+    /// The node size M ≥ 2 (the `node_size` attribute).
     pub node_size: u16,
     /// `sizes[k]` = number of entries of level k; level 0 = leaves, last = root.
     pub sizes: Vec<u64>,
@@ -428,21 +434,61 @@ pub fn search<S: EntrySource>(
 #[non_exhaustive]
 pub enum TreeFinding {
     /// An internal entry's index is not the position of its first child.
-    InternalIndex { pos: u64, found: u64, expected: u64 },
+    InternalIndex {
+    /// Position of the entry in the dataset (root = 0).
+        pos: u64,
+        /// The index stored.
+        found: u64,
+        /// `start_(k−1) + i·M`, the position of its first child.
+        expected: u64,
+    },
     /// An internal entry's box is not exactly the union of its children's boxes.
-    InternalBox { pos: u64 },
+    InternalBox {
+    /// Position of the entry in the dataset (root = 0).
+        pos: u64,
+    },
     /// A leaf's index is not a row below `nrows`.
-    LeafRowOutOfRange { pos: u64, row: u64, nrows: u64 },
+    LeafRowOutOfRange {
+    /// Position of the entry in the dataset (root = 0).
+        pos: u64,
+        /// The row the leaf names.
+        row: u64,
+        /// The table's `NROWS`.
+        nrows: u64,
+    },
     /// A leaf's box does not contain its row's geometry box.
-    LeafBoxMissesGeometry { pos: u64, row: u64 },
+    LeafBoxMissesGeometry {
+    /// Position of the entry in the dataset (root = 0).
+        pos: u64,
+        /// The row the leaf names.
+        row: u64,
+    },
     /// A leaf refers to a row whose geometry is null or empty.
-    LeafForNullOrEmptyRow { pos: u64, row: u64 },
+    LeafForNullOrEmptyRow {
+    /// Position of the entry in the dataset (root = 0).
+        pos: u64,
+        /// The row the leaf names.
+        row: u64,
+    },
     /// A row has more than one leaf.
-    DuplicateRow { row: u64, pos: u64 },
+    DuplicateRow {
+        /// The row named twice.
+        row: u64,
+        /// Position of the second leaf naming it.
+        pos: u64,
+    },
     /// A non-null, non-empty row has no leaf.
-    MissingRow { row: u64 },
+    MissingRow {
+        /// The row without a leaf.
+        row: u64,
+    },
     /// `num_items` differs from the number of non-null, non-empty rows.
-    ItemCount { num_items: u64, rows: u64 },
+    ItemCount {
+        /// The `num_items` attribute.
+        num_items: u64,
+        /// Rows in `[0, NROWS)` with a non-null, non-empty geometry.
+        rows: u64,
+    },
     /// More findings were left out after [`MAX_FINDINGS`].
     Truncated,
 }

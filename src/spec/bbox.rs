@@ -8,13 +8,21 @@
 /// the antimeridian-wrapping form, allowed only for geographic CRS (§6.4).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BBox {
+    /// Minimum x (easting or longitude, HEP002 §8.2), in CRS units; +∞ when empty.
     pub xmin: f64,
+    /// Minimum y (northing or latitude), in CRS units; +∞ when empty.
     pub ymin: f64,
+    /// Minimum Z, ignoring NaN; +∞ when no Z value was added.
     pub zmin: f64,
+    /// Minimum M, ignoring NaN; +∞ when no M value was added.
     pub mmin: f64,
+    /// Maximum x; less than `xmin` only for an empty box or an antimeridian-wrapping one.
     pub xmax: f64,
+    /// Maximum y; −∞ when empty.
     pub ymax: f64,
+    /// Maximum Z; −∞ when no Z value was added.
     pub zmax: f64,
+    /// Maximum M; −∞ when no M value was added.
     pub mmax: f64,
 }
 

@@ -8,12 +8,19 @@ use std::fmt;
 /// One of the seven OGC Simple Features geometry kinds (HEP002 §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GeometryKind {
+    /// A single position, ISO code 1.
     Point = 1,
+    /// A sequence of positions joined by edges, ISO code 2.
     LineString = 2,
+    /// An exterior ring and zero or more interior rings, ISO code 3.
     Polygon = 3,
+    /// A collection of points, ISO code 4.
     MultiPoint = 4,
+    /// A collection of line strings, ISO code 5.
     MultiLineString = 5,
+    /// A collection of polygons, ISO code 6.
     MultiPolygon = 6,
+    /// A collection of any geometries, possibly nested (ruling R5), ISO code 7.
     GeometryCollection = 7,
 }
 
@@ -51,13 +58,18 @@ impl GeometryKind {
 /// Coordinate dimensions of a geometry (HEP002 §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dimensions {
+    /// Two ordinates, x and y.
     Xy,
+    /// x, y and a Z (height) ordinate: suffix ` Z`, ISO offset 1000.
     Xyz,
+    /// x, y and an M (measure) ordinate: suffix ` M`, ISO offset 2000.
     Xym,
+    /// x, y, Z and M: suffix ` ZM`, ISO offset 3000.
     Xyzm,
 }
 
 impl Dimensions {
+    /// All four dimensions in ISO offset order (XY, Z, M, ZM).
     pub const ALL: [Dimensions; 4] = [Dimensions::Xy, Dimensions::Xyz, Dimensions::Xym, Dimensions::Xyzm];
 
     /// Number of ordinates per coordinate (2, 3, 3 or 4).
@@ -68,12 +80,15 @@ impl Dimensions {
             Dimensions::Xyzm => 4,
         }
     }
+    /// True for [`Dimensions::Xyz`] and [`Dimensions::Xyzm`].
     pub fn has_z(self) -> bool {
         matches!(self, Dimensions::Xyz | Dimensions::Xyzm)
     }
+    /// True for [`Dimensions::Xym`] and [`Dimensions::Xyzm`].
     pub fn has_m(self) -> bool {
         matches!(self, Dimensions::Xym | Dimensions::Xyzm)
     }
+    /// The dimensions with the given Z and M presence.
     pub fn from_zm(has_z: bool, has_m: bool) -> Dimensions {
         match (has_z, has_m) {
             (false, false) => Dimensions::Xy,
@@ -105,11 +120,14 @@ impl Dimensions {
 /// A member of the Marquet geometry-type enumeration: kind plus dimensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GeometryType {
+    /// The geometry kind (ISO base code 1–7).
     pub kind: GeometryKind,
+    /// The coordinate dimensions (ISO offset 0, 1000, 2000 or 3000).
     pub dims: Dimensions,
 }
 
 impl GeometryType {
+    /// The type of `kind` with `dims`, e.g. `Polygon Z`.
     pub const fn new(kind: GeometryKind, dims: Dimensions) -> GeometryType {
         GeometryType { kind, dims }
     }

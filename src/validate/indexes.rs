@@ -42,6 +42,7 @@ pub struct IndexCheck {
     pub path: String,
     /// `BLOCK_BBOX` or `PACKED_RTREE`.
     pub kind: &'static str,
+    /// What verification concluded.
     pub verdict: IndexVerdict,
     /// The validator's findings about this dataset.
     pub findings: Vec<Finding>,

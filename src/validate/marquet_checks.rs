@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::h5col_checks::{attr, describe, is_strict_ascii, read_refs, read_u64_token};
+use super::read::{attr, describe, is_strict_ascii, read_refs, read_u64_token};
 use super::checks as c;
 use super::geodesic_check::{EdgeBoxes, EdgeNeeds};
 use super::rows::{Batch, CoverReader, Form, Item, Reader};
@@ -564,24 +564,6 @@ fn req14_bbox_attr(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, geograph
     Some((b, z, m))
 }
 
-/// Is `d` a datatype HEP002 defines (req 17)?
-pub(crate) fn is_marquet_datatype(d: &Dtype) -> bool {
-    let box_field = |f: &str| {
-        ["x", "y", "z", "m", "xmin", "ymin", "zmin", "mmin", "xmax", "ymax", "zmax", "mmax", "n", "null_count", "empty_count", "index"].contains(&f)
-    };
-    match d {
-        Dtype::Enum { members, .. } => {
-            !members.is_empty()
-                && (members.iter().all(|(m, _)| GeometryType::from_name(m).is_some())
-                    || members.iter().all(|(m, _)| n::EDGES_MEMBERS.iter().any(|(e, _)| e == m))
-                    || members.iter().all(|(m, _)| m == n::ORIENTATION_COUNTERCLOCKWISE.0))
-        }
-        Dtype::Compound { fields, .. } => !fields.is_empty() && fields.iter().all(|f| box_field(&f.name)),
-        Dtype::Opaque { tag, .. } => tag == n::OPAQUE_TAG_WKB,
-        _ => false,
-    }
-}
-
 /// HEP002 §12 req 15 (structure): COVERING references a rank-1 column dataset of the table
 /// that is not a geometry column, with the covering compound and a fill value, and no
 /// covering column is shared.
@@ -645,11 +627,11 @@ fn req15_covering_columns(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol])
 /// checks (ruling R12).
 fn req16_index_attributes(ctx: &mut Ctx, geoms: &[String], cols: &mut [GeomCol]) {
     let Ok(si) = ctx.grp.group(n::SEARCH_INDEXES) else { return };
-    let Ok(members) = super::h5col_checks::links(&si) else { return };
+    let Ok(members) = super::read::links(&si) else { return };
     let sp = ctx.member_path(n::SEARCH_INDEXES);
     let gen = ctx.generation_value();
     for (name, k) in members {
-        if k != super::h5col_checks::Link::Dataset {
+        if k != super::read::Link::Dataset {
             continue;
         }
         let ip = format!("{sp}/{name}");

@@ -16,12 +16,48 @@
 //! (ruling R3: a variable-length `CLASS`, a `NROWS` narrower than 64 bits, a GEOMETRY_TYPES
 //! enumeration with another base) are warnings; with [`Options::strict`] warnings also make
 //! the file non-conformant.
+//!
+//! # Example
+//!
+//! A table written by this library is conformant; a group that claims `MARQUET_VERSION`
+//! without `GEOMETRY_COLUMNS` is not (HEP002 §12 requirement 2):
+//!
+//! ```
+//! use marquet::h5col::File;
+//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+//! use marquet::spec::names;
+//! use marquet::validate::{validate_file, Options, Status};
+//! use marquet::Dimensions;
+//!
+//! let path = std::env::temp_dir().join(format!("marquet-doc-validate-{}.h5", std::process::id()));
+//! {
+//!     let file = File::create(&path)?;
+//!     let mut t = MarquetTable::create(&file, "/stations")?;
+//!     let form = StorageForm::Point { dims: Dimensions::Xy, f32: false };
+//!     t.add_geometry_column("location", &GeometryColumnSpec::default().with_form(form))?;
+//!     let pts = GeometryValues::Points { dims: Dimensions::Xy, x: vec![-88.2434, 2.3522], y: vec![40.1164, 48.8566], z: None, m: None, valid: None };
+//!     t.append(&GeoBatch::new().with_geometry("location", pts))?;
+//!     // A bare H5Col table that wrongly carries Marquet's marker attribute.
+//!     file.create_table("/impostor")?.set_text_attr(names::MARQUET_VERSION, "1.0")?;
+//! }
+//! let good = validate_file(&path, &Options { table: Some("/stations".into()), ..Options::default() })?;
+//! assert_eq!(good.status, Status::Conformant);
+//! assert_eq!(good.errors().count(), 0);
+//!
+//! let all = validate_file(&path, &Options::default())?;
+//! assert_eq!(all.status, Status::NonConformant);
+//! let bad: Vec<_> = all.errors().map(|f| (f.path.as_str(), f.rule)).collect();
+//! assert_eq!(bad, vec![("/impostor", "HEP002 §12 req 2")]);
+//! std::fs::remove_file(&path).ok();
+//! # Ok::<(), marquet::MarquetError>(())
+//! ```
 
 pub mod checks;
 mod geodesic_check;
 mod h5col_checks;
 pub mod indexes;
 mod marquet_checks;
+mod read;
 mod rows;
 
 use std::collections::{BTreeSet, HashMap};
@@ -72,6 +108,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// `"error"` or `"warning"`, as printed in reports.
     pub fn as_str(&self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -83,6 +120,7 @@ impl Severity {
 /// One problem found in a table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
+    /// Whether the finding makes the table non-conformant.
     pub severity: Severity,
     /// The requirement, e.g. `"HEP002 §12 req 14"` or `"HEP001 §13 req 3"`.
     pub rule: &'static str,
@@ -111,24 +149,31 @@ impl fmt::Display for Finding {
 /// The findings of one table group.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableReport {
+    /// HDF5 path of the table group.
     pub path: String,
     /// Carries `MARQUET_VERSION` (and was checked against HEP002).
     pub is_marquet: bool,
+    /// Every finding, errors and warnings, in the order the checks ran.
     pub findings: Vec<Finding>,
 }
 
 /// The overall verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
+    /// No error (and, with [`Options::strict`], no warning) in any table.
     Conformant,
+    /// At least one error (or, with [`Options::strict`], a warning), or no table found.
     NonConformant,
 }
 
 /// The result of [`validate_file`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
+    /// The file validated, as given.
     pub file: String,
+    /// One report per table group checked.
     pub tables: Vec<TableReport>,
+    /// The verdict over all tables.
     pub status: Status,
 }
 

@@ -10,14 +10,20 @@ use crate::error::MarquetError;
 pub enum WkbErrorKind {
     /// The input ends inside a field.
     UnexpectedEnd {
+        /// The field being read, e.g. `"type code"` or `"coordinate"`.
         what: &'static str,
+        /// Bytes the field needs.
         needed: usize,
+        /// Bytes left in the input.
         left: usize,
     },
     /// A count cannot fit in the bytes that remain (checked before allocating).
     CountTooLarge {
+        /// What is counted, e.g. `"point"`, `"ring"` or `"member"`.
         what: &'static str,
+        /// The count as read from the value.
         count: u32,
+        /// Bytes left after the count.
         left: usize,
     },
     /// The byte-order flag is neither 0x00 nor 0x01.
@@ -30,8 +36,11 @@ pub enum WkbErrorKind {
     UnknownType(u32),
     /// A member of a multi-geometry of the wrong kind, e.g. a LineString in a MultiPoint.
     WrongMemberType {
+        /// The multi-geometry, e.g. `"multipoint"`.
         parent: &'static str,
+        /// The member kind it requires, e.g. `"point"`.
         expected: &'static str,
+        /// The ISO type code the member has.
         code: u32,
     },
     /// Bytes follow the one WKB value.
@@ -45,6 +54,7 @@ pub enum WkbErrorKind {
 pub struct WkbError {
     /// Byte offset into the value where the problem was detected.
     pub offset: usize,
+    /// Which rule was broken, with its details.
     pub kind: WkbErrorKind,
 }
 

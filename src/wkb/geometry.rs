@@ -12,9 +12,13 @@ use super::ByteOrder;
 /// Bits are kept exactly as read, so NaN payloads survive decode + encode.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Coord {
+    /// Easting or longitude (HEP002 §8.2), in CRS units.
     pub x: f64,
+    /// Northing or latitude, in CRS units.
     pub y: f64,
+    /// Z (height); NaN when the geometry has no Z.
     pub z: f64,
+    /// M (measure); NaN when the geometry has no M.
     pub m: f64,
 }
 
@@ -27,6 +31,7 @@ impl Coord {
         m: f64::NAN,
     };
 
+    /// An XY coordinate (Z and M NaN).
     pub const fn xy(x: f64, y: f64) -> Coord {
         Coord {
             x,
@@ -35,6 +40,7 @@ impl Coord {
             m: f64::NAN,
         }
     }
+    /// An XYZ coordinate (M NaN).
     pub const fn xyz(x: f64, y: f64, z: f64) -> Coord {
         Coord {
             x,
@@ -43,6 +49,7 @@ impl Coord {
             m: f64::NAN,
         }
     }
+    /// An XYM coordinate (Z NaN).
     pub const fn xym(x: f64, y: f64, m: f64) -> Coord {
         Coord {
             x,
@@ -51,6 +58,7 @@ impl Coord {
             m,
         }
     }
+    /// An XYZM coordinate.
     pub const fn xyzm(x: f64, y: f64, z: f64, m: f64) -> Coord {
         Coord { x, y, z, m }
     }
@@ -83,48 +91,68 @@ impl Coord {
     }
 }
 
+/// A point (ISO code 1 + dimension offset); empty when its coordinate is all-NaN.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
+    /// The dimensions written for this point (and its type code).
     pub dims: Dimensions,
     /// All-NaN for `POINT EMPTY`.
     pub coord: Coord,
 }
 
+/// A line string (ISO code 2): any number of vertices, zero for `LINESTRING EMPTY`
+/// (one-point lines are accepted, ruling R4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineString {
+    /// The dimensions written for this line (and its type code).
     pub dims: Dimensions,
+    /// The vertices in order.
     pub coords: Vec<Coord>,
 }
 
+/// A polygon (ISO code 3): rings of vertices, none for `POLYGON EMPTY`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Polygon {
+    /// The dimensions written for this polygon (and its type code).
     pub dims: Dimensions,
     /// Exterior ring first. Rings are not checked for closure or length (ruling R4).
     pub rings: Vec<Vec<Coord>>,
 }
 
+/// A multipoint (ISO code 4): each member is a WKB Point with its own header.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultiPoint {
+    /// The dimensions of the multipoint's own type code.
     pub dims: Dimensions,
     /// Members keep their own dimensions (mixed dimensions are read, ruling R7).
     pub points: Vec<Point>,
 }
 
+/// A multilinestring (ISO code 5).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultiLineString {
+    /// The dimensions of the multilinestring's own type code.
     pub dims: Dimensions,
+    /// The member lines, each with its own dimensions (ruling R7).
     pub lines: Vec<LineString>,
 }
 
+/// A multipolygon (ISO code 6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultiPolygon {
+    /// The dimensions of the multipolygon's own type code.
     pub dims: Dimensions,
+    /// The member polygons, each with its own dimensions (ruling R7).
     pub polygons: Vec<Polygon>,
 }
 
+/// A geometry collection (ISO code 7), nested at most [`MAX_NESTING`](super::MAX_NESTING)
+/// deep (ruling R5).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeometryCollection {
+    /// The dimensions of the collection's own type code.
     pub dims: Dimensions,
+    /// The members, of any type, possibly collections themselves.
     pub geometries: Vec<Geometry>,
 }
 
@@ -132,16 +160,24 @@ pub struct GeometryCollection {
 /// `PartialEq` compares floats by IEEE rules (NaN ≠ NaN); compare encodings for bit equality.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Geometry {
+    /// ISO code 1.
     Point(Point),
+    /// ISO code 2.
     LineString(LineString),
+    /// ISO code 3.
     Polygon(Polygon),
+    /// ISO code 4.
     MultiPoint(MultiPoint),
+    /// ISO code 5.
     MultiLineString(MultiLineString),
+    /// ISO code 6.
     MultiPolygon(MultiPolygon),
+    /// ISO code 7.
     GeometryCollection(GeometryCollection),
 }
 
 impl Point {
+    /// A point at `coord` written with `dims`; ordinates outside `dims` are ignored.
     pub fn new(dims: Dimensions, coord: Coord) -> Point {
         Point { dims, coord }
     }
@@ -155,6 +191,7 @@ impl Point {
 }
 
 impl Geometry {
+    /// The kind of the outermost geometry (members of collections are not looked at).
     pub fn kind(&self) -> GeometryKind {
         match self {
             Geometry::Point(_) => GeometryKind::Point,
@@ -167,6 +204,7 @@ impl Geometry {
         }
     }
 
+    /// The dimensions of the outermost geometry's type code (members may differ, ruling R7).
     pub fn dims(&self) -> Dimensions {
         match self {
             Geometry::Point(g) => g.dims,
@@ -179,6 +217,8 @@ impl Geometry {
         }
     }
 
+    /// The type listed for this value in `GEOMETRY_TYPES` (HEP002 §6.3): outer kind and
+    /// dimensions, e.g. `Polygon Z`.
     pub fn geometry_type(&self) -> GeometryType {
         GeometryType::new(self.kind(), self.dims())
     }

@@ -42,6 +42,40 @@
 //! Memory: besides the output, [`decode`] allocates at most a small constant times the input
 //! length (coordinates are 32 bytes in memory, ≥ 16 on the wire; a `Vec` per ring of ≥ 4
 //! bytes on the wire).
+//!
+//! # Example
+//!
+//! Decode the point of HEP002 §15.1, scan it, write it back, and see an EWKB value refused:
+//!
+//! ```
+//! use marquet::wkb::{self, ByteOrder, Geometry, WkbErrorKind};
+//!
+//! let bytes: [u8; 21] = [
+//!     0x01, // little-endian
+//!     0x01, 0x00, 0x00, 0x00, // type 1 = Point
+//!     0x2b, 0xf6, 0x97, 0xdd, 0x93, 0x0f, 0x56, 0xc0, // x = -88.2434
+//!     0x90, 0xa0, 0xf8, 0x31, 0xe6, 0x0e, 0x44, 0x40, // y = 40.1164
+//! ];
+//! let g = wkb::decode(&bytes)?;
+//! let Geometry::Point(p) = &g else { unreachable!() };
+//! assert_eq!((p.coord.x, p.coord.y), (-88.2434, 40.1164));
+//! assert_eq!(g.geometry_type().name(), "Point");
+//! assert_eq!(wkb::encode(&g, ByteOrder::LittleEndian), bytes);
+//! assert_eq!(wkb::to_wkt(&bytes)?, "POINT (-88.2434 40.1164)");
+//!
+//! // The allocation-free scan gives what BBOX, covering columns and indexes need.
+//! let info = wkb::scan(&bytes)?;
+//! assert_eq!((info.bbox.xmin, info.bbox.ymax), (-88.2434, 40.1164));
+//! assert!(!info.is_empty);
+//!
+//! // The same point with the EWKB SRID flag (0x20000000) is not ISO WKB (HEP002 §7.1).
+//! let mut ewkb = bytes;
+//! ewkb[4] = 0x20;
+//! let err = wkb::decode(&ewkb).unwrap_err();
+//! assert_eq!(err.kind, WkbErrorKind::EwkbSrid(0x2000_0001));
+//! assert_eq!(err.offset, 1);
+//! # Ok::<(), marquet::wkb::WkbError>(())
+//! ```
 
 mod error;
 mod finite;

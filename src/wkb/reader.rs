@@ -19,7 +19,9 @@ const MIN_GEOMETRY: u64 = 9;
 /// The header of one (possibly nested) geometry, as reported to a [`WkbVisitor`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
+    /// The type code read, as kind and dimensions (only the 28 ISO codes are accepted).
     pub geometry_type: GeometryType,
+    /// The byte order this geometry's header declares (nested members may differ).
     pub byte_order: ByteOrder,
     /// Points of a LineString, rings of a Polygon, members of a multi-geometry or collection;
     /// always 1 for a Point (whose coordinate may be all-NaN, i.e. empty).
@@ -43,12 +45,15 @@ impl<'a> CoordSeq<'a> {
     pub fn len(&self) -> usize {
         self.bytes.len() / (8 * self.dims.size())
     }
+    /// True when the run holds no coordinate (e.g. `LINESTRING EMPTY`).
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
+    /// The dimensions of the enclosing geometry, i.e. ordinates per coordinate.
     pub fn dims(&self) -> Dimensions {
         self.dims
     }
+    /// The byte order the coordinates are stored in.
     pub fn byte_order(&self) -> ByteOrder {
         self.order
     }

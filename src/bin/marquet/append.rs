@@ -16,6 +16,7 @@ use super::{fail, pick_table};
   marquet append cities.h5 --table /cities --from more_cities.parquet
   marquet append cities.h5 --from more_cities.geojson --rtree stale --json
   marquet append all.h5 --table /cities --from other.h5 --from-table /cities
+  marquet append pts.h5 --from more.csv --lonlat lon,lat       # CSV, plain Parquet, Iceberg
 
 The source must have the same columns as the table (covering columns aside). Block indexes
 are extended; packed R-trees are rebuilt (--rtree rebuild, the default) or left stale for a
@@ -26,7 +27,8 @@ pub struct AppendArgs {
     /// The table to append to (default: the file's only table).
     #[arg(long)]
     table: Option<String>,
-    /// The rows to append: .parquet (GeoParquet), .geojson, or .h5 (a Marquet table).
+    /// The rows to append: .parquet (GeoParquet, or plain with --geometry), .geojson, .csv,
+    /// an Iceberg table directory, or .h5 (a Marquet table).
     #[arg(long)]
     from: PathBuf,
     /// The table to read when --from is an HDF5 file (default: its only Marquet table).
@@ -38,6 +40,8 @@ pub struct AppendArgs {
     /// Print a JSON report.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    lake: super::lake::LakeArgs,
 }
 
 pub fn run(a: AppendArgs) -> ExitCode {
@@ -46,6 +50,7 @@ pub fn run(a: AppendArgs) -> ExitCode {
         let f = marquet::h5col::File::open_rw(&a.path).map_err(|e| e.to_string())?;
         let table = pick_table(&f, a.table.clone())?;
         let opts = AppendOptions {
+            lake: a.lake.options()?,
             source_table: a.from_table.clone(),
             rtree: if a.rtree == "stale" { RTreeOnAppend::LeaveStale } else { RTreeOnAppend::Rebuild },
             progress: bar.progress(),
@@ -63,9 +68,9 @@ pub fn run(a: AppendArgs) -> ExitCode {
                     "rows_appended": r.rows,
                     "nrows": r.nrows,
                 });
-                println!("{v}");
+                super::out::println(&v.to_string());
             } else {
-                print!("{r}");
+                super::out::print(&r.to_string());
             }
             ExitCode::SUCCESS
         }

@@ -221,3 +221,75 @@ fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSp
     let _ = StorageForm::VarWkb;
     Ok(out)
 }
+
+/// Rows to print: a range (`dump --rows`) or a list (a query's answer, ascending).
+pub enum Rows<'r> {
+    /// Rows `[start, end)`, clamped to NROWS.
+    Range(u64, u64),
+    /// These rows.
+    List(&'r [u64]),
+}
+
+/// Rows rendered at a time, so memory stays bounded whatever the number of rows.
+pub const CHUNK_ROWS: usize = 65_536;
+
+/// Print `rows` of `table` in `format`, chunk by chunk, to `out`: CSV and WKT with one header
+/// line, GeoJSON as one FeatureCollection written by the library's
+/// [`marquet::convert::geojson::FeatureWriter`] (the rendering of `marquet convert`). Stops
+/// quietly when the reader closes the pipe.
+pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, format: DumpFormat) -> std::result::Result<(), String> {
+    let n = f.table(table).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
+    let mut list: Vec<u64> = Vec::new();
+    let rows: &[u64] = match rows {
+        Rows::Range(s, e) => {
+            let e = e.min(n);
+            list = (s.min(e)..e).collect();
+            &list
+        }
+        Rows::List(r) => r,
+    };
+    #[cfg(feature = "geoparquet")]
+    if format == DumpFormat::GeoJson {
+        let t = f.table(table).map_err(|e| e.to_string())?;
+        if mq::is_marquet_table(&t).map_err(|e| e.to_string())? {
+            let m = MarquetTable::from_table(t).map_err(|e| e.to_string())?;
+            let mut fw = marquet::convert::geojson::FeatureWriter::new(&m).map_err(|e| e.to_string())?;
+            let mut buf = Vec::new();
+            fw.begin(&mut buf).map_err(|e| e.to_string())?;
+            for chunk in rows.chunks(CHUNK_ROWS) {
+                fw.write_rows(&mut buf, chunk).map_err(|e| e.to_string())?;
+                if !out.put(&String::from_utf8_lossy(&buf))? {
+                    return Ok(());
+                }
+                buf.clear();
+            }
+            fw.end(&mut buf).map_err(|e| e.to_string())?;
+            out.put(&String::from_utf8_lossy(&buf))?;
+            return Ok(());
+        }
+    }
+    if format == DumpFormat::GeoJson {
+        // A plain H5Col table (no geometry): one document.
+        out.put(&dump_row_list(f, table, rows, format).map_err(|e| e.to_string())?)?;
+        return Ok(());
+    }
+    if rows.is_empty() {
+        // The header line alone.
+        out.put(&dump_row_list(f, table, rows, format).map_err(|e| e.to_string())?)?;
+        return Ok(());
+    }
+    for (k, chunk) in rows.chunks(CHUNK_ROWS).enumerate() {
+        // A range's chunk is read as one span; a list's as spans of nearby rows.
+        let text = match (list.is_empty(), chunk) {
+            (false, [first, .., last]) => dump_rows(f, table, *first, last + 1, format),
+            _ => dump_row_list(f, table, chunk, format),
+        }
+        .map_err(|e| e.to_string())?;
+        // Every chunk starts with the header line; print it once.
+        let body = if k == 0 { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") };
+        if !out.put(body)? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}

@@ -28,6 +28,8 @@ mod demo;
 mod dump;
 // pub(crate): the Python package compiles this file in and describes tables with it.
 pub(crate) mod info;
+mod lake;
+mod out;
 #[cfg(feature = "geoparquet")]
 mod svg;
 mod synth;
@@ -78,7 +80,7 @@ enum Command {
     /// The main job on bundled Natural Earth data: import, index, query, validate, export,
     /// and an SVG map of the query window.
     Demo(DemoArgs),
-    /// The Marquet side of the cross-format comparison (issue #10): generate the seeded
+    /// The Marquet side of the cross-format comparison: generate the seeded
     /// data, write it in raw form for benches/compare/compare.py, measure Marquet.
     ///
     /// The whole comparison: `bash scripts/bench-compare.sh [--quick]`
@@ -91,9 +93,16 @@ enum Command {
   marquet convert countries.h5 countries.parquet            # the file's only table -> GeoParquet 2.0
   marquet convert world.h5 cities.geojson --table /cities   # one table of several -> GeoJSON
   marquet convert old.parquet new.parquet --geoparquet-version 1.1
+  marquet convert points.csv points.h5 --lonlat lon,lat       # CSV with coordinates
+  marquet convert parcels.csv parcels.h5 --geometry wkt:wkt    # CSV with a WKT column
+  marquet convert export.parquet out.h5 --geometry geom:ewkb  # DuckDB/Spark Parquet, EWKB
+  marquet convert warehouse/db/roads out.h5 --bbox 5,45,10,48 # an Iceberg table (Havasu, v3)
+  marquet convert roads.h5 roads.parquet --layout geomesa     # GeoMesa Trino layout
 
-Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5. Both directions stream
-in batches of 65,536 rows. Exit 0 converted, 2 error.")]
+Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5, .csv/.tsv; an Iceberg
+table is its directory or a metadata/*.metadata.json. Parquet without GeoParquet metadata
+needs --geometry or --lonlat unless it has GeoMesa __<col>_bbox__ companions. Both
+directions stream in batches of 65,536 rows. Exit 0 converted, 2 error.")]
 struct ConvertArgs {
     /// The file to read.
     input: PathBuf,
@@ -105,8 +114,14 @@ struct ConvertArgs {
     /// GeoParquet flavour to write.
     #[arg(long, value_parser = ["2.0", "1.1", "1.0"])]
     geoparquet_version: Option<String>,
+    /// Parquet layout to write: geomesa = GeoMesa's Trino layout (WKB with __<col>_bbox__
+    /// and hex __<col>_z2__/__<col>_xz2__ companions, rows in curve order).
+    #[arg(long = "layout", value_parser = ["geomesa"])]
+    parquet_layout: Option<String>,
     #[command(flatten)]
     layout: LayoutArgs,
+    #[command(flatten)]
+    lake: lake::LakeArgs,
 }
 
 /// How a written table is laid out (marquet::marquet::WriteLayout). The defaults are the
@@ -292,13 +307,18 @@ fn convert(a: ConvertArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
+    let mut lake = match a.lake.options() {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    lake.geomesa_export = a.parquet_layout.as_deref() == Some("geomesa");
     let bar = Bar::rows("convert");
-    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, ..ConvertOptions::default() };
+    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, lake, ..ConvertOptions::default() };
     let res = convert(&a.input, &a.output, &opts);
     bar.finish();
     match res {
         Ok(r) => {
-            print!("{r}");
+            out::print(&r.to_string());
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
@@ -415,30 +435,37 @@ fn query(a: QueryArgs) -> ExitCode {
                 if !a.count {
                     json["rows"] = serde_json::json!(rows);
                 }
-                println!("{json}");
+                out::println(&json.to_string());
             }
             Ok((rows, stats, _)) => {
                 if a.count {
-                    println!("{}", rows.len());
+                    out::println(&rows.len().to_string());
                 } else if a.format != "rows" {
                     let fmt = match a.format.as_str() {
                         "csv" => dump::DumpFormat::Csv,
                         "geojson" => dump::DumpFormat::GeoJson,
                         _ => dump::DumpFormat::Wkt,
                     };
-                    let text = marquet::h5col::File::open(&a.path)
-                        .map_err(|e| e.to_string())
-                        .and_then(|f| {
-                            let tp = pick_table(&f, a.table.clone())?;
-                            dump::dump_row_list(&f, &tp, &rows, fmt).map_err(|e| e.to_string())
-                        });
-                    match text {
-                        Ok(t) => print!("{t}"),
-                        Err(e) => return fail(e),
+                    let printed = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string()).and_then(|f| {
+                        let tp = pick_table(&f, a.table.clone())?;
+                        let mut out = out::Out::new();
+                        dump::print_rows(&mut out, &f, &tp, dump::Rows::List(&rows), fmt)?;
+                        out.finish()
+                    });
+                    if let Err(e) = printed {
+                        return fail(e);
                     }
                 } else {
+                    let mut out = out::Out::new();
                     for r in rows {
-                        println!("{r}");
+                        match out.put(&format!("{r}\n")) {
+                            Ok(true) => {}
+                            Ok(false) => break,
+                            Err(e) => return fail(e),
+                        }
+                    }
+                    if let Err(e) = out.finish() {
+                        return fail(e);
                     }
                 }
                 if a.stats {
@@ -533,9 +560,9 @@ fn index(a: IndexArgs) -> ExitCode {
     }
     spin.finish();
     if a.json {
-        println!("{json}");
+        out::println(&json.to_string());
     } else {
-        print!("{text}");
+        out::print(&text.to_string());
     }
     code
 }
@@ -547,7 +574,7 @@ fn demo(a: DemoArgs) -> ExitCode {
     spin.finish();
     match res {
         Ok(s) => {
-            print!("{s}");
+            out::print(&s.to_string());
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
@@ -616,9 +643,9 @@ fn info(a: InfoArgs) -> ExitCode {
     match info::describe_file(&a.path, a.table.as_deref().map(marquet::h5col::normalize_table_path).as_deref()) {
         Ok(v) => {
             if a.json {
-                println!("{v}");
+                out::println(&v.to_string());
             } else {
-                print!("{}", info::render_text(&v));
+                out::print(&info::render_text(&v).to_string());
             }
             ExitCode::SUCCESS
         }
@@ -629,12 +656,7 @@ fn info(a: InfoArgs) -> ExitCode {
     }
 }
 
-/// Rows rendered at a time by `dump` in the WKT and CSV formats, so memory stays bounded
-/// whatever the range (GeoJSON is rendered as one document).
-const DUMP_CHUNK_ROWS: u64 = 65_536;
-
 fn dump(a: DumpArgs) -> ExitCode {
-    use std::io::Write;
     let run = || -> Result<(), String> {
         let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
         let t = pick_table(&f, a.table.clone())?;
@@ -647,39 +669,15 @@ fn dump(a: DumpArgs) -> ExitCode {
             "geojson" => dump::DumpFormat::GeoJson,
             _ => dump::DumpFormat::Wkt,
         };
-        let mut out = std::io::stdout().lock();
-        // A closed pipe (`marquet dump ... | head`) ends the dump quietly.
-        let put = |out: &mut std::io::StdoutLock, text: &str| match out.write_all(text.as_bytes()) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-            Err(e) => Err(e.to_string()),
-            Ok(()) => Ok(true),
-        };
         if let Some(r) = &a.rows {
             let n = f.table(&t).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
             if s > e || (s > 0 && s >= n) {
                 return Err(format!("--rows {r} is outside the table's {n} rows"));
             }
         }
-        if fmt == dump::DumpFormat::GeoJson {
-            put(&mut out, &dump::dump_rows(&f, &t, s, e, fmt).map_err(|e| e.to_string())?)?;
-            return Ok(());
-        }
-        let n = f.table(&t).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
-        let end = e.min(n);
-        let mut c = s.min(end);
-        loop {
-            let ce = c.saturating_add(DUMP_CHUNK_ROWS).min(end);
-            let text = dump::dump_rows(&f, &t, c, ce, fmt).map_err(|e| e.to_string())?;
-            // Every chunk starts with the header line; print it once.
-            let body = if c == s.min(end) { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") };
-            if !put(&mut out, body)? {
-                return Ok(());
-            }
-            if ce >= end {
-                return out.flush().map_err(|e| e.to_string());
-            }
-            c = ce;
-        }
+        let mut out = out::Out::new();
+        dump::print_rows(&mut out, &f, &t, dump::Rows::Range(s, e), fmt)?;
+        out.finish()
     };
     match run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -768,7 +766,7 @@ fn validate(a: ValidateArgs) -> ExitCode {
                     "status": "unreadable",
                     "error": e.to_string(),
                 });
-                println!("{v}");
+                out::println(&v.to_string());
             } else {
                 eprintln!("error: cannot read {} as hdf5: {e}", a.path.display());
             }
@@ -776,10 +774,12 @@ fn validate(a: ValidateArgs) -> ExitCode {
         }
     };
     if a.json {
-        println!("{}", report.to_json());
+        out::println(&report.to_json().to_string());
     } else {
         for f in report.findings() {
-            println!("{f}");
+            if !out::println(&f.to_string()) {
+                break;
+            }
         }
         let errors = report.errors().count();
         let warnings = report.findings().filter(|f| f.severity == Severity::Warning).count();
@@ -787,7 +787,7 @@ fn validate(a: ValidateArgs) -> ExitCode {
             Status::Conformant => "conformant",
             Status::NonConformant => "non-conformant",
         };
-        println!("{}: {verdict} ({} tables, {errors} errors, {warnings} warnings)", report.file, report.tables.len());
+        out::println(&format!("{}: {verdict} ({} tables, {errors} errors, {warnings} warnings)", report.file, report.tables.len()));
     }
     ExitCode::from(match report.status {
         Status::Conformant => EXIT_CONFORMANT,
@@ -803,10 +803,13 @@ struct BenchArgs {
     /// Directory for the raw data, the Marquet files and marquet.json.
     #[arg(long, default_value = "target/bench-compare")]
     out: PathBuf,
+    /// Points in the point dataset (default 1,000,000; 100,000 with --quick).
     #[arg(long)]
     points: Option<usize>,
+    /// Polygons in the polygon dataset (default 200,000; 20,000 with --quick).
     #[arg(long)]
     polygons: Option<usize>,
+    /// Query windows, each 0.5° × 0.5° (default 200; 50 with --quick).
     #[arg(long)]
     windows: Option<usize>,
     /// Repetitions of the write and the full read.
@@ -830,7 +833,7 @@ fn bench(a: BenchArgs) -> ExitCode {
     };
     match run(&c) {
         Ok(r) => {
-            print!("{}", r.summary());
+            out::print(&r.summary().to_string());
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

@@ -58,18 +58,23 @@ impl GeoParquetVersion {
 /// Parquet compression for the exported file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExportCompression {
+    /// Zstandard at its default level (the default).
     #[default]
     Zstd,
+    /// Snappy.
     Snappy,
+    /// No compression.
     None,
 }
 
 /// Options for [`export_geoparquet`].
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
+    /// GeoParquet version to write (default 2.0, HEP002 §14.2).
     pub version: GeoParquetVersion,
     /// Rows per row group (and per read): one row block by default.
     pub row_group_rows: usize,
+    /// Parquet compression codec of every column chunk.
     pub compression: ExportCompression,
     /// Called after each row group with the rows written so far.
     pub progress: crate::Progress,
@@ -84,7 +89,9 @@ impl Default for ExportOptions {
 /// What an export did.
 #[derive(Debug, Clone, Default)]
 pub struct ExportReport {
+    /// Rows written (the table's `NROWS`).
     pub rows: u64,
+    /// Parquet row groups written.
     pub row_groups: usize,
     /// `geo` version written ("2.0.0", "1.1.0", "1.0.0"; "" for GeoJSON).
     pub version: String,

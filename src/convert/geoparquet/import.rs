@@ -13,7 +13,7 @@ use crate::convert::plan::{self, Planned, StrStats};
 use super::meta::{self, Encoding, GeoColumnMeta};
 use crate::convert::sort::{HilbertSorter, KeyCollector};
 use super::geoarrow;
-use crate::convert::{code, fail, io_err, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
+use crate::convert::{code, fail, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::{bounds, layout, order, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
@@ -33,11 +33,13 @@ pub enum PointForm {
     VarWkb,
 }
 
-/// Options for [`import_geoparquet`] (and [`super::import_geojson`]).
+/// Options for [`import_geoparquet`] (and [`crate::convert::import_geojson`]).
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Path of the table group to create, e.g. `/countries`.
     pub table: String,
+    /// Storage form for columns whose geometries are all points of one dimension
+    /// (default [`PointForm::Native`], HEP002 §7.6).
     pub point_form: PointForm,
     /// Rows per record batch (and per append).
     pub batch_rows: usize,
@@ -76,32 +78,40 @@ impl ImportOptions {
 /// One imported geometry column.
 #[derive(Debug, Clone)]
 pub struct GeometryImport {
+    /// The column name (the same in the GeoParquet file and the table).
     pub name: String,
     /// Where it came from, e.g. "WKB, Parquet GEOGRAPHY (spherical)", "geoarrow multipolygon".
     pub source: String,
+    /// The storage form chosen (HEP002 §7).
     pub form: StorageForm,
+    /// The `CRS` written (HEP002 §8.1).
     pub crs: Crs,
+    /// The `EDGES` written (HEP002 §9.1).
     pub edges: Edges,
     /// Exact types found in the data (`GEOMETRY_TYPES`).
     pub types: Vec<GeometryType>,
+    /// Name of the covering column created for it (HEP002 §10.5), if any.
     pub covering: Option<String>,
 }
 
 /// What an import did.
 #[derive(Debug, Clone, Default)]
 pub struct ImportReport {
+    /// HDF5 path of the table group created.
     pub table: String,
+    /// Rows imported (the table's `NROWS`).
     pub rows: u64,
     /// The `geo` metadata version, `None` when the file had no `geo` key.
     pub geoparquet_version: Option<String>,
     /// Some column carried a Parquet GEOMETRY / GEOGRAPHY logical type.
     pub native_types: bool,
+    /// The geometry columns, primary first.
     pub geometry_columns: Vec<GeometryImport>,
     /// Ordinary columns: (H5Col name, how it was mapped).
     pub columns: Vec<(String, String)>,
     /// Source columns not imported, with the reason.
     pub skipped: Vec<(String, String)>,
-    /// Deviations from the GeoParquet specification (see [`super::code`]).
+    /// Deviations from the GeoParquet specification (see [`crate::convert::code`]).
     pub findings: Vec<Finding>,
 }
 
@@ -186,7 +196,7 @@ pub(crate) fn sanitize_name(name: &str, used: &BTreeSet<String>) -> String {
 }
 
 fn parquet_err(path: &str) -> impl Fn(parquet::errors::ParquetError) -> MarquetError + '_ {
-    move |e| io_err(path, e)
+    move |e| MarquetError::Parquet { path: path.to_string(), source: e }
 }
 
 /// Per-geometry-column facts from the pre-scan.
@@ -415,7 +425,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
         let pos: BTreeMap<usize, usize> = roots_needed.iter().enumerate().map(|(p, r)| (*r, p)).collect();
         for batch in reader {
-            let batch = batch.map_err(|e| io_err(&path, e))?;
+            let batch = batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?;
             for &i in &str_cols {
                 let mut p = planned[i].path.clone();
                 p[0] = pos[&p[0]];
@@ -484,7 +494,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         let model = bounds::edge_model(&gp.meta.edges);
         let mut keys = KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize);
         for batch in reader {
-            let batch = batch.map_err(|e| io_err(&path, e))?;
+            let batch = batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?;
             let v = geometry_values(gp, batch.column(0))?;
             for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
                 keys.push(&bx);
@@ -550,11 +560,11 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         Some(keys) => {
             let mut sorter = HilbertSorter::new(keys, opts.layout.sort_memory, spill_dir(file));
             for batch in reader {
-                sorter.push(batch.map_err(|e| io_err(&path, e))?)?;
+                sorter.push(batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?)?;
             }
             Box::new(sorter.finish(opts.batch_rows)?)
         }
-        _ => Box::new(reader.map(|b| b.map_err(|e| io_err(&path, e)))),
+        _ => Box::new(reader.map(|b| b.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))),
     };
     for batch in batches {
         let batch: RecordBatch = batch?;
@@ -737,7 +747,7 @@ fn plan_field_sanitized(
 fn describe_plan(p: &Planned, src: &DataType) -> String {
     use plan::Plan::*;
     let to = match &p.plan {
-        Int(d) => format!("{d:?}"),
+        Int(d) => format!("{d}"),
         Float { f32: true, .. } => "float32".into(),
         Float { .. } => "float64".into(),
         Bool { nullable: false } => "HEP001 boolean".into(),
@@ -749,7 +759,7 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
         Binary => "list of bytes".into(),
         Timestamp(_) | Date64 => format!("int64, units {:?}", p.spec_units.as_deref().unwrap_or("")),
         Date32 => "int32, units \"days since 1970-01-01\"".into(),
-        ListOf(d) => format!("list column of {d:?}"),
+        ListOf(d) => format!("list column of {d}"),
         ListOfStr => "list column of strings (STRING_VALUES)".into(),
     };
     if p.path.len() > 1 {

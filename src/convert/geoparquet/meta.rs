@@ -16,6 +16,7 @@ use crate::spec::{GeometryKind, GeometryType};
 /// Encodings a `geo` column may declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// `"WKB"`: ISO WKB in a `BYTE_ARRAY` column (HEP002 §14.1 maps it to a WKB column).
     Wkb,
     /// GeoArrow "separated" native encodings of GeoParquet 1.1.
     Native(GeometryKind),
@@ -54,16 +55,23 @@ impl Encoding {
 /// One geometry column as described by `geo` metadata and/or a native logical type.
 #[derive(Debug, Clone)]
 pub struct GeoColumnMeta {
+    /// The Parquet column name (a top-level field of the schema).
     pub name: String,
+    /// The declared `encoding`.
     pub encoding: Encoding,
     /// `None` = the list is empty (unknown types).
     pub geometry_types: Option<Vec<GeometryType>>,
+    /// The `crs` member, or the logical type's CRS: absent → [`Crs::Default`] (OGC:CRS84),
+    /// JSON `null` → [`Crs::Unknown`], a PROJJSON object → [`Crs::ProjJson`] (HEP002 §8.1).
     pub crs: Crs,
     /// A CRS that could not be stored as PROJJSON (WKT string, `srid:N`, authority code):
     /// kept in the column's description and reported.
     pub crs_note: Option<String>,
+    /// `edges` (`"planar"`/`"spherical"`) or the GEOGRAPHY algorithm; maps to `EDGES` (§9.1).
     pub edges: Edges,
+    /// `orientation` is `"counterclockwise"`; maps to `ORIENTATION` (HEP002 §9.2).
     pub orientation_ccw: bool,
+    /// The `epoch` member in decimal years; maps to `EPOCH` (HEP002 §8.3).
     pub epoch: Option<f64>,
     /// 4, 6 or 8 numbers as written.
     pub bbox: Option<Vec<f64>>,
@@ -76,8 +84,11 @@ pub struct GeoColumnMeta {
 /// The parsed `geo` key.
 #[derive(Debug, Clone)]
 pub struct GeoMeta {
+    /// The `version` member as written, e.g. `"1.1.0"`.
     pub version: String,
+    /// `primary_column`: always one of `columns`; becomes `GEOMETRY_COLUMNS[0]` (HEP002 §5.2).
     pub primary_column: String,
+    /// Every geometry column, in the order of the `columns` object.
     pub columns: Vec<GeoColumnMeta>,
 }
 
@@ -368,14 +379,23 @@ pub fn crs_from_string(s: &str, kv: &dyn Fn(&str) -> Option<String>) -> (Crs, Op
 /// The `geo` column metadata we write for one column (HEP002 §14.2).
 #[derive(Debug, Clone)]
 pub struct WriteColumn {
+    /// The Parquet column name.
     pub name: String,
+    /// `geometry_types`, from `GEOMETRY_TYPES`; GeoParquet requires the list to be exact.
     pub types: Vec<GeometryType>,
+    /// Written as `crs`: omitted for the default, `null` for unknown, else the PROJJSON object.
     pub crs: Crs,
+    /// Written as `edges` when not planar.
     pub edges: Edges,
+    /// Writes `"orientation": "counterclockwise"`.
     pub orientation_ccw: bool,
+    /// Written as `epoch` (decimal years).
     pub epoch: Option<f64>,
+    /// Written as `bbox`: 4, 6 or 8 numbers in GeoParquet order (all minima, then all maxima).
     pub bbox: Option<Vec<f64>>,
+    /// Name of the covering struct column, written as `covering.bbox` (not in 1.0 output).
     pub covering: Option<String>,
+    /// The `encoding` string, e.g. `"WKB"` or `"point"`.
     pub encoding: &'static str,
 }
 

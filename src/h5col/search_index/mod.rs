@@ -42,8 +42,11 @@ pub struct IndexInfo {
     pub path: String,
     /// The column it is linked from.
     pub column: String,
+    /// The `KIND` attribute (`None` when missing): which search-index family (HEP001 §11.3).
     pub kind: Option<String>,
+    /// The `SOURCE_GENERATION` validity token (HEP001 §12.2).
     pub source_generation: Option<u64>,
+    /// The `SOURCE_NROWS` validity token (HEP001 §12.2).
     pub source_nrows: Option<u64>,
 }
 
@@ -308,8 +311,11 @@ pub(crate) fn restore_after_update(t: &Table, column: &str, new_gen: u64) -> Res
 /// What a filter did: how many chunks it could skip through an index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FilterStats {
+    /// Data-bearing chunks of the column (`ceil(NROWS / chunk length)`, HEP001 §11.4).
     pub chunks_total: u64,
+    /// Chunks the index proved cannot match, which were therefore not read.
     pub chunks_skipped: u64,
+    /// A valid search index was used (HEP001 §12.2 check passed).
     pub used_index: bool,
 }
 
