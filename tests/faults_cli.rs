@@ -15,6 +15,27 @@ fn marquet(args: &[&str]) -> (i32, String, String) {
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
+/// [`marquet`] that fails instead of hanging when the command blocks (on a FIFO) for 30 s.
+fn marquet_bounded(args: &[&str]) -> (i32, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_marquet"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while c.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > 30 {
+            let _ = c.kill();
+            let _ = c.wait();
+            panic!("marquet {args:?} blocked for 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = c.wait_with_output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
 fn cities_h5(dir: &common::TempDir) -> String {
     let h5 = dir.join("cities.h5").display().to_string();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(CITIES).display().to_string();
@@ -39,25 +60,25 @@ fn fifos_directories_and_devices_are_refused_not_waited_on() {
     let fifo_h5 = dir.join("pipe.h5");
     mkfifo(&fifo_h5);
     let start = std::time::Instant::now();
-    let (code, _, err) = marquet(&["append", &h5, "--from", &fifo.display().to_string()]);
+    let (code, _, err) = marquet_bounded(&["append", &h5, "--from", &fifo.display().to_string()]);
     assert_eq!(code, 2);
     assert!(err.contains("is a FIFO (named pipe), not a regular file"), "{err}");
     for sub in ["info", "validate", "dump"] {
-        let (code, _, err) = marquet(&[sub, &fifo_h5.display().to_string()]);
+        let (code, _, err) = marquet_bounded(&[sub, &fifo_h5.display().to_string()]);
         assert_eq!(code, 2, "{sub}");
         assert!(err.contains("is a FIFO"), "{sub}: {err}");
     }
-    let (code, _, err) = marquet(&["convert", &fifo.display().to_string(), &dir.join("o.h5").display().to_string()]);
+    let (code, _, err) = marquet_bounded(&["convert", &fifo.display().to_string(), &dir.join("o.h5").display().to_string()]);
     assert_eq!(code, 2);
     assert!(err.contains("is a FIFO"), "{err}");
     assert!(start.elapsed().as_secs() < 30, "nothing blocks on a FIFO");
-    let (code, _, err) = marquet(&["info", &dir.path().display().to_string()]);
+    let (code, _, err) = marquet_bounded(&["info", &dir.path().display().to_string()]);
     assert_eq!(code, 2);
     assert!(err.contains("is a directory, not a file"), "{err}");
-    let (code, _, err) = marquet(&["info", "/dev/null"]);
+    let (code, _, err) = marquet_bounded(&["info", "/dev/null"]);
     assert_eq!(code, 2);
     assert!(err.contains("is a device"), "{err}");
-    let (code, _, err) = marquet(&["info", &dir.join("nothing.h5").display().to_string()]);
+    let (code, _, err) = marquet_bounded(&["info", &dir.join("nothing.h5").display().to_string()]);
     assert_eq!(code, 2);
     assert!(err.contains("no such file"), "{err}");
 }

@@ -90,6 +90,11 @@ fn temp_h5() -> PathBuf {
 /// Marquet table `table` of `file`, which must have the same columns (see
 /// [`MarquetTable::check_append_source`]).
 pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions) -> Result<AppendReport> {
+    // A FIFO, socket or device is refused before anything reads it (issue #19); a lake may
+    // be a directory.
+    if std::fs::metadata(source).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        crate::error::check_regular_file(source)?;
+    }
     if opts.format.is_none() && super::lake::wants_lake(source, &opts.lake)? {
         let (mut r, l) = super::lake::append_lake(file, table, source, opts, &opts.lake)?;
         r.lake = Some(l);

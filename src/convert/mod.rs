@@ -295,6 +295,11 @@ fn single_table_of(file: &File) -> Result<String> {
 /// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
 /// GeoJSON goes through a temporary HDF5 file.
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    // A FIFO, socket or device is refused before anything reads it (issue #19); a lake may
+    // be a directory.
+    if std::fs::metadata(input).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        crate::error::check_regular_file(input)?;
+    }
     // CSV, plain Parquet, Iceberg and GeoMesa sources; the GeoMesa layout (issue #24).
     if let Some(r) = lake::convert_hook(input, output, opts)? {
         return Ok(r);
