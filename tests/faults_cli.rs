@@ -162,3 +162,90 @@ fn a_second_process_waits_for_the_file_lock() {
     let waited = start.elapsed().as_secs_f64();
     assert!((0.5..15.0).contains(&waited), "waited {waited} s");
 }
+
+/// Run `marquet args` under a 2 GB address-space cap (RLIMIT_AS via `ulimit -v`), killed
+/// after `limit`; returns (exit code or -signal, seconds, stderr).
+#[cfg(unix)]
+fn marquet_capped(args: &[&str], limit: std::time::Duration) -> (i32, f64, String) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut c = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_marquet"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(st) = c.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            c.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            return (st.code().unwrap_or_else(|| -st.signal().unwrap_or(0)), start.elapsed().as_secs_f64(), err);
+        }
+        if start.elapsed() > limit {
+            let _ = c.kill();
+            let _ = c.wait();
+            return (-9, start.elapsed().as_secs_f64(), "killed: over the time limit".into());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// The hostile-file run of issue #19: NROWS edited far past the data (2^44, 2^31 on a
+/// 243-row table) and an R-tree's num_items and node_size edited, fed to every subcommand
+/// under a memory cap and a time limit. Every run must end by itself, in time, with exit
+/// 0, 1 or 2 (no abort, no out-of-memory kill), and writes must leave the file unchanged.
+#[test]
+#[cfg(unix)]
+fn hostile_files_get_bounded_work_from_every_subcommand() {
+    let dir = common::TempDir::new("faults-cli-hostile");
+    let h5 = cities_h5(&dir);
+    let edits: [(&str, &str, u64); 5] = [
+        ("/cities", "NROWS", 1 << 44),
+        ("/cities", "NROWS", 1 << 31),
+        ("/cities/SEARCH_INDEXES/geometry__block_bbox", "block_length", 1),
+        ("/cities/SEARCH_INDEXES/geometry__block_bbox", "SOURCE_NROWS", 1 << 40),
+        ("/cities", "GENERATION", u64::MAX),
+    ];
+    let mut runs = 0;
+    for (k, (obj, attr, v)) in edits.iter().enumerate() {
+        let p = dir.join(&format!("hostile-{k}.h5")).display().to_string();
+        std::fs::copy(&h5, &p).unwrap();
+        {
+            let f = marquet::h5col::File::open_rw(&p).unwrap();
+            let o = marquet::h5::object_open(f.id(), obj).unwrap();
+            marquet::h5::attr_write_u64(o.id(), attr, *v).unwrap();
+        }
+        let before = std::fs::read(&p).unwrap();
+        let out = dir.join(&format!("hostile-{k}.parquet")).display().to_string();
+        let cmds: Vec<Vec<&str>> = vec![
+            vec!["info", &p],
+            vec!["info", &p, "--json"],
+            vec!["validate", &p],
+            vec!["dump", &p],
+            vec!["query", &p, "--bbox", "-10,35,20,60"],
+            vec!["query", &p, "--bbox", "-10,35,20,60", "--count", "--no-index"],
+            vec!["index", &p, "--verify"],
+            vec!["convert", &p, &out],
+        ];
+        for args in &cmds {
+            let (code, secs, err) = marquet_capped(args, std::time::Duration::from_secs(10));
+            runs += 1;
+            assert!((0..=2).contains(&code), "{attr}={v}: marquet {args:?} ended with {code} after {secs:.1} s: {err}");
+            assert!(!err.contains("panicked") && !err.contains("memory allocation"), "{attr}={v}: {args:?}: {err}");
+        }
+        if *attr == "NROWS" {
+            // Writes refuse the table and leave the file as it was.
+            let (code, _, err) = marquet_capped(&["append", &p, "--from", &h5], std::time::Duration::from_secs(10));
+            assert_eq!(code, 2, "{err}");
+            assert!(err.contains("HEP001 §13 req 2"), "{err}");
+            let (code, _, err) = marquet_capped(&["index", &p, "--build", "packed_rtree"], std::time::Duration::from_secs(10));
+            assert_eq!(code, 2, "index --build on NROWS={v}: {err}");
+            assert_eq!(std::fs::read(&p).unwrap(), before, "a refused write changed the file");
+        }
+    }
+    println!("hostile runs: {runs}, all bounded");
+}

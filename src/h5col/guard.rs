@@ -134,8 +134,19 @@ pub const RULE_EXTENTS: &str = "HEP001 §13 req 2";
 /// `NROWS` was edited past its data would otherwise "succeed" and publish garbage rows, and
 /// every later reader would size its work by the edited value.
 pub(crate) fn refuse_nonconformant(t: &Table) -> Result<()> {
+    check_extents(t, "no write was made").map(|_| ())
+}
+
+/// `NROWS`, once checked against every column's extent (see [`refuse_nonconformant`]);
+/// `consequence` ends the message ("no write was made", "nothing was read").
+pub(crate) fn check_extents(t: &Table, consequence: &str) -> Result<u64> {
     let n = t.nrows()?;
-    let refuse = |path: String, message: String| MarquetError::Refused { path, row: None, rule: RULE_EXTENTS, message };
+    let refuse = |path: String, message: String| MarquetError::Refused {
+        path,
+        row: None,
+        rule: RULE_EXTENTS,
+        message: message.replace("no write was made", consequence),
+    };
     let mut ext: Option<(u64, String)> = None;
     for c in t.discover_columns()? {
         match t.kind_of(&c)? {
@@ -166,5 +177,41 @@ pub(crate) fn refuse_nonconformant(t: &Table) -> Result<()> {
             None => {}
         }
     }
-    Ok(())
+    Ok(n)
+}
+
+impl Table {
+    /// Check that column `name` holds rows `[0, n)` (its extent, or its `OFFSETS` extent
+    /// minus one): the one-column form of [`Table::verified_nrows`], for a reader that
+    /// sizes its work by `NROWS` but reads one column (issue #19, docs/FAULTS.md F4).
+    pub fn check_rows_held(&self, name: &str, n: u64) -> Result<()> {
+        let (held, path) = match self.kind_of(name)? {
+            Some(super::ColumnKind::Dataset) => {
+                let c = self.column(name)?;
+                (c.len(), c.path.clone())
+            }
+            Some(super::ColumnKind::List) => {
+                let l = self.list_column(name)?;
+                (l.member_extents()?.0.saturating_sub(1), l.path.clone())
+            }
+            None => return Ok(()),
+        };
+        if held < n {
+            return Err(MarquetError::Refused {
+                path,
+                row: None,
+                rule: RULE_EXTENTS,
+                message: format!("NROWS {n} exceeds the {held} rows the column holds: the table is not conformant; nothing was read"),
+            });
+        }
+        Ok(())
+    }
+
+    /// `NROWS` after checking it against every column's extent (HEP001 §13 reqs 2, 10):
+    /// what a reader should size its work by when `NROWS` drives an allocation or a loop
+    /// over all rows (issue #19, docs/FAULTS.md F4). A table whose `NROWS` its columns do
+    /// not hold is refused with rule `HEP001 §13 req 2`.
+    pub fn verified_nrows(&self) -> Result<u64> {
+        check_extents(self, "nothing was read")
+    }
 }

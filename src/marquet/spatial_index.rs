@@ -425,6 +425,10 @@ fn write_block_index(this: &MarquetTable, col: &str, existing: Option<&IndexInfo
     // checks a stale index's attributes; docs/FAULTS.md F2).
     h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
     begin_write(this, &path, tokens, tokens_first)?;
+    // Drop every old chunk first (extent 0), so the rewrite never reads one back: a write
+    // that a full disk cut short can leave a chunk that no longer decompresses, and a
+    // rebuild must still succeed (issue #19, docs/FAULTS.md F2).
+    h5::dataset_set_len(ds.id(), 0, &path)?;
     h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
     h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(&entries, z, m), &path)?;
     end_write(this, &path, tokens, tokens_first)?;
@@ -487,6 +491,10 @@ fn write_rtree(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, nod
     h5::attr_write(ds.id(), names::NODE_SIZE, &Dtype::U16, &Space::Scalar, &node_size.to_le_bytes())?;
     h5::attr_write_u64(ds.id(), names::NUM_ITEMS, items.len() as u64)?;
     begin_write(this, &path, tokens, tokens_first)?;
+    // Drop every old chunk first (extent 0), so the rewrite never reads one back: a write
+    // that a full disk cut short can leave a chunk that no longer decompresses, and a
+    // rebuild must still succeed (issue #19, docs/FAULTS.md F2).
+    h5::dataset_set_len(ds.id(), 0, &path)?;
     h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
     h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
     end_write(this, &path, tokens, tokens_first)?;
