@@ -191,3 +191,24 @@ fn f6_non_finite_vertices_are_refused_with_the_row() {
     assert_eq!(pts.nrows().unwrap(), 2);
     assert_eq!(t.nrows().unwrap(), 10);
 }
+
+#[test]
+fn remove_table_undoes_a_table_and_keeps_the_file_conformant() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("faults-remove");
+    let p = dir.join("t.h5");
+    let f = File::create(&p).unwrap();
+    let t = new_table(&f);
+    t.append(&lines(0..10, 0.0)).unwrap();
+    let mut u = MarquetTable::create(&f, "/half/built").unwrap();
+    u.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
+    assert_eq!(f.tables().unwrap(), vec!["/t".to_string(), "/half/built".to_string()]);
+    drop(u);
+    f.remove_table("//half/built/").unwrap();
+    assert_eq!(f.tables().unwrap(), vec!["/t".to_string()]);
+    assert!(f.remove_table("/").is_err());
+    assert!(f.remove_table("/nope").is_err());
+    drop(t);
+    drop(f);
+    assert_conformant(&p);
+}

@@ -249,3 +249,35 @@ fn hostile_files_get_bounded_work_from_every_subcommand() {
     }
     println!("hostile runs: {runs}, all bounded");
 }
+
+/// A failed `convert` into an existing file leaves the file with exactly its old tables, and
+/// a retry under the same name succeeds (issue #19). (This source fails in the import's
+/// first pass, before the table exists; `tests/faults.rs` covers `File::remove_table`,
+/// which undoes a table a later failure leaves.)
+#[test]
+fn a_failed_convert_into_an_existing_file_leaves_no_table_behind() {
+    let dir = common::TempDir::new("faults-cli-convert");
+    let h5 = cities_h5(&dir);
+    let feat = |i: usize, coords: &str| format!(r#"{{"type":"Feature","properties":{{"n":{i}}},"geometry":{{"type":"Point","coordinates":{coords}}}}}"#);
+    let mut good: Vec<String> = (0..50).map(|i| feat(i, &format!("[{}, {}]", i, i % 7))).collect();
+    let bad_json = {
+        let mut v = good.clone();
+        v[40] = feat(40, r#"["x", 1]"#);
+        format!(r#"{{"type":"FeatureCollection","features":[{}]}}"#, v.join(","))
+    };
+    let bad = dir.join("bad.geojson");
+    std::fs::write(&bad, bad_json).unwrap();
+    let (code, _, err) = marquet(&["convert", &bad.display().to_string(), &h5, "--table", "/more"]);
+    assert_eq!(code, 2, "{err}");
+    let f = marquet::h5col::File::open(&h5).unwrap();
+    assert_eq!(f.tables().unwrap(), vec!["/cities".to_string()], "the failed import left its table");
+    drop(f);
+    let (code, out, _) = marquet(&["validate", &h5]);
+    assert_eq!(code, 0, "{out}");
+    good.truncate(50);
+    let ok = dir.join("ok.geojson");
+    std::fs::write(&ok, format!(r#"{{"type":"FeatureCollection","features":[{}]}}"#, good.join(","))).unwrap();
+    let (code, out, err) = marquet(&["convert", &ok.display().to_string(), &h5, "--table", "/more"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("imported 50 rows into /more"), "{out}");
+}

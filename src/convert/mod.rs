@@ -328,10 +328,16 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         (Format::GeoParquet | Format::GeoJson, Format::Marquet) => {
             let existed = output.exists();
             let file = if existed { File::open_rw(output)? } else { File::create(output)? };
+            // Into an existing file: a failed import removes the table group it created,
+            // so a retry does not meet "already exists" (issue #19, docs/FAULTS.md F2).
+            let had_table = existed && file.tables()?.contains(&crate::h5col::normalize_table_path(&iopts.table));
             let r = match fin {
                 Format::GeoParquet => import_geoparquet(input, &file, &iopts),
                 _ => import_geojson(input, &file, &iopts),
             };
+            if r.is_err() && existed && !had_table {
+                let _ = file.remove_table(&iopts.table);
+            }
             drop(file);
             match r {
                 Ok(r) => {
