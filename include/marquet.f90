@@ -493,6 +493,16 @@ module marquet
       integer(c_size_t), value :: len
       integer(c_int32_t) :: marquet_geometry_column_options_set_crs_projjson
     end function
+    ! Set the CRS from a definition (`len` bytes of UTF-8): EPSG:3857, OGC:CRS84, srid:N, an OGC
+    ! URN, WKT 1 or 2, or PROJJSON, resolved to PROJJSON with PROJ.
+    function marquet_geometry_column_options_set_crs_definition(options, definition, len) &
+        bind(c, name="marquet_geometry_column_options_set_crs_definition")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      type(c_ptr), value :: options
+      character(kind=c_char), dimension(*), intent(in) :: definition
+      integer(c_size_t), value :: len
+      integer(c_int32_t) :: marquet_geometry_column_options_set_crs_definition
+    end function
     ! Set the CRS state: `MARQUET_CRS_DEFAULT` (OGC:CRS84, no attribute) or `MARQUET_CRS_UNKNOWN`.
     function marquet_geometry_column_options_set_crs(options, crs) &
         bind(c, name="marquet_geometry_column_options_set_crs")
@@ -576,6 +586,48 @@ module marquet
       type(c_ptr), intent(out) :: out
       integer(c_int32_t) :: marquet_table_query_wkb
     end function
+    ! Open a reader of geometry column `column` of `table` (`column_len` 0: the primary
+    ! geometry column) that answers many windows; free with `marquet_spatial_reader_free`.
+    function marquet_spatial_reader_open(table, column, column_len, out) &
+        bind(c, name="marquet_spatial_reader_open")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      type(c_ptr), value :: table
+      character(kind=c_char), dimension(*), intent(in) :: column
+      integer(c_size_t), value :: column_len
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_spatial_reader_open
+    end function
+    ! As `marquet_table_query_box`, through the reader.
+    function marquet_spatial_reader_query_box(reader, xmin, ymin, xmax, ymax, predicate, use_indexes, out) &
+        bind(c, name="marquet_spatial_reader_query_box")
+      import :: c_int32_t, c_double, c_ptr
+      type(c_ptr), value :: reader
+      real(c_double), value :: xmin
+      real(c_double), value :: ymin
+      real(c_double), value :: xmax
+      real(c_double), value :: ymax
+      integer(c_int32_t), value :: predicate
+      integer(c_int32_t), value :: use_indexes
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_spatial_reader_query_box
+    end function
+    ! As `marquet_table_query_wkb`, through the reader.
+    function marquet_spatial_reader_query_wkb(reader, wkb, wkb_len, predicate, use_indexes, out) &
+        bind(c, name="marquet_spatial_reader_query_wkb")
+      import :: c_int32_t, c_int8_t, c_size_t, c_ptr
+      type(c_ptr), value :: reader
+      integer(c_int8_t), dimension(*), intent(in) :: wkb
+      integer(c_size_t), value :: wkb_len
+      integer(c_int32_t), value :: predicate
+      integer(c_int32_t), value :: use_indexes
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_spatial_reader_query_wkb
+    end function
+    ! Free a reader (NULL is a no-op).
+    subroutine marquet_spatial_reader_free(reader) bind(c, name="marquet_spatial_reader_free")
+      import :: c_ptr
+      type(c_ptr), value :: reader
+    end subroutine
     ! Free a query result (NULL is a no-op).
     subroutine marquet_query_result_free(result) bind(c, name="marquet_query_result_free")
       import :: c_ptr

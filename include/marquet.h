@@ -457,6 +457,14 @@ typedef struct marquet_query_result marquet_query_result;
 typedef struct marquet_report marquet_report;
 
 /**
+ * A spatial reader (opaque) from `marquet_spatial_reader_open`; released by
+ * `marquet_spatial_reader_free`. It keeps its own handle on the table and the file open
+ * until freed (freeing the table or file handle first is allowed). Queries through one
+ * reader are serialized.
+ */
+typedef struct marquet_spatial_reader marquet_spatial_reader;
+
+/**
  * A Marquet table (opaque), from `marquet_table_create` or `marquet_table_open`;
  * released by `marquet_table_free`. It keeps its file open until freed.
  */
@@ -872,6 +880,19 @@ int32_t marquet_geometry_column_options_set_crs_projjson(struct marquet_geometry
                                                          size_t len);
 
 /**
+ * Set the CRS from a definition (`len` bytes of UTF-8): an authority code such as
+ * `EPSG:3857` or `OGC:CRS84`, `srid:N`, an OGC URN, WKT 1 or 2, or PROJJSON, resolved to
+ * PROJJSON with PROJ (issue #22; OGC:CRS84 and EPSG:4326 become `MARQUET_CRS_DEFAULT`,
+ * `unknown` and `srid:0` `MARQUET_CRS_UNKNOWN`). A definition that cannot be resolved is
+ * an error (`MARQUET_ERR_INVALID_ARGUMENT`, message from `marquet_last_error`), and the
+ * options keep their CRS. Without PROJ in the library only the OGC:CRS84 / EPSG:4326
+ * spellings and PROJJSON resolve.
+ */
+int32_t marquet_geometry_column_options_set_crs_definition(struct marquet_geometry_column_options *options,
+                                                           const char *definition,
+                                                           size_t len);
+
+/**
  * Set the CRS state: `MARQUET_CRS_DEFAULT` (OGC:CRS84, no attribute) or
  * `MARQUET_CRS_UNKNOWN`. Use `marquet_geometry_column_options_set_crs_projjson` for a
  * PROJJSON document.
@@ -990,6 +1011,45 @@ int32_t marquet_query_result_stats(const struct marquet_query_result *result,
                                    int64_t *stats,
                                    size_t stats_len,
                                    size_t *needed);
+
+/**
+ * Open a reader of geometry column `column` of `table` (`column` NULL with
+ * `column_len` 0: the primary geometry column). On success `*out` receives a reader to
+ * free with `marquet_spatial_reader_free`.
+ */
+int32_t marquet_spatial_reader_open(const struct marquet_table *table,
+                                    const char *column,
+                                    size_t column_len,
+                                    struct marquet_spatial_reader **out);
+
+/**
+ * As `marquet_table_query_box`, through the reader: the rows of the reader's column whose
+ * geometry satisfies `predicate` against `[xmin, xmax] x [ymin, ymax]`.
+ */
+int32_t marquet_spatial_reader_query_box(const struct marquet_spatial_reader *reader,
+                                         double xmin,
+                                         double ymin,
+                                         double xmax,
+                                         double ymax,
+                                         int32_t predicate,
+                                         int32_t use_indexes,
+                                         struct marquet_query_result **out);
+
+/**
+ * As `marquet_table_query_wkb`, through the reader (the window as one ISO WKB geometry of
+ * `wkb_len` bytes).
+ */
+int32_t marquet_spatial_reader_query_wkb(const struct marquet_spatial_reader *reader,
+                                         const uint8_t *wkb,
+                                         size_t wkb_len,
+                                         int32_t predicate,
+                                         int32_t use_indexes,
+                                         struct marquet_query_result **out);
+
+/**
+ * Free a reader (NULL is a no-op).
+ */
+void marquet_spatial_reader_free(struct marquet_spatial_reader *reader);
 
 /**
  * Validate the HDF5 file at `path` against HEP001 §13 and HEP002 §12: every table

@@ -8,9 +8,14 @@
 # 2. builds `marquet` in release and runs `marquet bench`: generates 1,000,000 clustered
 #    points, 200,000 polygons (16-32 vertices) and 200 windows (--quick: 100,000 / 20,000 /
 #    50) from src/bin/marquet/synth.rs, writes them in raw form to target/bench-compare/ and measures
-#    Marquet (write, size, full read, one query per window with the file opened afresh);
-# 3. runs benches/compare/compare.py, which measures the other formats on the same data,
-#    checks every format returns the same ids for every window, prints the table and
+#    Marquet (write, size, full read, one query per window with the file opened afresh),
+#    then the anchor of issue #20: the same data written as native FlatGeobuf (the
+#    `flatgeobuf` crate, packed R-tree) and every window answered by both, cold (file
+#    opened per window) and warm (opened once; Marquet through one SpatialReader), as a
+#    count and as ids + WKB (anchor.json);
+# 3. runs benches/compare/compare.py, which measures the other formats on the same data
+#    (GeoParquet also cold and warm), checks every format returns the same ids for every
+#    window, prints the table and the cold / warm table with the issue #20 targets, and
 #    writes target/bench-compare.json (target/bench-compare-quick.json with --quick).
 # Exit status 1 when the formats disagree on a window.
 set -euo pipefail

@@ -2,12 +2,14 @@
 # Create the test-only Python venv used by tests/geoparquet_peers.rs to check exported
 # GeoParquet files with pyarrow + geopandas, and by the cross-format comparison
 # (scripts/bench-compare.sh: pyarrow, pyogrio, whose wheels bundle GDAL, and shapely), and by
-# tests/plain_hdf5.rs to read default Marquet files with h5py alone (no hdf5plugin).
+# tests/plain_hdf5.rs to read default Marquet files with h5py alone (no hdf5plugin), and by
+# tests/crs.rs and tests/gis_formats.rs (DuckDB's ST_CRS; GDAL through pyogrio reads the
+# FlatGeobuf, GeoPackage and Shapefile files Marquet writes; testdata/crs/make_fixtures.py).
 # Idempotent; prints the venv path.
 #   VENV defaults to ~/.cache/marquet/pyvenv
 set -euo pipefail
 VENV="${VENV:-$HOME/.cache/marquet/pyvenv}"
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py' 2>/dev/null; then
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py, duckdb, pyproj' 2>/dev/null; then
   echo "$VENV"
   exit 0
 fi
@@ -20,6 +22,6 @@ fi
 mkdir -p "$(dirname "$VENV")"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py
+"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py duckdb pyproj
 "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__, "pyogrio", pyogrio.__version__, "GDAL", pyogrio.__gdal_version_string__)' >&2
 echo "$VENV"

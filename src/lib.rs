@@ -2,6 +2,7 @@
 #![deny(unsafe_code)]
 
 pub mod arrays;
+pub mod crs;
 pub mod error;
 #[cfg(feature = "geoparquet")]
 pub mod convert;

@@ -418,10 +418,16 @@ fn crs_edges_and_types_follow_the_mapping() {
     assert_eq!(r.geometry_columns[0].crs, Crs::Unknown);
     let r = check("geoarrow-data/example-crs/example-crs_vermont-utm_geo.parquet");
     assert_eq!(r.geometry_columns[0].crs.id(), Some(("EPSG".into(), "32618".into())));
-    // srid:N in the logical type → unknown plus a finding, text kept.
+    // srid:N in the logical type → resolved with PROJ (issue #22); without PROJ unknown
+    // plus a finding, text kept.
     let r = check("parquet-testing-geospatial/crs-srid.parquet");
-    assert_eq!(r.geometry_columns[0].crs, Crs::Unknown);
-    assert!(r.has_finding(code::CRS_NOT_PROJJSON));
+    if marquet::crs::proj_available() {
+        assert_eq!(r.geometry_columns[0].crs.id(), Some(("EPSG".into(), "5070".into())));
+        assert!(!r.has_finding(code::CRS_NOT_PROJJSON));
+    } else {
+        assert_eq!(r.geometry_columns[0].crs, Crs::Unknown);
+        assert!(r.has_finding(code::CRS_NOT_PROJJSON));
+    }
     // Inline PROJJSON in the logical type (no geo key).
     let r = check("geoparquet-io/fields_pgo_5070_snappy.parquet");
     assert_eq!(r.geometry_columns[0].crs.id(), Some(("EPSG".into(), "5070".into())));
@@ -456,10 +462,15 @@ fn crs_edges_and_types_follow_the_mapping() {
     let r = check("geoparquet-testing/data/zm/linestring-xyzm-native-geometry.parquet");
     assert_eq!(r.geometry_columns[0].types, vec![GeometryType::new(GeometryKind::LineString, Dimensions::Xyzm)]);
     assert!(r.has_finding(code::ZM_MISMATCH));
-    // Pre-1.0 WKT crs → unknown + description + finding.
+    // Pre-1.0 WKT crs (of EPSG:4326) → resolved with PROJ (issue #22): the default CRS;
+    // without PROJ unknown + description + finding.
     let r = check("geopandas/test_data_gdal350.parquet");
-    assert_eq!(r.geometry_columns[0].crs, Crs::Unknown);
-    assert!(r.has_finding(code::CRS_NOT_PROJJSON));
+    if marquet::crs::proj_available() {
+        assert_eq!(r.geometry_columns[0].crs, Crs::Default);
+    } else {
+        assert_eq!(r.geometry_columns[0].crs, Crs::Unknown);
+        assert!(r.has_finding(code::CRS_NOT_PROJJSON));
+    }
     // Native encodings.
     let r = check("geoarrow-data/natural-earth/natural-earth_countries_native.parquet");
     assert_eq!(r.geometry_columns[0].form, StorageForm::VarWkb);

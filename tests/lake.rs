@@ -152,12 +152,18 @@ fn duckdb_ewkb_and_pyarrow_geojson() {
         let (x, y) = (i as f64 * 0.25, -(i as f64) * 0.5 + 0.0);
         assert_eq!(w.as_deref(), Some(format!("POINT ({x} {y})").as_str()));
     }
-    // SRID 3857 in big- and little-endian EWKB: no resolver, so unknown + finding + warning.
+    // SRID 3857 in big- and little-endian EWKB: EPSG:3857 resolved with PROJ (issue #22);
+    // without PROJ unknown + finding. A warning says how the SRID was read.
     let (m, info) = wkts(&h5, "merc");
-    assert_eq!(info.crs, Crs::Unknown);
     assert_eq!(m[3].as_deref(), Some("POINT (3000 6000)"));
     let ir = r.import.as_ref().unwrap();
-    assert!(ir.has_finding("crs_not_projjson"), "{ir}");
+    if marquet::crs::proj_available() {
+        assert_eq!(info.crs.id(), Some(("EPSG".into(), "3857".into())));
+        assert!(!ir.has_finding("crs_not_projjson"), "{ir}");
+    } else {
+        assert_eq!(info.crs, Crs::Unknown);
+        assert!(ir.has_finding("crs_not_projjson"), "{ir}");
+    }
     assert!(r.lake.as_ref().unwrap().warnings.iter().any(|w| w.contains("EPSG:3857")));
 }
 

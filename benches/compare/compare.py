@@ -24,6 +24,13 @@ script exits with status 1.
 
 It prints absolute medians and ratios Marquet / other, checks the issue #10 targets, and
 writes everything to the JSON file given with --json.
+
+Issue #20 (cold and warm): when WORK holds `anchor.json` (written by `marquet bench`, which
+measured Marquet and native FlatGeobuf through the `flatgeobuf` crate in four modes: cold =
+file opened per window, warm = opened once; answer as a count or as ids + WKB), GeoParquet
+is measured in the same four modes (warm: the `ParquetFile`, its footer and the covering
+column's row-group statistics read once), every answer checked against Marquet's ids, and
+the cold / warm table with the issue #20 targets is printed.
 """
 
 import argparse
@@ -213,6 +220,106 @@ def gp_query(path, window, dataset):
     return t.column("id").to_numpy(), t.column("geometry")
 
 
+# ---------------------------------------------------------------------------- cold / warm (issue #20)
+class GpReader:
+    """A GeoParquet file opened once: footer, schema and the covering column's row-group
+    statistics read at open (the warm mode of issue #20)."""
+
+    def __init__(self, path):
+        self.pf = pq.ParquetFile(path)
+        md = self.pf.metadata
+        names = [md.schema.column(i).path for i in range(md.num_columns)]
+        col = {k: names.index(f"bbox.{k}") for k in ("xmin", "ymin", "xmax", "ymax")}
+        self.stats = []
+        for g in range(md.num_row_groups):
+            rg = md.row_group(g)
+            st = {k: rg.column(i).statistics for k, i in col.items()}
+            ok = all(s is not None and s.has_min_max for s in st.values())
+            self.stats.append((st["xmin"].min, st["ymin"].min, st["xmax"].max, st["ymax"].max) if ok else None)
+
+    def query(self, window, dataset, with_wkb):
+        """ids (and the WKB when `with_wkb`) of the rows intersecting `window`; a count
+        needs only the covering column for points."""
+        x0, y0, x1, y1 = window
+        keep = [g for g, s in enumerate(self.stats) if s is None or (s[0] <= x1 and s[2] >= x0 and s[1] <= y1 and s[3] >= y0)]
+        if not keep:
+            return np.empty(0, dtype=np.int64), pa.array([], pa.binary())
+        cols = ["bbox"] + (["id"] if with_wkb else []) + (["geometry"] if with_wkb or dataset != "points" else [])
+        t = self.pf.read_row_groups(keep, columns=cols)
+        b = t.column("bbox")
+        f = lambda k: pc.struct_field(b, k)  # noqa: E731
+        m = pc.and_(
+            pc.and_(pc.less_equal(f("xmin"), x1), pc.greater_equal(f("xmax"), x0)),
+            pc.and_(pc.less_equal(f("ymin"), y1), pc.greater_equal(f("ymax"), y0)),
+        )
+        t = t.filter(m)
+        if dataset != "points" and t.num_rows:
+            t = t.filter(pa.array(exact_mask(t.column("geometry").combine_chunks(), window, dataset)))
+        if not with_wkb:
+            return t.num_rows
+        return t.column("id").to_numpy(), t.column("geometry")
+
+
+def gp_cold_warm(work, dataset, windows, expect):
+    """GeoParquet's four modes of issue #20 (cold/warm x count/ids+WKB), each window's
+    answer checked against Marquet's ids; seconds per window."""
+    path = work / f"{dataset}.parquet"
+    out = {m: [] for m in ("cold_count", "cold_ids_wkb", "warm_count", "warm_ids_wkb")}
+    warm = {False: GpReader(path), True: GpReader(path)}
+    for i, w in enumerate(windows):
+        for with_wkb, name in ((False, "count"), (True, "ids_wkb")):
+            for mode in ("cold", "warm"):
+                t0 = time.perf_counter()
+                r = (GpReader(path) if mode == "cold" else warm[with_wkb]).query(w, dataset, with_wkb)
+                out[f"{mode}_{name}"].append(time.perf_counter() - t0)
+                got = r if not with_wkb else sorted(int(v) for v in r[0])
+                want = len(expect[i]) if not with_wkb else expect[i]
+                if got != want:
+                    sys.exit(f"geoparquet {dataset} {mode}_{name} window {i}: {got if not with_wkb else len(got)} != {len(expect[i])}")
+    return out
+
+
+# Issue #20 targets: (mode, other, limit on Marquet / other's mode). "cold" of the other
+# format for the warm targets against FlatGeobuf, as the issue states.
+COLD_WARM_TARGETS = [
+    ("cold_count", "flatgeobuf", "cold_count", 1.0),
+    ("cold_ids_wkb", "flatgeobuf", "cold_ids_wkb", 1.0),
+    ("warm_count", "flatgeobuf", "cold_count", 0.25),
+    ("warm_ids_wkb", "flatgeobuf", "cold_ids_wkb", 0.25),
+    ("cold_count", "geoparquet", "cold_count", 0.02),
+    ("cold_ids_wkb", "geoparquet", "cold_ids_wkb", 0.02),
+    ("warm_count", "geoparquet", "warm_count", 0.02),
+    ("warm_ids_wkb", "geoparquet", "warm_ids_wkb", 0.02),
+]
+
+
+def render_cold_warm(anchor, gp):
+    """The cold / warm table of issue #20: medians per window in ms, and the targets."""
+    out = ["cold / warm queries (issue #20): median ms per window; native FlatGeobuf through the "
+           "flatgeobuf crate, GeoParquet through pyarrow",
+           f"{'data':<9}{'mode':<14}{'marquet':>10}{'flatgeobuf':>12}{'geoparquet':>12}{'mq/fgb':>9}{'mq/gp':>9}"]
+    for d in DATASETS:
+        if d not in anchor:
+            continue
+        modes = anchor[d]["modes"]
+        for m in ("cold_count", "cold_ids_wkb", "warm_count", "warm_ids_wkb"):
+            mq = modes[m]["median"]["marquet_s"]
+            fg = modes[m]["median"]["flatgeobuf_s"]
+            g = statistics.median(gp[d][m]) if d in gp else float("nan")
+            out.append(f"{d:<9}{m:<14}{mq * 1e3:>10.4f}{fg * 1e3:>12.4f}{g * 1e3:>12.4f}{mq / fg:>9.3f}{mq / g:>9.4f}")
+    out.append("issue #20 targets (ratio of medians, lower is better):")
+    for d in DATASETS:
+        if d not in anchor:
+            continue
+        modes = anchor[d]["modes"]
+        for m, other, om, lim in COLD_WARM_TARGETS:
+            mq = modes[m]["median"]["marquet_s"]
+            o = modes[om]["median"]["flatgeobuf_s"] if other == "flatgeobuf" else (statistics.median(gp[d][om]) if d in gp else float("nan"))
+            r = mq / o
+            out.append(f"  {'MET   ' if r <= lim else 'MISSED'} {d:<8} marquet {m:<13} vs {other} {om:<13} {r:8.3f}  (target <= {lim})")
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------------------- GDAL formats
 def gdal_write(path, ids, wkb, dataset, driver):
     t = pa.table({"id": ids, "geometry": wkb})
@@ -388,9 +495,24 @@ def main():
             results[d]["formats"].setdefault(f, {k: [] for k in ("write_s", "read_s", "query_s")} | {"size_bytes": float("nan")})
     table = render(results)
     print(table)
+    anchor_path = args.work / "anchor.json"
+    cold_warm = None
+    if anchor_path.exists() and "geoparquet" in args.formats.split(","):
+        anchor = json.loads(anchor_path.read_text())
+        gp = {}
+        for d in DATASETS:
+            log(f"  geoparquet {d}: cold and warm queries")
+            gp[d] = gp_cold_warm(args.work, d, windows, results[d]["formats"]["marquet"]["query_ids"])
+        cold_warm = render_cold_warm(anchor, gp)
+        print()
+        print(cold_warm)
+        env["cold_warm"] = {"anchor": anchor, "geoparquet": gp}
+    else:
+        log(f"no {anchor_path} (marquet bench --no-anchor?): no cold / warm table")
     summary = {
         "config": mq["config"], "environment": env, "windows": mq["windows"],
         "rows_agree": not mismatches, "mismatches": mismatches, "table": table.splitlines(),
+        "cold_warm_table": cold_warm.splitlines() if cold_warm else None,
         "datasets": {
             d: {
                 "rows": results[d]["rows"],

@@ -27,6 +27,8 @@ pub enum Kind {
     Report,
     /// `marquet_query_result`: the rows and statistics of a query.
     QueryResult,
+    /// `marquet_spatial_reader`: a geometry column opened for many queries.
+    SpatialReader,
 }
 
 /// An object handed to C as an opaque pointer.

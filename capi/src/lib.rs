@@ -26,6 +26,7 @@ pub mod mpi;
 pub mod options;
 pub mod panic;
 pub mod query;
+pub mod reader;
 pub mod report;
 pub mod status;
 pub mod table;

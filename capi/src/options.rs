@@ -194,6 +194,26 @@ pub unsafe extern "C" fn marquet_geometry_column_options_set_crs_projjson(
     })
 }
 
+/// Set the CRS from a definition (`len` bytes of UTF-8): an authority code such as
+/// `EPSG:3857` or `OGC:CRS84`, `srid:N`, an OGC URN, WKT 1 or 2, or PROJJSON, resolved to
+/// PROJJSON with PROJ (issue #22; OGC:CRS84 and EPSG:4326 become `MARQUET_CRS_DEFAULT`,
+/// `unknown` and `srid:0` `MARQUET_CRS_UNKNOWN`). A definition that cannot be resolved is
+/// an error (`MARQUET_ERR_INVALID_ARGUMENT`, message from `marquet_last_error`), and the
+/// options keep their CRS. Without PROJ in the library only the OGC:CRS84 / EPSG:4326
+/// spellings and PROJJSON resolve.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_geometry_column_options_set_crs_definition(
+    options: *mut marquet_geometry_column_options,
+    definition: *const c_char,
+    len: usize,
+) -> i32 {
+    with_opts(options, |s| {
+        let def = unsafe { ffi::name_arg(definition, len, "definition")? };
+        s.crs = mq::crs::resolve(def).map_err(|e| FfiError::invalid(format!("crs definition: {e}")))?;
+        Ok(())
+    })
+}
+
 /// Set the CRS state: `MARQUET_CRS_DEFAULT` (OGC:CRS84, no attribute) or
 /// `MARQUET_CRS_UNKNOWN`. Use `marquet_geometry_column_options_set_crs_projjson` for a
 /// PROJJSON document.

@@ -28,7 +28,7 @@ pub enum marquet_predicate {
     MARQUET_PREDICATE_BBOX = 4,
 }
 
-fn predicate_arg(p: i32) -> FfiResult<Predicate> {
+pub(crate) fn predicate_arg(p: i32) -> FfiResult<Predicate> {
     use marquet_predicate::*;
     Ok(match p {
         x if x == MARQUET_PREDICATE_INTERSECTS as i32 => Predicate::Intersects,
@@ -43,6 +43,13 @@ fn predicate_arg(p: i32) -> FfiResult<Predicate> {
 /// `marquet_table_query_box` / `_query_wkb`; released by `marquet_query_result_free`.
 pub struct marquet_query_result {
     result: QueryResult,
+}
+
+impl marquet_query_result {
+    /// A result handle's content (`marquet_spatial_reader_query_*`).
+    pub(crate) fn new(result: QueryResult) -> marquet_query_result {
+        marquet_query_result { result }
+    }
 }
 
 impl Handle for marquet_query_result {

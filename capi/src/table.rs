@@ -48,6 +48,11 @@ impl Handle for marquet_table {
 }
 
 impl marquet_table {
+    /// The file the table keeps open (a spatial reader keeps it open too).
+    pub(crate) fn file(&self) -> Arc<File> {
+        self._file.clone()
+    }
+
     /// The table, locked for this call (a poisoned lock is recovered: every entry point
     /// leaves the table consistent or returns an error).
     pub fn lock(&self) -> MutexGuard<'_, MarquetTable> {

@@ -112,7 +112,7 @@ fn run(cmd: &mut Command) -> Output {
 }
 
 /// The libraries libmarquet.a needs (as in capi/marquet.pc.in's Libs.private).
-const STATIC_LIBS: &[&str] = &["-lgcc_s", "-lpthread", "-lm", "-ldl", "-lrt", "-lutil"];
+const STATIC_LIBS: &[&str] = &["-lproj", "-lgcc_s", "-lpthread", "-lm", "-ldl", "-lrt", "-lutil"];
 
 /// Compile `src` into `out`, linked to libmarquet.so (rpath) or libmarquet.a.
 fn compile_c(src: &Path, out: &Path, static_link: bool) {

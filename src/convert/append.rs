@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{default_table_name, import_geojson, import_geoparquet, single_table_of, Format, ImportOptions};
+use super::{default_table_name, single_table_of, Format, ImportOptions};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::append_from::DEFAULT_APPEND_BATCH_ROWS;
@@ -118,7 +118,7 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
             let src = MarquetTable::open(&sf, &st)?;
             dst.append_from(&src, step, opts.rtree, &opts.progress)?
         }
-        Format::GeoParquet | Format::GeoJson => {
+        _ => {
             let tmp = temp_h5();
             let res = (|| {
                 let tf = File::create(&tmp)?;
@@ -127,10 +127,7 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
                 // target's append computes its own covering rows).
                 let layout = crate::marquet::WriteLayout::default().without_indexes().with_covering(false);
                 let iopts = ImportOptions { table: default_table_name(source), progress: opts.progress.clone(), layout, ..ImportOptions::default() };
-                let r = match fmt {
-                    Format::GeoParquet => import_geoparquet(source, &tf, &iopts)?,
-                    _ => import_geojson(source, &tf, &iopts)?,
-                };
+                let r = super::import_any(fmt, source, &tf, &iopts)?;
                 let src = MarquetTable::open(&tf, &r.table)?;
                 dst.append_from(&src, step, opts.rtree, &opts.progress)
             })();

@@ -5,7 +5,8 @@
 //! Properties become columns: booleans → boolean, integers → int64, other numbers →
 //! float64, strings → fixed-length UTF-8, anything mixed, nested or array-valued → its
 //! JSON text. The feature `id` becomes a column `id`. Geometries become WKB (points of
-//! one dimension → a point column). The CRS is OGC:CRS84 (RFC 7946 §4).
+//! one dimension → a point column). The CRS is OGC:CRS84 (RFC 7946 §4), or what a legacy
+//! `crs` member states (super::geojson_crs); export reprojects to OGC:CRS84.
 
 use std::collections::BTreeSet;
 use std::io::{BufReader, BufWriter, Write};
@@ -28,7 +29,7 @@ use super::io_err;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::{ColumnKind, File};
-use crate::marquet::{choose_form, Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+use crate::marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
 use crate::spec::{names, BBox, Dimensions, GeometryKind};
 use crate::wkb::{self, Coord, Geometry};
 
@@ -285,7 +286,16 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     };
     let mut t = MarquetTable::create(file, &opts.table)?;
     let mut spec = GeometryColumnSpec::default().with_form(form);
-    spec.crs = Crs::Default;
+    // The legacy `crs` member, when there is one (issue #22, super::geojson_crs).
+    let (crs, crs_note) = match &opts.crs {
+        Some(c) => (c.clone(), None),
+        None => super::geojson_crs::geojson_crs(input)?,
+    };
+    spec.crs = crs;
+    if let Some(n) = &crs_note {
+        report.findings.push(super::Finding::new(super::code::CRS_NOT_PROJJSON, Some("geometry"), n.clone()));
+        spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {n}"));
+    }
     let cov = crate::marquet::layout::covering_name("geometry", true, &|n| used.contains(n));
     let spec = opts.layout.geometry_spec(spec, &cov);
     t.add_geometry_column("geometry", &spec)?;
@@ -455,6 +465,8 @@ pub struct FeatureWriter<'a> {
     summary: Summary,
     first: bool,
     rows: u64,
+    /// The reprojection to OGC:CRS84 of a column in another CRS.
+    to_crs84: Option<crate::crs::Transformer>,
     /// What the export left out or changed (notes, skipped columns).
     pub report: ExportReport,
 }
@@ -466,11 +478,11 @@ impl<'a> FeatureWriter<'a> {
         let geo_names = t.geometry_column_names()?;
         let pinfo = t.geometry_column(&primary)?;
         let mut report = ExportReport::default();
-        if !matches!(pinfo.crs, Crs::Default) && pinfo.crs.id() != Some(("EPSG".into(), "4326".into())) && pinfo.crs.id() != Some(("OGC".into(), "CRS84".into())) {
-            report.notes.push(format!(
-                "coordinates are in {}, not OGC:CRS84 as RFC 7946 requires; written unchanged",
-                pinfo.crs.display_name()
-            ));
+        // RFC 7946 fixes GeoJSON to OGC:CRS84: other coordinates are reprojected, or the
+        // output refused; never written mislabelled (issue #22, super::geojson_crs).
+        let to_crs84 = super::geojson_crs::to_crs84(&pinfo.crs, &pinfo.path)?;
+        if to_crs84.is_some() {
+            report.notes.push(format!("coordinates reprojected from {} to OGC:CRS84 (RFC 7946)", pinfo.crs.display_name()));
         }
         let coverings: BTreeSet<String> =
             geo_names.iter().filter_map(|g| t.geometry_column(g).ok().and_then(|i| i.covering)).collect();
@@ -510,7 +522,7 @@ impl<'a> FeatureWriter<'a> {
                 Err(why) => report.skipped.push((name, why)),
             }
         }
-        Ok(FeatureWriter { t, primary, pinfo, cols, summary: Summary::new(), first: true, rows: 0, report })
+        Ok(FeatureWriter { t, primary, pinfo, cols, summary: Summary::new(), first: true, rows: 0, to_crs84, report })
     }
 
     /// The opening of the FeatureCollection.
@@ -588,7 +600,10 @@ impl<'a> FeatureWriter<'a> {
             let geometry = match geoms.get(i) {
                 Some(wb) => {
                     self.summary.add(wb, &self.pinfo.path, row)?;
-                    let g = wkb::decode(wb).map_err(|er| er.into_marquet(self.pinfo.path.clone(), Some(row)))?;
+                    let mut g = wkb::decode(wb).map_err(|er| er.into_marquet(self.pinfo.path.clone(), Some(row)))?;
+                    if let Some(tr) = &self.to_crs84 {
+                        tr.transform_geometry(&mut g).map_err(|er| MarquetError::InvalidArgument(format!("{}: row {row}: {er}", self.pinfo.path)))?;
+                    }
                     Some(geojson::Geometry::new(to_geojson(&g)))
                 }
                 None => None,

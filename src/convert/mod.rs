@@ -56,10 +56,20 @@
 
 pub mod append;
 pub mod arrow;
+mod convert_crs;
+#[cfg(feature = "gis")]
+pub mod fgb;
 pub mod geojson;
+pub mod geojson_crs;
 pub mod geoparquet;
+#[cfg(feature = "gis")]
+pub mod gis;
+#[cfg(feature = "gis")]
+pub mod gpkg;
 pub mod lake;
 mod plan;
+#[cfg(feature = "gis")]
+pub mod shp;
 pub mod sort;
 
 use std::path::{Path, PathBuf};
@@ -181,16 +191,26 @@ pub enum Format {
     GeoJson,
     /// HDF5 with Marquet tables.
     Marquet,
+    /// FlatGeobuf (`.fgb`, feature `gis`).
+    FlatGeobuf,
+    /// OGC GeoPackage (`.gpkg`, feature `gis`).
+    GeoPackage,
+    /// ESRI Shapefile (`.shp` with `.dbf`, `.prj`, feature `gis`).
+    Shapefile,
 }
 
 impl Format {
-    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`, `.h5`/`.hdf5`/`.he5`.
+    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`, `.h5`/`.hdf5`/`.he5`,
+    /// `.fgb`, `.gpkg`, `.shp`.
     pub fn from_path(p: &Path) -> Option<Format> {
         let ext = p.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
             "parquet" | "geoparquet" | "pq" => Format::GeoParquet,
             "geojson" | "json" => Format::GeoJson,
             "h5" | "hdf5" | "he5" | "hdf" => Format::Marquet,
+            "fgb" => Format::FlatGeobuf,
+            "gpkg" => Format::GeoPackage,
+            "shp" => Format::Shapefile,
             _ => return None,
         })
     }
@@ -218,6 +238,12 @@ pub struct ConvertOptions {
     /// How an imported table is laid out (default [`WriteLayout::default`](crate::marquet::WriteLayout::default): Hilbert order,
     /// block index, R-tree for non-point columns, covering columns).
     pub layout: crate::marquet::WriteLayout,
+    /// State the CRS of the geometry columns (`--crs`: any definition
+    /// [`crate::crs::resolve`] reads), replacing a missing or wrong one; coordinates are
+    /// not changed.
+    pub crs: Option<String>,
+    /// Reproject the geometry columns to this CRS (`--to-crs`, [`crate::crs::reproject_table`]).
+    pub to_crs: Option<String>,
     /// Lakehouse sources (CSV, plain Parquet, Iceberg, GeoMesa) and the GeoMesa layout on
     /// export ([`lake`]).
     pub lake: lake::LakeOptions,
@@ -236,6 +262,8 @@ pub struct ConvertReport {
     pub import: Option<ImportReport>,
     /// The export's report, when the input is a Marquet file.
     pub export: Option<ExportReport>,
+    /// What `to_crs` did.
+    pub reproject: Option<crate::crs::ReprojectReport>,
     /// What the lakehouse reader did ([`lake`]).
     pub lake: Option<lake::LakeReport>,
 }
@@ -248,6 +276,9 @@ impl std::fmt::Display for ConvertReport {
         }
         if let Some(i) = &self.import {
             write!(f, "{i}")?;
+        }
+        if let Some(r) = &self.reproject {
+            write!(f, "{r}")?;
         }
         if let Some(e) = &self.export {
             write!(f, "{e}")?;
@@ -301,7 +332,15 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         crate::error::check_regular_file(input)?;
     }
     // CSV, plain Parquet, Iceberg and GeoMesa sources; the GeoMesa layout (issue #24).
-    if let Some(r) = lake::convert_hook(input, output, opts)? {
+    if let Some(mut r) = lake::convert_hook(input, output, opts)? {
+        // --to-crs applies to lakehouse sources too (issue #22).
+        if opts.to_crs.is_some() && r.import.is_some() {
+            let f = File::open_rw(output)?;
+            r.reproject = convert_crs::after_import(&f, &r.table, opts)?;
+        }
+        return Ok(r);
+    }
+    if let Some(r) = convert_crs::marquet_input(input, output, opts)? {
         return Ok(r);
     }
     let fin = opts.format.or_else(|| Format::from_path(input)).ok_or_else(|| {
@@ -317,6 +356,7 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         point_form: opts.point_form.unwrap_or_default(),
         progress: opts.progress.clone(),
         layout: opts.layout.clone(),
+        crs: convert_crs::stated(opts)?,
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {
@@ -325,24 +365,26 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         ..ExportOptions::default()
     };
     match (fin, fout) {
-        (Format::GeoParquet | Format::GeoJson, Format::Marquet) => {
+        (Format::Marquet, Format::Marquet) => {
+            return Err(MarquetError::InvalidArgument("HDF5 to HDF5 is not a conversion".into()));
+        }
+        (_, Format::Marquet) => {
             let existed = output.exists();
             let file = if existed { File::open_rw(output)? } else { File::create(output)? };
             // Into an existing file: a failed import removes the table group it created,
             // so a retry does not meet "already exists" (issue #19, docs/FAULTS.md F2).
             let had_table = existed && file.tables()?.contains(&crate::h5col::normalize_table_path(&iopts.table));
-            let r = match fin {
-                Format::GeoParquet => import_geoparquet(input, &file, &iopts),
-                _ => import_geojson(input, &file, &iopts),
-            };
+            let r = import_any(fin, input, &file, &iopts);
+            let r = r.and_then(|r| Ok((convert_crs::after_import(&file, &r.table, opts)?, r)));
             if r.is_err() && existed && !had_table {
                 let _ = file.remove_table(&iopts.table);
             }
             drop(file);
             match r {
-                Ok(r) => {
+                Ok((rp, r)) => {
                     report.table = r.table.clone();
                     report.import = Some(r);
+                    report.reproject = rp;
                 }
                 Err(e) => {
                     if !existed {
@@ -352,20 +394,17 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
                 }
             }
         }
-        (Format::Marquet, Format::GeoParquet | Format::GeoJson) => {
+        (Format::Marquet, _) => {
             let file = File::open(input)?;
             let table = single_table(&file, opts)?;
-            let r = match fout {
-                Format::GeoParquet => export_geoparquet(&file, &table, output, &eopts),
-                _ => export_geojson(&file, &table, output),
-            };
+            let r = export_any(fout, &file, &table, output, &eopts);
             if r.is_err() {
                 let _ = std::fs::remove_file(output);
             }
             report.table = table;
             report.export = Some(r?);
         }
-        (Format::GeoParquet | Format::GeoJson, Format::GeoParquet | Format::GeoJson) => {
+        _ => {
             let tmp = std::env::temp_dir().join(format!(
                 "marquet-convert-{}-{}.h5",
                 std::process::id(),
@@ -373,27 +412,44 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
             ));
             let res = (|| {
                 let file = File::create(&tmp)?;
-                let r = match fin {
-                    Format::GeoParquet => import_geoparquet(input, &file, &iopts)?,
-                    _ => import_geojson(input, &file, &iopts)?,
-                };
-                let e = match fout {
-                    Format::GeoParquet => export_geoparquet(&file, &r.table, output, &eopts)?,
-                    _ => export_geojson(&file, &r.table, output)?,
-                };
-                Ok::<_, MarquetError>((r, e))
+                let r = import_any(fin, input, &file, &iopts)?;
+                let rp = convert_crs::after_import(&file, &r.table, opts)?;
+                let e = export_any(fout, &file, &r.table, output, &eopts)?;
+                Ok::<_, MarquetError>((r, e, rp))
             })();
             let _ = std::fs::remove_file(&tmp);
-            let (r, e) = res?;
+            let (r, e, rp) = res?;
+            report.reproject = rp;
             report.table = r.table.clone();
             report.import = Some(r);
             report.export = Some(e);
         }
-        (Format::Marquet, Format::Marquet) => {
-            return Err(MarquetError::InvalidArgument("HDF5 to HDF5 is not a conversion".into()));
-        }
     }
     Ok(report)
+}
+
+/// Import any input format (GIS formats with feature `gis`, [`gis::import_any`]).
+pub(crate) fn import_any(fin: Format, input: &Path, file: &File, iopts: &ImportOptions) -> Result<ImportReport> {
+    #[cfg(feature = "gis")]
+    return gis::import_any(fin, input, file, iopts);
+    #[cfg(not(feature = "gis"))]
+    match fin {
+        Format::GeoParquet => import_geoparquet(input, file, iopts),
+        Format::GeoJson => import_geojson(input, file, iopts),
+        f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", input.display()))),
+    }
+}
+
+/// Export to any output format (GIS formats with feature `gis`, [`gis::export_any`]).
+fn export_any(fout: Format, file: &File, table: &str, output: &Path, eopts: &ExportOptions) -> Result<ExportReport> {
+    #[cfg(feature = "gis")]
+    return gis::export_any(fout, file, table, output, eopts);
+    #[cfg(not(feature = "gis"))]
+    match fout {
+        Format::GeoParquet => export_geoparquet(file, table, output, eopts),
+        Format::GeoJson => export_geojson(file, table, output),
+        f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", output.display()))),
+    }
 }
 
 /// Wrap a parquet / arrow error.

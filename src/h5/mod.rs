@@ -16,6 +16,7 @@ use hdf5_sys::h5i;
 
 use crate::error::{MarquetError, Result};
 
+pub mod cached;
 pub mod codec;
 pub mod direct;
 #[cfg(feature = "mpio")]

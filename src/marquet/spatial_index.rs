@@ -767,6 +767,13 @@ pub struct RTreeIndex {
     pub bytes_read: u64,
 }
 
+impl RTreeIndex {
+    /// The open dataset, for readers that keep its decoded chunks (`super::snapshot`).
+    pub(crate) fn into_dataset(self) -> Hid {
+        self.ds
+    }
+}
+
 impl EntrySource for RTreeIndex {
     fn len(&self) -> u64 {
         self.len

@@ -82,6 +82,7 @@
 //! ```
 
 mod exact;
+pub mod reader;
 mod layers;
 mod window;
 

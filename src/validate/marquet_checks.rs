@@ -561,6 +561,13 @@ fn req14_bbox_attr(ctx: &mut Ctx, id: hdf5_sys::h5i::hid_t, path: &str, geograph
     if b.xmin > b.xmax && !geographic {
         ctx.sink.error(c::M14_WRAP, path, format!("bbox xmin {} exceeds xmax {}; a wrapping box is allowed only for a geographic crs", b.xmin, b.xmax));
     }
+    // Issue #22: longitudes/latitudes out of range mean mislabelled (e.g. projected)
+    // coordinates. A warning: HEP002 does not forbid them.
+    if geographic {
+        if let Some(why) = crate::crs::outside_geographic_range(&b) {
+            ctx.sink.warn(R14, path, format!("the crs is geographic but {why}: are these projected coordinates with a wrong crs?"));
+        }
+    }
     Some((b, z, m))
 }
 

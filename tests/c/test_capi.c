@@ -935,6 +935,145 @@ static void test_orientation(const char *dir) {
     marquet_report_free(r);
 }
 
+/* CRS definitions resolved with PROJ (issue #22): an authority code becomes PROJJSON,
+ * OGC:CRS84 / EPSG:4326 the default, an unknown code an error that changes nothing. */
+static void test_crs_definition(const char *dir) {
+    const char *path = scratch(dir, "crs.h5");
+    marquet_file *file = NULL;
+    marquet_table *t = NULL;
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_file_create(path, strlen(path), &file));
+    OK(marquet_table_create(file, S("/t"), &t));
+    marquet_file_free(file);
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_crs_definition(o, S("urn:ogc:def:crs:EPSG::3857")));
+    EXPECT_STATUS(marquet_geometry_column_options_set_crs_definition(o, S("EPSG:999999")), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("EPSG:999999"));
+    OK(marquet_table_add_geometry_column(t, S("merc"), o));
+    OK(marquet_geometry_column_options_set_crs_definition(o, S("EPSG:4326")));
+    OK(marquet_table_add_geometry_column(t, S("lonlat"), o));
+    marquet_geometry_column_options_free(o);
+    marquet_geometry_info *gi = NULL;
+    int32_t crs = -1;
+    char buf[8192];
+    size_t needed = 0;
+    OK(marquet_table_geometry_info(t, S("merc"), &gi));
+    OK(marquet_geometry_info_crs(gi, &crs));
+    EXPECT(crs == MARQUET_CRS_PROJJSON);
+    OK(marquet_geometry_info_crs_projjson(gi, buf, sizeof buf, &needed));
+    EXPECT(strstr(buf, "\"ProjectedCRS\"") != NULL && strstr(buf, "\"code\":3857") != NULL);
+    marquet_geometry_info_free(gi);
+    OK(marquet_table_geometry_info(t, S("lonlat"), &gi));
+    OK(marquet_geometry_info_crs(gi, &crs));
+    EXPECT(crs == MARQUET_CRS_DEFAULT);
+    marquet_geometry_info_free(gi);
+    marquet_table_free(t);
+}
+
+/* marquet_spatial_reader (issue #20): one reader answers many windows exactly as
+ * marquet_table_query_box does (2,500 grid points with a block index, every 10th null),
+ * keeps its answers after the table handle is freed, sees rows appended meanwhile, and
+ * refuses bad arguments with the out pointer untouched. Run under valgrind: no leaks. */
+static void test_spatial_reader(const char *dir) {
+    marquet_file *f = NULL;
+    marquet_table *t = NULL;
+    marquet_batch *b = NULL;
+    OK(marquet_file_create(S(scratch(dir, "reader.h5")), &f));
+    OK(marquet_table_create(f, S("/r"), &t));
+    marquet_geometry_column_options *o = NULL;
+    OK(marquet_geometry_column_options_new(&o));
+    OK(marquet_geometry_column_options_set_form(o, MARQUET_FORM_POINT, MARQUET_DIMENSIONS_XY, 0, 0));
+    OK(marquet_table_add_geometry_column(t, S("pt"), o));
+    marquet_geometry_column_options_free(o);
+    enum { N = 2500 };
+    static double x[N], y[N];
+    static uint8_t valid[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (double)(i % 50);
+        y[i] = (double)(i / 50);
+        valid[i] = i % 10 != 0;
+    }
+    OK(marquet_batch_new(&b));
+    OK(marquet_batch_set_points(b, S("pt"), MARQUET_DIMENSIONS_XY, x, y, NULL, NULL, valid, N));
+    OK(marquet_table_append(t, b, NULL));
+    OK(marquet_table_build_index(t, S("pt"), MARQUET_INDEX_BLOCK_BBOX, 64));
+
+    marquet_spatial_reader *rd = NULL, *primary = NULL;
+    OK(marquet_spatial_reader_open(t, S("pt"), &rd));
+    OK(marquet_spatial_reader_open(t, NULL, 0, &primary));
+    static int64_t a[N], c[N];
+    for (int w = 0; w < 40; w++) {
+        double x0 = (w * 7) % 45, y0 = (w * 11) % 45, side = 1 + w % 6;
+        for (int32_t use_indexes = 0; use_indexes <= 1; use_indexes++) {
+            marquet_query_result *r1 = NULL, *r2 = NULL, *r3 = NULL;
+            int64_t n1 = -1, n2 = -2, n3 = -3;
+            OK(marquet_spatial_reader_query_box(rd, x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, use_indexes, &r1));
+            OK(marquet_table_query_box(t, S("pt"), x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, use_indexes, &r2));
+            OK(marquet_spatial_reader_query_box(primary, x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, use_indexes, &r3));
+            OK(marquet_query_result_count(r1, &n1));
+            OK(marquet_query_result_count(r2, &n2));
+            OK(marquet_query_result_count(r3, &n3));
+            /* (side + 1)^2 grid points, those with i % 10 == 0 (x % 10 == 0) null. */
+            int64_t want = 0;
+            for (int xi = (int)x0; xi <= (int)(x0 + side); xi++) {
+                want += xi % 10 != 0 ? (int64_t)side + 1 : 0;
+            }
+            EXPECT(n1 == want && n2 == want && n3 == want);
+            OK(marquet_query_result_rows(r1, a, N));
+            OK(marquet_query_result_rows(r2, c, N));
+            EXPECT(memcmp(a, c, (size_t)n1 * sizeof a[0]) == 0);
+            marquet_query_result_free(r1);
+            marquet_query_result_free(r2);
+            marquet_query_result_free(r3);
+        }
+    }
+    /* A WKB window (the point (3 4)) through the reader. */
+    uint8_t wkb[32];
+    size_t n = point_wkb(wkb, 3, 4);
+    marquet_query_result *r = NULL;
+    int64_t count = -1, row = -1;
+    OK(marquet_spatial_reader_query_wkb(rd, wkb, n, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    OK(marquet_query_result_rows(r, &row, 1));
+    EXPECT(count == 1 && row == 4 * 50 + 3);
+    marquet_query_result_free(r);
+    /* Rows appended through the table handle are seen by the open reader. */
+    OK(marquet_table_append(t, b, NULL));
+    marquet_batch_free(b);
+    r = NULL;
+    OK(marquet_spatial_reader_query_box(rd, 2.5, 3.5, 3.5, 4.5, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    EXPECT(count == 2);
+    marquet_query_result_free(r);
+    /* Refused arguments leave *out untouched. */
+    marquet_query_result *untouched = NULL;
+    marquet_spatial_reader *no_reader = NULL;
+    EXPECT_STATUS(marquet_spatial_reader_query_box(rd, NAN, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_spatial_reader_query_box(rd, 0, 2, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("ymin 2 > ymax 1"));
+    EXPECT_STATUS(marquet_spatial_reader_query_box(rd, 0, 0, 1, 1, 9, 1, &untouched), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_spatial_reader_query_box(rd, 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, NULL), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_spatial_reader_query_box(NULL, 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_spatial_reader_query_wkb(rd, wkb, 3, MARQUET_PREDICATE_INTERSECTS, 1, &untouched), MARQUET_STATUS_INVALID_WKB);
+    EXPECT(untouched == NULL);
+    EXPECT(marquet_spatial_reader_open(t, S("nosuch"), &no_reader) != MARQUET_STATUS_OK);
+    EXPECT(no_reader == NULL && error_contains("nosuch"));
+    EXPECT_STATUS(marquet_spatial_reader_open(t, NULL, 3, &no_reader), MARQUET_STATUS_NULL_POINTER);
+    /* The reader outlives the table and file handles. */
+    marquet_table_free(t);
+    marquet_file_free(f);
+    r = NULL;
+    OK(marquet_spatial_reader_query_box(rd, 0, 0, 49, 49, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    EXPECT(count == 2 * (N - N / 10));
+    marquet_query_result_free(r);
+    marquet_spatial_reader_free(rd);
+    marquet_spatial_reader_free(rd); /* a second free is a no-op */
+    marquet_spatial_reader_free(primary);
+    marquet_spatial_reader_free(NULL);
+    EXPECT_STATUS(marquet_spatial_reader_query_box(rd, 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched), MARQUET_STATUS_INVALID_HANDLE);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_statics();
@@ -943,8 +1082,10 @@ int main(int argc, char **argv) {
     test_tables(dir);
     test_points(dir);
     test_orientation(dir);
+    test_crs_definition(dir);
     test_validate(dir);
     test_query(dir);
+    test_spatial_reader(dir);
     test_indexes(dir);
     test_write_default_layout(dir);
     test_last_error_buffer();

@@ -52,11 +52,19 @@ fn span_cells(
     let mut num = false;
     if let Some(m) = m {
         let w = m.read_wkb(c, start, end)?;
+        // GeoJSON holds OGC:CRS84 only (RFC 7946): reprojected, or refused (issue #22).
+        #[cfg(feature = "geoparquet")]
+        let to84 = if want_geometry { marquet::convert::geojson_crs::to_crs84(&m.geometry_column(c)?.crs, c)? } else { None };
         for i in 0..w.len() {
             #[cfg(feature = "geoparquet")]
             if want_geometry {
                 geometries.push(match w.get(i).map(marquet::wkb::decode) {
-                    Some(Ok(g)) => marquet::convert::geojson::to_geojson_json(&g),
+                    Some(Ok(mut g)) => {
+                        if let Some(tr) = &to84 {
+                            tr.transform_geometry(&mut g).map_err(|e| MarquetError::InvalidArgument(format!("{c}: row {}: {e}", start + i as u64)))?;
+                        }
+                        marquet::convert::geojson::to_geojson_json(&g)
+                    }
                     _ => Value::Null,
                 });
             }

@@ -5,7 +5,7 @@
 //! marquet dump PATH [--table PATH] [--rows A..B] [--format wkt|csv]
 //! marquet validate PATH [--table PATH] [--json] [--strict]
 //! marquet convert IN OUT [--table T] [--geoparquet-version 2.0|1.1|1.0]
-//! marquet query PATH [--table T] (--bbox X0,Y0,X1,Y1 | --bbox-file F) [--predicate P] [--count] [--stats] [--no-index]
+//! marquet query PATH [--table T] (--bbox X0,Y0,X1,Y1 | --bbox-file F [--reopen]) [--predicate P] [--count] [--stats] [--no-index]
 //! marquet index PATH [--table T] [--build block_bbox,packed_rtree | --drop KIND | --verify] [--json]
 //! marquet append PATH [--table T] --from FILE [--rtree rebuild|stale] [--json]
 //! marquet demo [--out DIR]
@@ -20,6 +20,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use marquet::validate::{validate_file, Options, Severity, Status};
 
+mod anchor;
 mod append;
 mod bar;
 mod bench;
@@ -98,6 +99,8 @@ enum Command {
   marquet convert export.parquet out.h5 --geometry geom:ewkb  # DuckDB/Spark Parquet, EWKB
   marquet convert warehouse/db/roads out.h5 --bbox 5,45,10,48 # an Iceberg table (Havasu, v3)
   marquet convert roads.h5 roads.parquet --layout geomesa     # GeoMesa Trino layout
+  marquet convert roads.geojson roads.h5 --crs EPSG:25832      # state a missing or wrong CRS
+  marquet convert roads.h5 roads_4326.parquet --to-crs EPSG:4326   # reproject
 
 Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5, .csv/.tsv; an Iceberg
 table is its directory or a metadata/*.metadata.json. Parquet without GeoParquet metadata
@@ -118,6 +121,11 @@ struct ConvertArgs {
     /// and hex __<col>_z2__/__<col>_xz2__ companions, rows in curve order).
     #[arg(long = "layout", value_parser = ["geomesa"])]
     parquet_layout: Option<String>,
+    /// Reproject the geometry columns to this CRS (EPSG:3857, OGC:CRS84, srid:N, an OGC URN,
+    /// WKT or PROJJSON); BBOX and spatial indexes are rebuilt. `--crs` states the input's
+    /// CRS when it is missing or wrong (coordinates unchanged).
+    #[arg(long, value_name = "CODE")]
+    to_crs: Option<String>,
     #[command(flatten)]
     layout: LayoutArgs,
     #[command(flatten)]
@@ -215,9 +223,13 @@ struct QueryArgs {
     /// XMIN,YMIN,XMAX,YMAX.
     #[arg(long, conflicts_with = "bbox_file", allow_hyphen_values = true)]
     bbox: Option<String>,
-    /// One XMIN,YMIN,XMAX,YMAX per line; the file is opened afresh for each window.
+    /// One XMIN,YMIN,XMAX,YMAX per line, all answered through one reader that opens the
+    /// file and the column once (`SpatialReader`).
     #[arg(long)]
     bbox_file: Option<PathBuf>,
+    /// Open the file and table afresh for every window (the cold path, for benchmarks).
+    #[arg(long)]
+    reopen: bool,
     #[arg(long, value_parser = ["intersects", "within", "contains", "bbox"], default_value = "intersects")]
     predicate: String,
     /// Print only the number of matching rows.
@@ -313,7 +325,17 @@ fn convert(a: ConvertArgs) -> ExitCode {
     };
     lake.geomesa_export = a.parquet_layout.as_deref() == Some("geomesa");
     let bar = Bar::rows("convert");
-    let opts = ConvertOptions { table: a.table, geoparquet_version: v, progress: bar.progress(), layout, lake, ..ConvertOptions::default() };
+    let opts = ConvertOptions {
+        table: a.table,
+        geoparquet_version: v,
+        progress: bar.progress(),
+        layout,
+        // One --crs for every source (the lakehouse readers' and issue #22's).
+        crs: lake.crs.clone(),
+        to_crs: a.to_crs,
+        lake,
+        ..ConvertOptions::default()
+    };
     let res = convert(&a.input, &a.output, &opts);
     bar.finish();
     match res {
@@ -383,8 +405,47 @@ fn query(a: QueryArgs) -> ExitCode {
             })
             .collect()
     };
+    let describe = |b: marquet::BBox, r: marquet::query::CombinedResult| -> (Vec<u64>, String, serde_json::Value) {
+        let stats = match &r.spatial {
+            Some(s) => format!(
+                "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
+                s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
+                if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
+            ),
+            None => "spatial query skipped: the attribute filters matched nothing".to_string(),
+        } + &attr_stats(&r.attributes)
+            + &if filters.is_empty() { String::new() } else { format!(" | matched {}", r.rows.len()) };
+        let mut json = serde_json::json!({ "bbox": [b.xmin, b.ymin, b.xmax, b.ymax], "count": r.rows.len() });
+        json["stats"] = match &r.spatial {
+            Some(s) => {
+                let mut o: serde_json::Map<String, serde_json::Value> = s.counters().iter().map(|(k, v)| (k.to_string(), (*v).into())).collect();
+                o.insert("stale_indexes".into(), serde_json::json!(s.stale_indexes));
+                serde_json::Value::Object(o)
+            }
+            None => serde_json::json!({ "spatial_skipped": true }),
+        };
+        if !filters.is_empty() {
+            json["where"] = serde_json::json!(a.where_);
+            json["stats"]["attributes"] = attr_json(&r.attributes);
+        }
+        (r.rows, stats, json)
+    };
+    // One reader for every window unless --reopen (issue #20).
+    let mut warm: Option<marquet::query::reader::SpatialReader> = None;
     for w in windows {
-        let run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
+        let mut run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
+            if let (Some(wt), false) = (&w, a.reopen) {
+                let b = parse_bbox(wt)?;
+                if warm.is_none() {
+                    let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+                    let tp = pick_table(&f, a.table.clone())?;
+                    warm = Some(marquet::query::reader::SpatialReader::open(&f, &tp, a.column.as_deref()).map_err(|e| e.to_string())?);
+                }
+                let reader = warm.as_mut().ok_or("no reader")?;
+                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+                let r = reader.query_where(&q, &filters).map_err(|e| e.to_string())?;
+                return Ok(describe(b, r));
+            }
             let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
             let tp = pick_table(&f, a.table.clone())?;
             let Some(w) = &w else {
@@ -406,29 +467,7 @@ fn query(a: QueryArgs) -> ExitCode {
             };
             let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
             let r = t.query_where(&col, &q, &filters).map_err(|e| e.to_string())?;
-            let stats = match &r.spatial {
-                Some(s) => format!(
-                    "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
-                    s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
-                    if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
-                ),
-                None => "spatial query skipped: the attribute filters matched nothing".to_string(),
-            } + &attr_stats(&r.attributes)
-                + &if filters.is_empty() { String::new() } else { format!(" | matched {}", r.rows.len()) };
-            let mut json = serde_json::json!({ "bbox": [b.xmin, b.ymin, b.xmax, b.ymax], "count": r.rows.len() });
-            json["stats"] = match &r.spatial {
-                Some(s) => {
-                    let mut o: serde_json::Map<String, serde_json::Value> = s.counters().iter().map(|(k, v)| (k.to_string(), (*v).into())).collect();
-                    o.insert("stale_indexes".into(), serde_json::json!(s.stale_indexes));
-                    serde_json::Value::Object(o)
-                }
-                None => serde_json::json!({ "spatial_skipped": true }),
-            };
-            if !filters.is_empty() {
-                json["where"] = serde_json::json!(a.where_);
-                json["stats"]["attributes"] = attr_json(&r.attributes);
-            }
-            Ok((r.rows, stats, json))
+            Ok(describe(b, r))
         };
         match run() {
             Ok((rows, _, mut json)) if a.json => {
@@ -815,6 +854,9 @@ struct BenchArgs {
     /// Repetitions of the write and the full read.
     #[arg(long)]
     reps: Option<usize>,
+    /// Skip the native FlatGeobuf anchor (cold and warm queries, anchor.json).
+    #[arg(long)]
+    no_anchor: bool,
     /// Layout experiments; without them the files are what `marquet convert` writes.
     #[command(flatten)]
     layout: LayoutArgs,
@@ -834,6 +876,14 @@ fn bench(a: BenchArgs) -> ExitCode {
     match run(&c) {
         Ok(r) => {
             out::print(&r.summary().to_string());
+            if !a.no_anchor {
+                match anchor::run(&c.out_dir, &r) {
+                    Ok(table) => {
+                        out::print(&format!("query medians per window, marquet vs native flatgeobuf (issue #20):\n{table}"));
+                    }
+                    Err(e) => return fail(e),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

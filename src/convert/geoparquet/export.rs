@@ -226,7 +226,13 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     let out = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
     // No embedded ARROW:schema: readers such as pyarrow would take the schema metadata from
     // it and miss the `geo` key, which is only known (exactly) once every row is written.
-    let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
+    let mut wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
+    if opts.version == GeoParquetVersion::V2_0 {
+        // OGC:CRS84 stated in the logical type too (super::export_crs, issue #22).
+        if let Some(sd) = super::export_crs::schema_with_lonlat_crs(&schema, &infos, &out_path)? {
+            wopts = wopts.with_parquet_schema(sd);
+        }
+    }
     let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
     let n = t.nrows()?;
     let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();

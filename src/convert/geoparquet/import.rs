@@ -52,6 +52,9 @@ pub struct ImportOptions {
     pub strict: bool,
     /// Called after each appended batch with the rows imported so far.
     pub progress: crate::Progress,
+    /// The CRS of every geometry column, stated by the user (`convert --crs`, issue #22),
+    /// replacing whatever the source says (or does not say); `None` keeps the source's.
+    pub crs: Option<Crs>,
 }
 
 impl Default for ImportOptions {
@@ -64,6 +67,7 @@ impl Default for ImportOptions {
             max_fixed_string: DEFAULT_MAX_FIXED_STRING,
             strict: false,
             progress: crate::Progress::default(),
+            crs: None,
         }
     }
 }
@@ -295,7 +299,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
                     ));
                     c.edges = nedges;
                 }
-                if ncrs.is_some() && crs.id() != c.crs.id() && !(crs == Crs::Unknown && note.is_some()) {
+                // OGC:CRS84 and EPSG:4326 are the same coordinates (HEP002 §8.4).
+                let same84 = crate::crs::is_crs84(&crs) && crate::crs::is_crs84(&c.crs);
+                if ncrs.is_some() && crs.id() != c.crs.id() && !same84 && !(crs == Crs::Unknown && note.is_some()) {
                     report.findings.push(Finding::new(
                         code::CRS_MISMATCH,
                         Some(f.name()),
@@ -511,7 +517,8 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
     let mut order: Vec<(usize, String)> = Vec::new();
     for gp in &geoms {
         let m = &gp.meta;
-        let mut spec = GeometryColumnSpec { form: Some(gp.form), crs: m.crs.clone(), epoch: m.epoch, ..Default::default() };
+        let crs = opts.crs.clone().unwrap_or_else(|| m.crs.clone());
+        let mut spec = GeometryColumnSpec { form: Some(gp.form), crs, epoch: m.epoch, ..Default::default() };
         if !m.edges.is_planar() {
             spec.edges = Some(m.edges.clone());
         }
@@ -524,7 +531,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         if spec.covering.as_deref() == Some(cov_name.as_str()) && gp.covering.is_none() {
             used.insert(cov_name.clone());
         }
-        if let Some(n) = &m.crs_note {
+        if let (Some(n), None) = (&m.crs_note, &opts.crs) {
             spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {}", source_crs_text(&kvs, &m.name, n)));
         }
         t.add_geometry_column(&gp.name, &spec).map_err(|e| match e {

@@ -216,6 +216,12 @@ fn parse_column(
                 // coordinates, HEP002 §8.4): the default CRS, written as no attribute. Nothing
                 // is lost, so no finding.
                 Err(_) if crs84 => Crs::Default,
+                // An abbreviated document with an authority id (issue #22): the full
+                // PROJJSON of that id, when PROJ has it.
+                Err(_) if id.as_ref().is_some_and(|(a, c)| crate::crs::resolve(&format!("{a}:{c}")).is_ok()) => {
+                    let (a, c) = id.clone().unwrap_or_default();
+                    crate::crs::resolve(&format!("{a}:{c}")).unwrap_or(Crs::Unknown)
+                }
                 Err(why) => {
                     let n = format!("crs {doc} is not a projjson coordinate reference system ({why}): stored as unknown, kept in the column description");
                     findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(name), n.clone()));
@@ -229,6 +235,13 @@ fn parse_column(
             let (crs, note) = crs_from_string(s, kv);
             if let Some(n) = &note {
                 findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(name), n.clone()));
+            } else if !matches!(crs, Crs::Unknown | Crs::Default) && !s.trim_start().starts_with('{') && !s.starts_with("projjson:") {
+                // Resolved (issue #22), but still not what GeoParquet 1.0+ allows here.
+                findings.push(Finding::new(
+                    code::CRS_NOT_PROJJSON,
+                    Some(name),
+                    format!("crs is the string {:?}, not PROJJSON; resolved to {}", if s.len() > 60 { "(WKT)" } else { s.as_str() }, crs.display_name()),
+                ));
             }
             crs_note = note;
             crs
@@ -343,8 +356,12 @@ pub fn crs_from_string(s: &str, kv: &dyn Fn(&str) -> Option<String>) -> (Crs, Op
     let t = s.trim();
     if t.starts_with('{') {
         return match parse_projjson(t) {
-            // Normalized like `geo` PROJJSON objects, so every path stores the same text.
-            Ok(v) if crate::marquet::projjson::check_projjson_value(&v).is_ok() => (Crs::ProjJson(v.to_string()), None),
+            // Normalized like `geo` PROJJSON objects, so every path stores the same text;
+            // OGC:CRS84 / EPSG:4326 documents are the default CRS (as in `geo`).
+            Ok(v) if crate::marquet::projjson::check_projjson_value(&v).is_ok() => match crate::crs::resolve(t) {
+                Ok(c) => (c, None),
+                Err(_) => (Crs::ProjJson(v.to_string()), None),
+            },
             _ => (Crs::Unknown, Some(format!("crs {t:?} is json but not a PROJJSON coordinate reference system; stored as unknown"))),
         };
     }
@@ -355,25 +372,29 @@ pub fn crs_from_string(s: &str, kv: &dyn Fn(&str) -> Option<String>) -> (Crs, Op
         };
     }
     let lower = t.to_ascii_lowercase();
-    if matches!(lower.as_str(), "ogc:crs84" | "epsg:4326" | "srid:4326" | "crs84") {
-        return (Crs::Default, None);
-    }
     if lower == "srid:0" || t.is_empty() {
         return (Crs::Unknown, None);
     }
-    if lower.starts_with("srid:") || (t.contains(':') && !t.contains('[') && t.len() < 64) {
-        return (
-            Crs::Unknown,
-            Some(format!("crs {t:?} is an identifier this library cannot expand to PROJJSON; stored as unknown, kept in the column description")),
-        );
+    // Authority codes, URNs, `srid:N` and WKT: resolved to PROJJSON (issue #22, src/crs/);
+    // what cannot be resolved is never guessed but kept as text with an unknown CRS.
+    match crate::crs::resolve(t) {
+        Ok(crs) => (crs, None),
+        Err(why) => {
+            if lower.starts_with("srid:") || (t.contains(':') && !t.contains('[') && t.len() < 64) {
+                return (
+                    Crs::Unknown,
+                    Some(format!("crs {t:?} could not be resolved to PROJJSON ({why}); stored as unknown, kept in the column description")),
+                );
+            }
+            (
+                Crs::Unknown,
+                Some(format!(
+                    "crs is a {}-byte non-PROJJSON string (WKT?) that could not be resolved ({why}); HEP002 §8.1 allows only PROJJSON: stored as unknown, kept in the column description",
+                    t.len()
+                )),
+            )
+        }
     }
-    (
-        Crs::Unknown,
-        Some(format!(
-            "crs is a {}-byte non-PROJJSON string (WKT?); HEP002 §8.1 allows only PROJJSON: stored as unknown, kept in the column description",
-            t.len()
-        )),
-    )
 }
 
 /// The `geo` column metadata we write for one column (HEP002 §14.2).
@@ -470,9 +491,17 @@ mod tests {
         let none = |_: &str| None;
         assert_eq!(crs_from_string("srid:0", &none).0, Crs::Unknown);
         assert_eq!(crs_from_string("OGC:CRS84", &none).0, Crs::Default);
-        let (c, n) = crs_from_string("srid:5070", &none);
+        // Unresolvable: kept as text, never guessed (issue #22).
+        let (c, n) = crs_from_string("srid:999999", &none);
         assert_eq!(c, Crs::Unknown);
-        assert!(n.unwrap().contains("srid:5070"));
+        assert!(n.unwrap().contains("srid:999999"));
+        #[cfg(feature = "proj")]
+        {
+            let (c, n) = crs_from_string("srid:5070", &none);
+            assert_eq!((c.id(), n), (Some(("EPSG".into(), "5070".into())), None));
+            let (c, _) = crs_from_string("EPSG:3857", &none);
+            assert!(matches!(c, Crs::ProjJson(_)) && !c.is_geographic());
+        }
         let kv = |k: &str| match k {
             "k" => Some(r#"{"type":"ProjectedCRS","name":"x","base_crs":{},"conversion":{},"coordinate_system":{}}"#.to_string()),
             "short" => Some(r#"{"type":"ProjectedCRS","name":"x"}"#.to_string()),

@@ -277,20 +277,28 @@ fn from_wkt(w: &wkt::Wkt<f64>) -> wkb::Geometry {
 }
 
 /// The GeoParquet `geo` `crs` value for an SRID found in EWKB / EWKT values or named by
-/// a source, and a warning when it cannot be expanded to PROJJSON. The one place where an
-/// SRID becomes a CRS: 4326 is OGC:CRS84 (HEP002 §8.4; x = longitude in EWKB as in every
-/// GeoParquet file), 0 or none is unknown (`null`), and any other SRID is kept as the
-/// identifier `EPSG:<srid>`, which the import stores as an unknown CRS with the identifier
-/// in the column description (meta::crs_from_string, a `crs_not_projjson` finding) until
-/// a CRS resolver can expand it.
+/// a source, and a warning. The one place where an SRID becomes a CRS: 4326 is OGC:CRS84
+/// (HEP002 §8.4; x = longitude in EWKB as in every GeoParquet file), 0 or none is unknown
+/// (`null`), and any other SRID is taken as `EPSG:<srid>` (said in the warning), resolved
+/// to its PROJJSON with PROJ (issue #22, [`crate::crs::resolve`]). When it cannot be
+/// resolved the identifier is kept, which the import stores as an unknown CRS with the
+/// identifier in the column description (meta::crs_from_string, a `crs_not_projjson`
+/// finding).
 pub fn srid_crs(srid: Option<u32>) -> (serde_json::Value, Option<String>) {
     match srid {
         None | Some(0) => (serde_json::Value::Null, None),
         Some(4326) => (serde_json::Value::String("OGC:CRS84".into()), None),
-        Some(n) => (
-            serde_json::Value::String(format!("EPSG:{n}")),
-            Some(format!("SRID {n} taken as EPSG:{n}; no CRS resolver expands it to PROJJSON: the CRS is stored as unknown, the identifier kept in the column description")),
-        ),
+        Some(n) => match crate::crs::resolve(&format!("EPSG:{n}")) {
+            Ok(crate::marquet::Crs::ProjJson(doc)) => match serde_json::from_str(&doc) {
+                Ok(v) => (v, Some(format!("SRID {n} taken as EPSG:{n}"))),
+                Err(_) => (serde_json::Value::String(format!("EPSG:{n}")), Some(format!("SRID {n} taken as EPSG:{n}"))),
+            },
+            Ok(_) => (serde_json::Value::String(format!("EPSG:{n}")), Some(format!("SRID {n} taken as EPSG:{n}"))),
+            Err(why) => (
+                serde_json::Value::String(format!("EPSG:{n}")),
+                Some(format!("SRID {n} taken as EPSG:{n}, which could not be resolved to PROJJSON ({why}): the CRS is stored as unknown, the identifier kept in the column description")),
+            ),
+        },
     }
 }
 
@@ -372,7 +380,11 @@ mod tests {
         assert_eq!(srid_crs(Some(4326)).0, "OGC:CRS84");
         assert_eq!(srid_crs(None).0, serde_json::Value::Null);
         let (v, w) = srid_crs(Some(3857));
-        assert_eq!(v, "EPSG:3857");
+        if crate::crs::proj_available() {
+            assert_eq!(v["id"]["code"], 3857);
+        } else {
+            assert_eq!(v, "EPSG:3857");
+        }
         assert!(w.unwrap().contains("EPSG:3857"));
     }
 }

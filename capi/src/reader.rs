@@ -1,0 +1,109 @@
+//! `marquet_spatial_reader`: a geometry column opened once and queried for many windows
+//! (`SpatialReader`, issue #20). The reader reads the column's attributes, indexes and
+//! chunks once and keeps them, so repeated windows cost no metadata I/O; answers are
+//! exactly those of `marquet_table_query_box` / `_query_wkb`, as `marquet_query_result`.
+
+use std::ffi::c_char;
+use std::sync::{Arc, Mutex};
+
+use mq::marquet::{File, MarquetTable};
+use mq::query::reader::SpatialReader;
+use mq::query::{Query, Window};
+
+use crate::ffi::{self, Handle, Kind};
+use crate::panic::{guard, guard_void};
+use crate::query::{marquet_query_result, predicate_arg};
+use crate::status::FfiResult;
+use crate::table::marquet_table;
+
+/// A spatial reader (opaque) from `marquet_spatial_reader_open`; released by
+/// `marquet_spatial_reader_free`. It keeps its own handle on the table and the file open
+/// until freed (freeing the table or file handle first is allowed). Queries through one
+/// reader are serialized.
+pub struct marquet_spatial_reader {
+    _file: Arc<File>,
+    inner: Mutex<SpatialReader>,
+}
+
+impl Handle for marquet_spatial_reader {
+    const KIND: Kind = Kind::SpatialReader;
+    const NAME: &'static str = "reader";
+}
+
+/// Open a reader of geometry column `column` of `table` (`column` NULL with
+/// `column_len` 0: the primary geometry column). On success `*out` receives a reader to
+/// free with `marquet_spatial_reader_free`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_spatial_reader_open(
+    table: *const marquet_table,
+    column: *const c_char,
+    column_len: usize,
+    out: *mut *mut marquet_spatial_reader,
+) -> i32 {
+    guard(|| unsafe {
+        let out = ffi::out_ptr(out, "out")?;
+        let th = ffi::handle(table)?;
+        let col = if column.is_null() && column_len == 0 { None } else { Some(ffi::name_arg(column, column_len, "column")?) };
+        let file = th.file();
+        let path = th.lock().path().to_string();
+        let reader = SpatialReader::new(MarquetTable::open(&file, &path)?, col)?;
+        ffi::write(out, ffi::into_handle(marquet_spatial_reader { _file: file, inner: Mutex::new(reader) }));
+        Ok(())
+    })
+}
+
+unsafe fn reader_query(
+    reader: *const marquet_spatial_reader,
+    window: impl FnOnce() -> FfiResult<Window>,
+    predicate: i32,
+    use_indexes: i32,
+    out: *mut *mut marquet_query_result,
+) -> FfiResult {
+    let out = ffi::out_ptr(out, "out")?;
+    let r = unsafe { ffi::handle(reader)? };
+    let predicate = predicate_arg(predicate)?;
+    let use_indexes = ffi::flag_arg(use_indexes, "use_indexes")?;
+    let q = Query::new(window()?, predicate).with_indexes(use_indexes);
+    let result = r.inner.lock().unwrap_or_else(|p| p.into_inner()).query(&q)?;
+    unsafe { ffi::write(out, ffi::into_handle(marquet_query_result::new(result))) };
+    Ok(())
+}
+
+/// As `marquet_table_query_box`, through the reader: the rows of the reader's column whose
+/// geometry satisfies `predicate` against `[xmin, xmax] x [ymin, ymax]`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_spatial_reader_query_box(
+    reader: *const marquet_spatial_reader,
+    xmin: f64,
+    ymin: f64,
+    xmax: f64,
+    ymax: f64,
+    predicate: i32,
+    use_indexes: i32,
+    out: *mut *mut marquet_query_result,
+) -> i32 {
+    guard(|| unsafe { reader_query(reader, || Ok(Window::try_bbox(xmin, ymin, xmax, ymax)?), predicate, use_indexes, out) })
+}
+
+/// As `marquet_table_query_wkb`, through the reader (the window as one ISO WKB geometry of
+/// `wkb_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn marquet_spatial_reader_query_wkb(
+    reader: *const marquet_spatial_reader,
+    wkb: *const u8,
+    wkb_len: usize,
+    predicate: i32,
+    use_indexes: i32,
+    out: *mut *mut marquet_query_result,
+) -> i32 {
+    guard(|| unsafe {
+        let bytes = ffi::slice_arg(wkb, wkb_len, "wkb")?;
+        reader_query(reader, || Ok(Window::from_wkb(bytes)?), predicate, use_indexes, out)
+    })
+}
+
+/// Free a reader (NULL is a no-op).
+#[no_mangle]
+pub unsafe extern "C" fn marquet_spatial_reader_free(reader: *mut marquet_spatial_reader) {
+    guard_void(|| unsafe { ffi::free_handle(reader) })
+}

@@ -1,0 +1,71 @@
+//! `convert --crs` and `--to-crs` (issue #22): the hooks [`super::convert`] calls.
+//!
+//! - `--crs CODE` states the CRS of the imported geometry columns
+//!   ([`super::ImportOptions::crs`]): the coordinates are kept, the CRS attribute is the
+//!   resolved PROJJSON (HEP002 §8.1).
+//! - `--to-crs CODE` reprojects the imported table ([`crate::crs::reproject_table`]: each
+//!   geometry column replaced per HEP002 §11.2, BBOX and indexes rebuilt) before it is
+//!   written out.
+//! - A Marquet input is never changed: with either flag it is first exported to a
+//!   temporary GeoParquet file (exact: WKB and every attribute column), which is then
+//!   converted like any other input, so an HDF5 → HDF5 conversion that changes the CRS is
+//!   allowed too.
+
+use std::path::Path;
+
+use super::{convert, export_geoparquet, single_table_of, ConvertOptions, ConvertReport, ExportOptions, Format, GeoParquetVersion};
+use crate::crs::{reproject_table, resolve, ReprojectReport};
+use crate::error::{MarquetError, Result};
+use crate::h5col::File;
+use crate::marquet::{Crs, MarquetTable};
+
+/// The CRS `--crs` states, resolved; an unresolvable one is an error (the user asked for
+/// it: nothing is guessed).
+pub(crate) fn stated(opts: &ConvertOptions) -> Result<Option<Crs>> {
+    match &opts.crs {
+        None => Ok(None),
+        Some(d) => resolve(d).map(Some).map_err(|e| MarquetError::InvalidArgument(format!("--crs {d}: {e}"))),
+    }
+}
+
+/// After an import into `file`: reproject table `table` when `--to-crs` asks for it.
+pub(crate) fn after_import(file: &File, table: &str, opts: &ConvertOptions) -> Result<Option<ReprojectReport>> {
+    let Some(to) = &opts.to_crs else { return Ok(None) };
+    let mut t = MarquetTable::open(file, table)?;
+    reproject_table(&mut t, to).map(Some)
+}
+
+/// A Marquet input with `--crs` or `--to-crs`: converted through a temporary GeoParquet
+/// copy (the input file is opened read-only). `None` for every other conversion.
+pub(crate) fn marquet_input(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Option<ConvertReport>> {
+    let fin = opts.format.or_else(|| Format::from_path(input));
+    if fin != Some(Format::Marquet) || (opts.crs.is_none() && opts.to_crs.is_none()) {
+        return Ok(None);
+    }
+    // Check the definitions before any work.
+    stated(opts)?;
+    if let Some(t) = &opts.to_crs {
+        resolve(t).map_err(|e| MarquetError::InvalidArgument(format!("--to-crs {t}: {e}")))?;
+    }
+    let file = File::open(input)?;
+    let table = match &opts.table {
+        Some(t) => t.clone(),
+        None => single_table_of(&file)?,
+    };
+    let tmp = std::env::temp_dir().join(format!(
+        "marquet-crs-{}-{}.parquet",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+    ));
+    let res = (|| {
+        let eopts = ExportOptions { version: GeoParquetVersion::V2_0, ..ExportOptions::default() };
+        export_geoparquet(&file, &table, &tmp, &eopts)?;
+        drop(file);
+        let o = ConvertOptions { table: Some(table.clone()), format: Some(Format::GeoParquet), ..opts.clone() };
+        convert(&tmp, output, &o)
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    let mut r = res?;
+    r.input = input.to_path_buf();
+    Ok(Some(r))
+}
