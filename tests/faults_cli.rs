@@ -281,3 +281,30 @@ fn a_failed_convert_into_an_existing_file_leaves_no_table_behind() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("imported 50 rows into /more"), "{out}");
 }
+
+/// `validate --full` reads every chunk: a damaged chunk of an attribute column (which the
+/// structural and row checks never decompress) is found and named (issue #19).
+#[test]
+fn validate_full_finds_a_damaged_attribute_chunk() {
+    let dir = common::TempDir::new("faults-cli-full");
+    let h5 = cities_h5(&dir);
+    let (code, out, _) = marquet(&["validate", &h5, "--full"]);
+    assert_eq!(code, 0, "{out}");
+    // Overwrite the middle of the first stored chunk of the `name` column with garbage.
+    let (addr, size) = {
+        let f = marquet::h5col::File::open(&h5).unwrap();
+        let ds = marquet::h5::dataset_open(f.id(), "/cities/name").unwrap();
+        let (_, addr, size) = marquet::h5::chunk_location(ds.id(), 0, "/cities/name").unwrap().expect("a stored chunk");
+        (addr, size)
+    };
+    let mut bytes = std::fs::read(&h5).unwrap();
+    for b in &mut bytes[(addr + size / 4) as usize..(addr + size / 2) as usize] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&h5, bytes).unwrap();
+    let (code, out, _) = marquet(&["validate", &h5]);
+    assert_eq!(code, 0, "without --full the attribute chunk is not read: {out}");
+    let (code, out, _) = marquet(&["validate", &h5, "--full"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("/cities/name") && out.contains("data integrity (--full)"), "{out}");
+}

@@ -731,6 +731,7 @@ fn dump(a: DumpArgs) -> ExitCode {
 #[command(after_help = "Examples:
   marquet validate ne.h5
   marquet validate ne.h5 --table /cities --strict
+  marquet validate ne.h5 --full
   marquet validate ne.h5 --json | jq .status
 
 Exit 0 conformant, 1 not conformant, 2 unreadable or not HDF5.")]
@@ -746,6 +747,10 @@ struct ValidateArgs {
     /// Treat warnings (lenient-only forms, ruling R3) as non-conformance.
     #[arg(long)]
     strict: bool,
+    /// Also read every chunk of every dataset (data integrity: a damaged chunk of any
+    /// column is an error, not only those the checks read; docs/FAULTS.md).
+    #[arg(long)]
+    full: bool,
 }
 
 const EXIT_CONFORMANT: u8 = 0;
@@ -792,7 +797,7 @@ fn validate(a: ValidateArgs) -> ExitCode {
             _ => {}
         }
     }
-    let opts = Options { table, strict: a.strict, ..Options::default() };
+    let opts = Options { table, strict: a.strict, full: a.full, ..Options::default() };
     let spin = Bar::spinner("validating");
     let res = validate_file(&a.path, &opts);
     spin.finish();
