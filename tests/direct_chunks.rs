@@ -87,6 +87,9 @@ fn compare(f: &File, name: &str, dtype: Dtype, filters: Vec<Filter>, fill: Optio
 
 #[test]
 fn direct_chunks_decode_through_the_pipeline() {
+    // Serial: the decoded-chunk cache of the test below is invalidated by any write in
+    // the process, so no test here writes while another counts decodes.
+    let _s = common::serial();
     let dir = common::TempDir::new("direct");
     let f = File::create(dir.join("d.h5")).unwrap();
     let pt = Dtype::f64_compound(&["x", "y"]);
@@ -120,6 +123,9 @@ fn direct_chunks_decode_through_the_pipeline() {
 
 #[test]
 fn appends_across_chunk_boundaries_read_back() {
+    // Serial: the decoded-chunk cache of the test below is invalidated by any write in
+    // the process, so no test here writes while another counts decodes.
+    let _s = common::serial();
     // Appends of odd sizes: every chunk is first written partly through the pipeline and
     // then completed, or written whole directly; the result must be the same bytes as one
     // pipeline write of everything.
@@ -146,6 +152,9 @@ fn appends_across_chunk_boundaries_read_back() {
 
 #[test]
 fn zstd_filter_is_registered_as_32015_with_the_level_in_cd_values() {
+    // Serial: the decoded-chunk cache of the test below is invalidated by any write in
+    // the process, so no test here writes while another counts decodes.
+    let _s = common::serial();
     let dir = common::TempDir::new("zstd");
     let path = dir.join("z.h5");
     {
@@ -179,6 +188,9 @@ fn zstd_filter_is_registered_as_32015_with_the_level_in_cd_values() {
 /// through the direct path.
 #[test]
 fn reads_a_file_written_by_h5py_and_hdf5plugin() {
+    // Serial: the decoded-chunk cache of the test below is invalidated by any write in
+    // the process, so no test here writes while another counts decodes.
+    let _s = common::serial();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/h5py_zstd.h5");
     let f = File::open(&path).unwrap();
     let ds = h5::dataset_open(f.id(), "f64_shuffle_zstd").unwrap();
@@ -209,6 +221,9 @@ fn reads_a_file_written_by_h5py_and_hdf5plugin() {
 
 #[test]
 fn corrupt_chunks_are_errors_naming_the_dataset() {
+    // Serial: the decoded-chunk cache of the test below is invalidated by any write in
+    // the process, so no test here writes while another counts decodes.
+    let _s = common::serial();
     let dir = common::TempDir::new("zstd-bad");
     let f = File::create(dir.join("b.h5")).unwrap();
     let spec = DatasetSpec { dtype: Dtype::U8, len: 2000, chunk: Some(1000), filters: vec![Filter::Zstd(3)], fill: None };
@@ -239,12 +254,18 @@ fn corrupt_chunks_are_errors_naming_the_dataset() {
 
 #[test]
 fn marquet_defaults_use_deflate_and_move_whole_chunks_directly() {
+    // Serial: the decoded-chunk cache of the test below is invalidated by any write in
+    // the process, so no test here writes while another counts decodes.
+    let _s = common::serial();
     let level = marquet::marquet::compression::DEFAULT_DEFLATE_LEVEL;
     marquet_columns_move_whole_chunks_directly(None, Filter::Deflate(level));
 }
 
 #[test]
 fn marquet_zstd_option_moves_whole_chunks_directly() {
+    // Serial: the decoded-chunk cache of the test below is invalidated by any write in
+    // the process, so no test here writes while another counts decodes.
+    let _s = common::serial();
     let c = marquet::marquet::Compression::zstd();
     marquet_columns_move_whole_chunks_directly(Some(c), Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL));
 }

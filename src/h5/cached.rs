@@ -11,7 +11,7 @@
 //!
 //! The cache describes the dataset as it was when it was opened: its extent is fixed then,
 //! and reads past it are refused. [`CachedDataset::generation`] is
-//! [`super::write_generation`] at that moment; an owner that must see later changes made
+//! `super::write_generation` at that moment; an owner that must see later changes made
 //! through this process compares it with the current value and reopens (the spatial reader
 //! does so before every query). Memory is bounded by the budget given at open (at least one
 //! piece is kept).
@@ -122,7 +122,7 @@ impl CachedDataset {
         self.piece
     }
 
-    /// [`super::write_generation`] when the dataset was opened.
+    /// `super::write_generation` when the dataset was opened.
     pub fn generation(&self) -> u64 {
         self.generation
     }

@@ -185,7 +185,7 @@ impl GeometryData {
     }
 
     /// Rows `[s, e)` of a variable-length WKB column, with the checks of HEP001 §9.2
-    /// (`ListColumn::read`'s): OFFSETS[0] = 0, offsets never decrease and stay within
+    /// (`ListColumn::read`'s): `OFFSETS[0] = 0`, offsets never decrease and stay within
     /// VALUES, MASK entries are 0 or 1, a null row has an empty slice.
     pub fn read_wkb_rows(&mut self, s: u64, e: u64) -> Result<WkbRows> {
         let GeometryData::Var { offsets, mask, values, path } = self else {

@@ -1,7 +1,7 @@
 //! The warm spatial reader (issue #20): open a table's geometry column once, answer many
 //! windows.
 //!
-//! [`SpatialReader`] holds what every query of [`crate::marquet::MarquetTable::query`]
+//! [`SpatialReader`] holds what every query of [`TableQuery::query`](crate::query::TableQuery::query)
 //! otherwise reads again: the column's attributes, NROWS, the index list and its validity
 //! tokens, the block index's entries, the R-tree's attributes, the covering column's
 //! datatype, and the open geometry, index and covering datasets with their decoded chunks
@@ -349,7 +349,7 @@ fn test_wkb(
 }
 
 impl SpatialReader {
-    /// [`crate::marquet::MarquetTable::query_where`] through the reader: the attribute
+    /// [`TableQuery::query_where`](crate::query::TableQuery::query_where) through the reader: the attribute
     /// filters (AND) first, each with its best valid HEP001 index, then the spatial query
     /// when some row is left; the two row sets intersected.
     pub fn query_where(&mut self, q: &Query, filters: &[(String, crate::h5col::predicate::ColumnFilter)]) -> Result<super::CombinedResult> {
