@@ -103,7 +103,7 @@ pub enum MarquetError {
     /// An error from the HDF5 library: what failed, and HDF5's error stack as data (one
     /// entry per frame, innermost last: `function(): description`), also folded into the
     /// message.
-    #[error("{path}: hdf5: {message}")]
+    #[error("{path}: hdf5: {}", tidy_hdf5(message))]
     Hdf5 {
         /// HDF5 path of the object being accessed.
         path: String,
@@ -157,5 +157,85 @@ impl MarquetError {
     /// Shorthand for an HDF5 error at `path`.
     pub fn hdf5(path: impl Into<String>, e: impl fmt::Display) -> Self {
         MarquetError::Hdf5 { path: path.into(), message: e.to_string(), stack: Vec::new() }
+    }
+}
+
+/// An HDF5 error message as a user should see it (issue #19): HDF5's low-level I/O errors
+/// carry "time = …, filename = …, file descriptor = 3, errno = 28, error message = 'No
+/// space left on device', buf = 0x7fee…, total write size = …"; only the operating
+/// system's reason is kept, after the description of what failed.
+pub fn tidy_hdf5(message: &str) -> String {
+    const REASON: &str = "error message = '";
+    let Some(i) = message.find(REASON) else { return message.to_string() };
+    let reason = message[i + REASON.len()..].split('\'').next().unwrap_or_default();
+    let cut = ["time = ", "filename = ", "file descriptor = ", "errno = "]
+        .iter()
+        .filter_map(|k| message[..i].find(k))
+        .min()
+        .unwrap_or(i);
+    let head = message[..cut].trim_end_matches([',', ' ', ':']);
+    format!("{head}: {reason}")
+}
+
+/// Refuse anything but a regular file (or a symbolic link to one) as an input (issue #19):
+/// a FIFO would block the reader forever, a directory or a device is no file to read.
+/// Names what the path is, and says "no such file" only when nothing is there.
+pub fn check_regular_file(path: &std::path::Path) -> Result<()> {
+    use std::io::{Error, ErrorKind};
+    let p = path.display().to_string();
+    let io = |kind: ErrorKind, msg: &str| MarquetError::Io { path: p.clone(), source: Error::new(kind, msg.to_string()) };
+    let md = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Err(io(ErrorKind::NotFound, "no such file")),
+        Err(e) => return Err(MarquetError::Io { path: p, source: e }),
+    };
+    if md.is_file() {
+        return Ok(());
+    }
+    if md.is_dir() {
+        return Err(io(ErrorKind::InvalidInput, "is a directory, not a file"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = md.file_type();
+        let what = if t.is_fifo() {
+            "is a FIFO (named pipe), not a regular file"
+        } else if t.is_socket() {
+            "is a socket, not a regular file"
+        } else if t.is_block_device() || t.is_char_device() {
+            "is a device, not a regular file"
+        } else {
+            "is not a regular file"
+        };
+        return Err(io(ErrorKind::InvalidInput, what));
+    }
+    #[allow(unreachable_code)]
+    Err(io(ErrorKind::InvalidInput, "is not a regular file"))
+}
+
+#[cfg(test)]
+mod tidy_tests {
+    use super::*;
+
+    #[test]
+    fn hdf5_io_errors_keep_the_reason_only() {
+        let m = "H5Fflush failed: file write failed: time = Wed Dec  2 06:00:00 2026, filename = 'x.h5', file descriptor = 3, errno = 28, error message = 'No space left on device', buf = 0x7fee12345678, total write size = 4096, bytes this sub-write = 4096, bytes actually written = 18446744073709551615, offset = 0";
+        assert_eq!(tidy_hdf5(m), "H5Fflush failed: file write failed: No space left on device");
+        assert_eq!(tidy_hdf5("H5Dopen2 failed: not found"), "H5Dopen2 failed: not found");
+    }
+
+    #[test]
+    fn only_regular_files_are_inputs() {
+        let d = std::env::temp_dir();
+        let e = check_regular_file(&d).unwrap_err().to_string();
+        assert!(e.contains("is a directory"), "{e}");
+        let e = check_regular_file(&d.join("surely-not-here-19.h5")).unwrap_err().to_string();
+        assert!(e.contains("no such file"), "{e}");
+        #[cfg(unix)]
+        {
+            let e = check_regular_file(std::path::Path::new("/dev/null")).unwrap_err().to_string();
+            assert!(e.contains("device"), "{e}");
+        }
     }
 }

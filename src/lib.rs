@@ -18,7 +18,7 @@ pub mod wkb;
 #[cfg(test)]
 mod test_rng;
 
-pub use error::{MarquetError, Result};
+pub use error::{check_regular_file, MarquetError, Result};
 pub use progress::Progress;
 pub use spec::{BBox, Dimensions, GeometryKind, GeometryType};
 /// The `ndarray` of [`arrays`]' signatures (the version hdf5-metno uses), so that callers

@@ -60,6 +60,24 @@ impl std::fmt::Display for AppendReport {
     }
 }
 
+/// Remove the staging files of appends whose process is gone (killed; issue #19): their
+/// names carry the process id (`marquet-append-<pid>-<nanos>.h5`). Only on systems with a
+/// `/proc` to ask; elsewhere they stay until the temp directory is cleaned.
+fn reclaim_temp_files() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("marquet-append-").and_then(|r| r.strip_suffix(".h5")) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn temp_h5() -> PathBuf {
     std::env::temp_dir().join(format!(
         "marquet-append-{}-{}.h5",
@@ -72,6 +90,11 @@ fn temp_h5() -> PathBuf {
 /// Marquet table `table` of `file`, which must have the same columns (see
 /// [`MarquetTable::check_append_source`]).
 pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions) -> Result<AppendReport> {
+    // A FIFO, socket or device is refused before anything reads it (issue #19); a lake may
+    // be a directory.
+    if std::fs::metadata(source).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        crate::error::check_regular_file(source)?;
+    }
     if opts.format.is_none() && super::lake::wants_lake(source, &opts.lake)? {
         let (mut r, l) = super::lake::append_lake(file, table, source, opts, &opts.lake)?;
         r.lake = Some(l);
@@ -80,6 +103,9 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
     let fmt = opts.format.or_else(|| Format::from_path(source)).ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the source format from the extension", source.display()))
     })?;
+    // A FIFO would block, a directory is no source (issue #19).
+    crate::error::check_regular_file(source)?;
+    reclaim_temp_files();
     let dst = MarquetTable::open(file, table)?;
     let step = opts.batch_rows.unwrap_or(DEFAULT_APPEND_BATCH_ROWS);
     let rows = match fmt {

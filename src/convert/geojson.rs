@@ -66,6 +66,7 @@ fn ptype(v: &Value) -> PType {
 
 fn features(input: &Path) -> Result<impl Iterator<Item = Result<Feature>>> {
     let path = input.display().to_string();
+    crate::error::check_regular_file(input)?; // a FIFO would block (issue #19)
     let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
     Ok(FeatureReader::from_reader(BufReader::new(f)).features().map(move |r| r.map_err(|e| io_err(&path, e))))
 }

@@ -326,6 +326,11 @@ fn single_table_of(file: &File) -> Result<String> {
 /// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
 /// GeoJSON goes through a temporary HDF5 file.
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    // A FIFO, socket or device is refused before anything reads it (issue #19); a lake may
+    // be a directory.
+    if std::fs::metadata(input).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        crate::error::check_regular_file(input)?;
+    }
     // CSV, plain Parquet, Iceberg and GeoMesa sources; the GeoMesa layout (issue #24).
     if let Some(mut r) = lake::convert_hook(input, output, opts)? {
         // --to-crs applies to lakehouse sources too (issue #22).
@@ -366,8 +371,14 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         (_, Format::Marquet) => {
             let existed = output.exists();
             let file = if existed { File::open_rw(output)? } else { File::create(output)? };
+            // Into an existing file: a failed import removes the table group it created,
+            // so a retry does not meet "already exists" (issue #19, docs/FAULTS.md F2).
+            let had_table = existed && file.tables()?.contains(&crate::h5col::normalize_table_path(&iopts.table));
             let r = import_any(fin, input, &file, &iopts);
             let r = r.and_then(|r| Ok((convert_crs::after_import(&file, &r.table, opts)?, r)));
+            if r.is_err() && existed && !had_table {
+                let _ = file.remove_table(&iopts.table);
+            }
             drop(file);
             match r {
                 Ok((rp, r)) => {

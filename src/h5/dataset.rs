@@ -188,6 +188,10 @@ pub(super) fn select_1d(ds: hid_t, start: u64, count: u64, path: &str) -> Result
 /// Read `count` elements from `start` of a rank-1 dataset, converted to `mem` (which must
 /// be convertible from the file type; usually `info.dtype.to_le()`).
 pub fn dataset_read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str) -> Result<Vec<u8>> {
+    // Bounded work on hostile files (issue #19, docs/FAULTS.md F4): the count comes from a
+    // file value (NROWS, an offset, num_items); nothing is allocated for elements the
+    // dataset does not hold.
+    check_within_extent(ds, start, count, path)?;
     let bytes = (mem.size() as u64)
         .checked_mul(count)
         .ok_or_else(|| MarquetError::InvalidArgument(format!("{path}: read of {count} elements overflows")))?;
@@ -197,6 +201,33 @@ pub fn dataset_read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str) 
     }
     dataset_read_into(ds, start, count, mem, path, &mut buf)?;
     Ok(buf)
+}
+
+/// Refuse a read of elements `[start, start + count)` of a rank-1 dataset past its extent,
+/// before anything is allocated for it.
+fn check_within_extent(ds: hid_t, start: u64, count: u64, path: &str) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let ext = locked(|| unsafe {
+        let s = Hid::new(h5d::H5Dget_space(ds), path, "H5Dget_space")?;
+        let nd = check(h5s::H5Sget_simple_extent_ndims(s.0), path, "H5Sget_simple_extent_ndims")?;
+        if nd != 1 {
+            return Ok::<Option<u64>, MarquetError>(None);
+        }
+        let mut dims = [0 as hsize_t; 1];
+        check(h5s::H5Sget_simple_extent_dims(s.0, dims.as_mut_ptr(), std::ptr::null_mut()), path, "dims")?;
+        Ok(Some(dims[0]))
+    })?;
+    match (ext, start.checked_add(count)) {
+        (Some(e), Some(end)) if end <= e => Ok(()),
+        (None, Some(_)) => Ok(()),
+        (e, _) => Err(MarquetError::spec(
+            path,
+            "HEP001 §13 req 2",
+            format!("read of elements {start}..{} past the dataset's extent {}", start.saturating_add(count), e.unwrap_or(0)),
+        )),
+    }
 }
 
 /// Like [`dataset_read`], into a caller buffer of exactly the right size. Reads of at
@@ -209,6 +240,7 @@ pub fn dataset_read_into(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &
     if count == 0 {
         return Ok(());
     }
+    check_within_extent(ds, start, count, path)?;
     if direct::read(ds, start, count, mem, path, buf)? {
         return Ok(());
     }

@@ -46,10 +46,85 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
 
 /// Open an existing file read-only or read-write, with the filters this crate registers
 /// (zstd 32015) available to its reads, like every file entry point of this module.
+///
+/// Only regular files are opened (a FIFO would block, issue #19). When another process holds
+/// HDF5's file lock, the open is retried with a growing pause (5 ms doubling to 250 ms)
+/// until [`lock_timeout`] has passed (docs/FAULTS.md F5).
 pub fn file_open(path: &std::path::Path, rw: bool) -> Result<hdf5::File> {
     register_filters()?;
-    let r = if rw { hdf5::File::open_rw(path) } else { hdf5::File::open(path) };
-    r.map_err(|e| MarquetError::hdf5(path.display().to_string(), e))
+    crate::error::check_regular_file(path)?;
+    let open = || {
+        with_lock_retry(|| {
+            let r = if rw { hdf5::File::open_rw(path) } else { hdf5::File::open(path) };
+            r.map_err(|e| MarquetError::hdf5(path.display().to_string(), e))
+        })
+    };
+    match open() {
+        Err(e) if rw && restore_eof(path, &e)? => open(),
+        r => r,
+    }
+}
+
+/// A write that ran out of disk space (ENOSPC, or EFBIG past a file-size limit) can leave
+/// the superblock's end-of-file address beyond the bytes that reached the disk: HDF5 then
+/// refuses the file ("truncated file: eof = X, …, stored_eof = Y"). Files we create
+/// allocate only at the end (local ruling L7), so `[X, Y)` is space the failed operation
+/// allocated — the reserved tail of a staged append, never committed rows. The next writer
+/// restores the length with a sparse extension (no disk space needed) and opens the file
+/// in its last committed state (issue #19, docs/FAULTS.md F2). Returns whether it did.
+fn restore_eof(path: &std::path::Path, e: &MarquetError) -> Result<bool> {
+    let MarquetError::Hdf5 { message, .. } = e else { return Ok(false) };
+    let num = |key: &str| -> Option<u64> {
+        let i = message.find(key)? + key.len();
+        message[i..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().ok()
+    };
+    let (Some(eof), Some(stored)) = (num("truncated file: eof = "), num("stored_eof = ")) else { return Ok(false) };
+    let actual = std::fs::metadata(path).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?.len();
+    // Only the plain case: the file is exactly HDF5's eof long and short of a bounded tail.
+    if actual != eof || stored <= eof || stored - eof > (1 << 40) {
+        return Ok(false);
+    }
+    let f = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?;
+    f.set_len(stored).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?;
+    Ok(true)
+}
+
+static LOCK_TIMEOUT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How long opening a file waits for another process's HDF5 file lock (default: not at all,
+/// the first lock error is returned). Process-wide, like HDF5's own file-locking setting.
+pub fn set_lock_timeout(d: std::time::Duration) {
+    LOCK_TIMEOUT_MS.store(d.as_millis().min(u64::MAX as u128) as u64, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The wait set by [`set_lock_timeout`].
+pub fn lock_timeout() -> std::time::Duration {
+    std::time::Duration::from_millis(LOCK_TIMEOUT_MS.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Is this the error of an open refused by another process's file lock?
+pub fn is_lock_error(e: &MarquetError) -> bool {
+    matches!(e, MarquetError::Hdf5 { message, .. } if message.contains("unable to lock file"))
+}
+
+/// Run `open` until it succeeds, fails for another reason than a file lock, or
+/// [`lock_timeout`] has passed.
+fn with_lock_retry<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
+    let deadline = std::time::Instant::now() + lock_timeout();
+    let mut pause = std::time::Duration::from_millis(5);
+    loop {
+        match open() {
+            Err(e) if is_lock_error(&e) => {
+                let now = std::time::Instant::now();
+                if now >= deadline {
+                    return Err(e);
+                }
+                std::thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(std::time::Duration::from_millis(250));
+            }
+            r => return r,
+        }
+    }
 }
 
 /// Take a reference to the file of an identifier that the caller opened with its own calls

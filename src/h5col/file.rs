@@ -121,3 +121,36 @@ pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
 pub(crate) fn object_is_group(id: hdf5_sys::h5i::hid_t) -> bool {
     h5::is_group(id)
 }
+
+impl File {
+    /// Unlink the table group at `path` (and everything below it) — for undoing a table a
+    /// failed import created. The file's space is not reclaimed (HDF5; `h5repack` does).
+    pub fn remove_table(&self, path: &str) -> Result<()> {
+        let p = normalize_table_path(path);
+        if p == "/" {
+            return Err(MarquetError::InvalidArgument("the root group cannot be removed".into()));
+        }
+        self.table(&p)?;
+        h5::link_delete(self.id(), &p)?;
+        h5::flush(self.id())
+    }
+}
+
+/// The canonical form of a table path as a user may type it (issue #19): one leading `/`,
+/// no repeated or trailing `/` — `//countries`, `countries` and `/countries/` all name
+/// `/countries` (HDF5 resolves them alike; the validator and the table list compare paths
+/// as strings).
+pub fn normalize_table_path(p: &str) -> String {
+    let parts: Vec<&str> = p.split('/').filter(|s| !s.is_empty()).collect();
+    format!("/{}", parts.join("/"))
+}
+
+#[cfg(test)]
+mod normalize_tests {
+    #[test]
+    fn table_paths_normalize() {
+        for (a, b) in [("//countries", "/countries"), ("/countries/", "/countries"), ("countries", "/countries"), ("/a//b/", "/a/b"), ("/", "/")] {
+            assert_eq!(super::normalize_table_path(a), b);
+        }
+    }
+}

@@ -123,3 +123,95 @@ pub(crate) fn refuse_list_write(list_id: hdf5_sys::h5i::hid_t, path: &str) -> Re
     }
     Ok(())
 }
+
+/// The rule a write to a table whose `NROWS` exceeds its columns would break.
+pub const RULE_EXTENTS: &str = "HEP001 §13 req 2";
+
+/// Refuse to write through a table that breaks the invariants every write relies on
+/// (issue #19, docs/FAULTS.md F3): `NROWS` present and at most every column's extent, all
+/// column datasets of one extent, list columns with `OFFSETS` extent at least `NROWS + 1`
+/// and `MASK` at least `NROWS` (HEP001 §13 reqs 1, 2, 10). An append into a table whose
+/// `NROWS` was edited past its data would otherwise "succeed" and publish garbage rows, and
+/// every later reader would size its work by the edited value.
+pub(crate) fn refuse_nonconformant(t: &Table) -> Result<()> {
+    check_extents(t, "no write was made").map(|_| ())
+}
+
+/// `NROWS`, once checked against every column's extent (see [`refuse_nonconformant`]);
+/// `consequence` ends the message ("no write was made", "nothing was read").
+pub(crate) fn check_extents(t: &Table, consequence: &str) -> Result<u64> {
+    let n = t.nrows()?;
+    let refuse = |path: String, message: String| MarquetError::Refused {
+        path,
+        row: None,
+        rule: RULE_EXTENTS,
+        message: message.replace("no write was made", consequence),
+    };
+    let mut ext: Option<(u64, String)> = None;
+    for c in t.discover_columns()? {
+        match t.kind_of(&c)? {
+            Some(super::ColumnKind::Dataset) => {
+                let col = t.column(&c)?;
+                let e = col.len();
+                if e < n {
+                    return Err(refuse(col.path.clone(), format!("NROWS {n} exceeds the column's extent {e}: the table is not conformant; no write was made (run marquet validate)")));
+                }
+                match &ext {
+                    Some((x, other)) if *x != e => {
+                        return Err(refuse(col.path.clone(), format!("extent {e} differs from the extent {x} of {other}: the table is not conformant; no write was made")));
+                    }
+                    None => ext = Some((e, col.path.clone())),
+                    _ => {}
+                }
+            }
+            Some(super::ColumnKind::List) => {
+                let lc = t.list_column(&c)?;
+                let (off, mask) = lc.member_extents()?;
+                if off < n.saturating_add(1) {
+                    return Err(refuse(lc.path.clone(), format!("OFFSETS extent {off} is below NROWS + 1 = {}: the table is not conformant; no write was made", n.saturating_add(1))));
+                }
+                if let Some(m) = mask.filter(|&m| m < n) {
+                    return Err(refuse(lc.path.clone(), format!("MASK extent {m} is below NROWS {n}: the table is not conformant; no write was made")));
+                }
+            }
+            None => {}
+        }
+    }
+    Ok(n)
+}
+
+impl Table {
+    /// Check that column `name` holds rows `[0, n)` (its extent, or its `OFFSETS` extent
+    /// minus one): the one-column form of [`Table::verified_nrows`], for a reader that
+    /// sizes its work by `NROWS` but reads one column (issue #19, docs/FAULTS.md F4).
+    pub fn check_rows_held(&self, name: &str, n: u64) -> Result<()> {
+        let (held, path) = match self.kind_of(name)? {
+            Some(super::ColumnKind::Dataset) => {
+                let c = self.column(name)?;
+                (c.len(), c.path.clone())
+            }
+            Some(super::ColumnKind::List) => {
+                let l = self.list_column(name)?;
+                (l.member_extents()?.0.saturating_sub(1), l.path.clone())
+            }
+            None => return Ok(()),
+        };
+        if held < n {
+            return Err(MarquetError::Refused {
+                path,
+                row: None,
+                rule: RULE_EXTENTS,
+                message: format!("NROWS {n} exceeds the {held} rows the column holds: the table is not conformant; nothing was read"),
+            });
+        }
+        Ok(())
+    }
+
+    /// `NROWS` after checking it against every column's extent (HEP001 §13 reqs 2, 10):
+    /// what a reader should size its work by when `NROWS` drives an allocation or a loop
+    /// over all rows (issue #19, docs/FAULTS.md F4). A table whose `NROWS` its columns do
+    /// not hold is refused with rule `HEP001 §13 req 2`.
+    pub fn verified_nrows(&self) -> Result<u64> {
+        check_extents(self, "nothing was read")
+    }
+}

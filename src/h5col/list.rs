@@ -651,6 +651,16 @@ impl ListColumn {
         Ok(self.top.leaf_dtype())
     }
 
+    /// The extents of the top-level `OFFSETS` and `MASK` (if any) members, for the checks a
+    /// writer makes before trusting `NROWS` (`guard::refuse_nonconformant`).
+    pub(crate) fn member_extents(&self) -> Result<(u64, Option<u64>)> {
+        let mask = match &self.top.mask {
+            Some(m) => Some(h5::dataset_info(m.id(), &self.path)?.dims[0]),
+            None => None,
+        };
+        Ok((self.top.offsets_len()?, mask))
+    }
+
     /// The top level's `OFFSETS`, `MASK` and leaf `VALUES` datasets with the `VALUES`
     /// info, for readers that keep their own decoded chunks (`crate::marquet::snapshot`);
     /// `None` for a nested or string list.

@@ -59,6 +59,8 @@ pub use list::{ListArray, ListValues};
 /// them: the vocabulary of [`ColumnSpec`], re-exported so that the layers above need not
 /// reach below `h5col`.
 pub use crate::h5::{DatasetInfo, Dtype, Field, Filter};
+/// How long opening a file waits for another process's HDF5 file lock (docs/FAULTS.md F5).
+pub use crate::h5::{is_lock_error, lock_timeout, set_lock_timeout};
 
 
 /// Default chunk length (rows) of new column datasets.

@@ -35,6 +35,32 @@ impl Table {
         batch: &Batch,
         before_commit: &mut dyn FnMut(&Table, u64, u64) -> Result<()>,
     ) -> Result<u64> {
+        self.begin_mutation()?;
+        let n_old = self.nrows()?;
+        let k = self.stage_unguarded(batch, n_old)?;
+        if k == 0 {
+            return Ok(n_old);
+        }
+        let n_new = n_old.checked_add(k).ok_or_else(|| MarquetError::InvalidArgument("row count overflow".into()))?;
+        self.commit_append(n_old, n_new, before_commit)
+    }
+
+    /// What every mutation does first (docs/FAULTS.md): refuse a table whose `NROWS` its
+    /// columns do not hold (F3), and retire the tokens of stale indexes so that no later
+    /// commit can make them match again (F1, HEP001 §12.2).
+    pub(crate) fn begin_mutation(&self) -> Result<()> {
+        guard::refuse_nonconformant(self)?;
+        search_index::retire_stale_tokens(self)?;
+        Ok(())
+    }
+
+    /// HEP001 §12.3 steps 2–3 for one batch of a larger operation: check the batch, extend
+    /// every column to `at + k` and write its rows at `[at, at + k)` — beyond `NROWS`, in
+    /// the reserved tail that readers ignore (§12.1) — without touching `NROWS`,
+    /// `GENERATION` or any index. `at` must be at least `NROWS`; batches are staged one
+    /// after another and published together by [`Table::commit_append`], so an operation of
+    /// many batches is all-or-nothing (docs/FAULTS.md F2). Returns the rows staged.
+    pub(crate) fn stage_unguarded(&self, batch: &Batch, at: u64) -> Result<u64> {
         let k = batch.nrows()?;
         let cols = self.discover_columns()?;
         for name in batch.columns.keys() {
@@ -73,16 +99,19 @@ impl Table {
                 None => {}
             }
         }
-        let n_old = self.nrows()?;
-        let n_new = n_old.checked_add(k).ok_or_else(|| MarquetError::InvalidArgument("row count overflow".into()))?;
+        let n = self.nrows()?;
+        if at < n {
+            return Err(MarquetError::InvalidArgument(format!("{}: cannot stage rows at {at}, below NROWS {n}", self.path())));
+        }
+        let end = at.checked_add(k).ok_or_else(|| MarquetError::InvalidArgument("row count overflow".into()))?;
         if k == 0 {
-            return Ok(n_old);
+            return Ok(0);
         }
         // Step 2: extend every column dataset back to back (no data writes in between),
         // so that extents stay equal (HEP001 §13 req 2) in any state that reaches disk.
         for (_, col, _, _) in &prepared {
             if let Some(col) = col {
-                col.ensure_len(n_new)?;
+                col.ensure_len(end)?;
             }
         }
         // Flush the new extents (all equal, beyond NROWS) before any data: HDF5 may write
@@ -91,16 +120,34 @@ impl Table {
         // Step 3: write.
         for (_, col, list, bytes) in &prepared {
             if let Some(col) = col {
-                h5::dataset_write(col.ds.id(), n_old, &col.info.dtype.to_le(), bytes, &col.path)?;
+                h5::dataset_write(col.ds.id(), at, &col.info.dtype.to_le(), bytes, &col.path)?;
             }
             if let Some((lc, v)) = list {
-                lc.append_rows(n_old, v)?;
+                lc.append_rows(at, v)?;
             }
+        }
+        Ok(k)
+    }
+
+    /// HEP001 §12.3 steps 4–6 for rows `[n_old, n_new)` already staged by
+    /// [`Table::stage_unguarded`]: maintain the indexes tokens-first, run the hook (the
+    /// Marquet summaries and spatial indexes), bump `GENERATION`, commit `NROWS` last.
+    pub(crate) fn commit_append(
+        &self,
+        n_old: u64,
+        n_new: u64,
+        before_commit: &mut dyn FnMut(&Table, u64, u64) -> Result<()>,
+    ) -> Result<u64> {
+        if self.nrows()? != n_old {
+            return Err(MarquetError::InvalidArgument(format!(
+                "{}: NROWS changed while rows were staged (another writer?)",
+                self.path()
+            )));
         }
         let g_old = self.generation()?;
         // Step 4: indexes (tokens before content).
         search_index::maintain_after_append(self, n_old, n_new, g_old.map(|g| g.wrapping_add(1)))?;
-        before_commit(self, n_old, k)?;
+        before_commit(self, n_old, n_new - n_old)?;
         // Everything the commit publishes is on disk before the commit itself, so the final
         // flush writes little more than GENERATION and NROWS (local ruling L6).
         h5::flush(self.id())?;
@@ -121,6 +168,13 @@ impl Table {
     /// Logical truncation (HEP001 §12.5): indexes are maintained tokens-first, then NROWS
     /// is written.
     pub fn truncate(&self, new_nrows: u64) -> Result<()> {
+        self.begin_mutation()?;
+        self.truncate_unchecked(new_nrows)
+    }
+
+    /// [`Table::truncate`] after [`Table::begin_mutation`] (the Marquet layer maintains its
+    /// own indexes between the two).
+    pub(crate) fn truncate_unchecked(&self, new_nrows: u64) -> Result<()> {
         let n_old = self.nrows()?;
         if new_nrows > n_old {
             return Err(MarquetError::InvalidArgument(format!(
@@ -198,6 +252,7 @@ impl Table {
         before_write: &mut dyn FnMut(&Table) -> Result<()>,
         write: &mut dyn FnMut() -> Result<()>,
     ) -> Result<()> {
+        self.begin_mutation()?;
         let g_old = self.generation()?;
         if let Some(g) = g_old {
             h5::attr_write_u64(self.id(), names::GENERATION, g.wrapping_add(1))?;

@@ -1,8 +1,9 @@
 //! Appending the rows of one Marquet table to another: the path behind `marquet append`.
 //!
-//! Rows go through [`MarquetTable::append_with_options`], so everything an append owes is
-//! maintained: BBOX and GEOMETRY_TYPES widened, covering rows computed, block indexes
-//! extended, packed R-trees rebuilt or left stale (HEP002 §10.3, §10.4, §11.1).
+//! Rows go through one [`StagedAppend`] (issue #19: all-or-nothing), so everything an append
+//! owes is maintained once, at the commit: BBOX and GEOMETRY_TYPES widened, covering rows
+//! computed, block indexes extended, packed R-trees rebuilt or left stale (HEP002 §10.3,
+//! §10.4, §11.1).
 
 use std::collections::BTreeSet;
 
@@ -10,8 +11,8 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::{Batch, ColumnKind, ColumnValues};
 use crate::progress::Progress;
 
-use super::spatial_index::{RTreeOnAppend, SpatialIndexKind};
-use super::{GeoBatch, GeometryValues, MarquetTable};
+use super::spatial_index::RTreeOnAppend;
+use super::{GeoBatch, GeometryValues, MarquetTable, StagedAppend};
 
 /// Rows read from the source and appended at a time: one row block at the default chunk
 /// length, so memory stays bounded whatever the source's size.
@@ -63,24 +64,15 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
     }
     Ok(())
 }
-/// The body of [`MarquetTable::append_from`].
+/// The body of [`MarquetTable::append_from`]: one staged append (issue #19).
 pub(crate) fn append_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
     this.check_append_source(src)?;
-    let mut valid_rtrees = Vec::new();
-    if rtree == RTreeOnAppend::Rebuild {
-        for g in this.geometry_column_names()? {
-            if this.spatial_indexes(&g)?.iter().any(|i| i.kind == SpatialIndexKind::PackedRTree && i.valid) {
-                valid_rtrees.push(g);
-            }
-        }
-    }
-    let appended = append_batches_from(this, src, batch_rows, progress)?;
-    for g in &valid_rtrees {
-        this.rebuild_rtrees(g)?;
-    }
-    Ok(appended)
+    let mut staged = this.begin_append()?;
+    let n = stage_batches_from(&mut staged, src, batch_rows, progress)?;
+    staged.commit(rtree)?;
+    Ok(n)
 }
-fn append_batches_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
+fn stage_batches_from(staged: &mut StagedAppend<'_>, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
     let (cols, geoms) = appendable(src)?;
     let n = src.nrows()?;
     let step = batch_rows.max(1);
@@ -107,7 +99,7 @@ fn append_batches_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64,
             };
             gb.columns.columns.insert(c.clone(), v);
         }
-        this.append_with_options(&gb, RTreeOnAppend::LeaveStale)?;
+        staged.stage(&gb)?;
         s = e;
         progress.report(s, Some(n));
     }

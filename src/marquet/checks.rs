@@ -149,7 +149,7 @@ fn in_lonlat(xmin: f64, ymin: f64, xmax: f64, ymax: f64) -> bool {
     (-180.0..=180.0).contains(&xmin) && (-180.0..=180.0).contains(&xmax) && (-90.0..=90.0).contains(&ymin) && (-90.0..=90.0).contains(&ymax)
 }
 
-fn refused(info: &GeometryColumnInfo, row: u64, rule: &'static str, message: String) -> MarquetError {
+pub(crate) fn refused(info: &GeometryColumnInfo, row: u64, rule: &'static str, message: String) -> MarquetError {
     MarquetError::Refused { path: info.path.clone(), row: Some(row), rule, message }
 }
 
@@ -235,6 +235,19 @@ pub fn check_values<'a>(
     }
 }
 
+/// The rule a non-finite vertex breaks (issue #19): boxes (`BBOX`, block boxes, R-tree
+/// items, covering values) are finite doubles, and a vertex without a position is none.
+pub const RULE_FINITE: &str = "HEP002 §6.4, §7.1 (finite vertices, docs/FAULTS.md F6)";
+
+/// Refuse a non-empty geometry with a NaN or infinite vertex (the all-NaN coordinate of an
+/// empty point excepted), naming the table row.
+pub(crate) fn refuse_non_finite(info: &GeometryColumnInfo, row: u64, wkb: &[u8]) -> Result<()> {
+    match crate::wkb::check_finite(wkb) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(refused(info, row, RULE_FINITE, format!("vertex {}: {}", e.vertex, e.message))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,3 +298,4 @@ mod tests {
         assert_eq!(c[3], f64::INFINITY);
     }
 }
+

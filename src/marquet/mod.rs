@@ -72,7 +72,7 @@ pub(crate) use write::*;
 pub use checks::OrientationOnWrite;
 pub use compression::{Compression, Elements};
 pub use layout::{RTreeChoice, WriteLayout};
-pub use write::WriteOptions;
+pub use write::{StagedAppend, WriteOptions};
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};
 /// The H5Col types in this layer's signatures, re-exported so that callers of the Marquet

@@ -260,6 +260,9 @@ impl ColumnSnapshot {
         let generation = crate::h5::write_generation();
         let info = t.geometry_column(col)?;
         let nrows = t.nrows()?;
+        // Queries size runs and candidate lists by NROWS: checked against the column once,
+        // when the snapshot is taken (issue #19, docs/FAULTS.md F4).
+        t.table().check_rows_held(&info.name, nrows)?;
         let data = match info.form {
             StorageForm::VarWkb => {
                 let lc = t.table().list_column(&info.name)?;

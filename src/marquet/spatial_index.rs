@@ -35,7 +35,7 @@ pub const BLOCK_INDEX_CHUNK: u64 = 1024;
 pub const RTREE_CHUNK: u64 = 1024;
 /// `SOURCE_NROWS` of an index dataset while its content is being rewritten: never equal to
 /// any NROWS, so the index is stale until the real tokens are written (docs/RULINGS-LOCAL.md L13).
-pub const DISABLED_SOURCE_NROWS: u64 = u64::MAX;
+pub const DISABLED_SOURCE_NROWS: u64 = h5index::DISABLED_SOURCE_NROWS;
 
 /// What an append or truncation does to a valid packed R-tree (HEP002 §10.4: it cannot be
 /// updated incrementally).
@@ -420,10 +420,17 @@ fn write_block_index(this: &MarquetTable, col: &str, existing: Option<&IndexInfo
     let entries = block_bbox::build_blocks(rows.iter().map(summary), b)?;
     let dt = block_bbox_dtype(z, m);
     let (ds, path) = index_dataset(this, col, existing, SpatialIndexKind::BlockBBox, &dt, BLOCK_INDEX_CHUNK)?;
+    // The kind's required attribute goes with the disabling tokens into the first flush:
+    // a dataset that a kill leaves half-built is stale, and still conformant (ruling R12
+    // checks a stale index's attributes; docs/FAULTS.md F2).
+    h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
     begin_write(this, &path, tokens, tokens_first)?;
+    // Drop every old chunk first (extent 0), so the rewrite never reads one back: a write
+    // that a full disk cut short can leave a chunk that no longer decompresses, and a
+    // rebuild must still succeed (issue #19, docs/FAULTS.md F2).
+    h5::dataset_set_len(ds.id(), 0, &path)?;
     h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
     h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(&entries, z, m), &path)?;
-    h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
     end_write(this, &path, tokens, tokens_first)?;
     Ok(path)
 }
@@ -478,11 +485,18 @@ fn write_rtree(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, nod
     let chunk = RTREE_CHUNK;
     let dt = rtree_dtype();
     let (ds, path) = index_dataset(this, col, existing, SpatialIndexKind::PackedRTree, &dt, chunk)?;
-    begin_write(this, &path, tokens, tokens_first)?;
-    h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
-    h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
+    // node_size and num_items with the disabling tokens, before any content: a killed
+    // build leaves a stale R-tree that is still conformant (never one without node_size;
+    // issue #19, docs/FAULTS.md F2).
     h5::attr_write(ds.id(), names::NODE_SIZE, &Dtype::U16, &Space::Scalar, &node_size.to_le_bytes())?;
     h5::attr_write_u64(ds.id(), names::NUM_ITEMS, items.len() as u64)?;
+    begin_write(this, &path, tokens, tokens_first)?;
+    // Drop every old chunk first (extent 0), so the rewrite never reads one back: a write
+    // that a full disk cut short can leave a chunk that no longer decompresses, and a
+    // rebuild must still succeed (issue #19, docs/FAULTS.md F2).
+    h5::dataset_set_len(ds.id(), 0, &path)?;
+    h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
+    h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
     end_write(this, &path, tokens, tokens_first)?;
     Ok(path)
 }
@@ -559,6 +573,8 @@ pub(crate) fn truncate_with_options(this: &MarquetTable, new_nrows: u64, rtree: 
     if new_nrows == n_old {
         return Ok(());
     }
+    // Refuse a non-conformant table, retire stale tokens (docs/FAULTS.md F1, F3).
+    t.begin_mutation()?;
     if let Some(g_old) = t.generation()? {
         let tokens = (g_old.wrapping_add(1), new_nrows);
         for col in this.geometry_column_names()? {
@@ -599,7 +615,7 @@ pub(crate) fn truncate_with_options(this: &MarquetTable, new_nrows: u64, rtree: 
             }
         }
     }
-    t.truncate(new_nrows)
+    t.truncate_unchecked(new_nrows)
 }
 fn first_of_kind(all: &[SpatialIndex], kind: SpatialIndexKind) -> Option<&SpatialIndex> {
     // Prefer a valid one when a column (unusually) links several of a kind.

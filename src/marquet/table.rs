@@ -243,6 +243,14 @@ impl MarquetTable {
         self.write_table(batch, &WriteOptions::in_order(rtree))
     }
 
+    /// Start an all-or-nothing append of any number of batches (issue #19): stage them
+    /// with [`StagedAppend::stage`], publish them with one [`StagedAppend::commit`]. The
+    /// table is first checked (`NROWS` within every column's extent) and the tokens of
+    /// stale indexes retired (docs/FAULTS.md F1, F3).
+    pub fn begin_append(&self) -> Result<StagedAppend<'_>> {
+        super::write::begin_append(self)
+    }
+
     /// Covering rows for summaries (fill for null, empty box for empty).
     pub fn covering_values(&self, cov: &str, rows: &[RowInfo]) -> Result<ColumnValues> {
         super::write::covering_values(self, cov, rows)
@@ -461,15 +469,15 @@ impl MarquetTable {
     /// over HEP001 §12.3), R-trees treated as `rtree` says; `progress` hears the rows
     /// appended so far after each batch. Returns the rows appended.
     ///
-    /// Each batch is one committed append: an error in a later batch (a value that does not
-    /// fit this table's datatypes) leaves the earlier batches in the table. The column sets
-    /// are compared first ([`MarquetTable::check_append_source`]).
+    /// The whole operation is one append ([`MarquetTable::begin_append`]): every batch is
+    /// staged past `NROWS` and all are committed at once, so an error in any batch (a value
+    /// that does not fit this table's datatypes, named by its table row) or a kill leaves
+    /// the table exactly as it was. The column sets are compared first
+    /// ([`MarquetTable::check_append_source`]).
     ///
-    /// Packed R-trees cannot be extended (HEP002 §10.4): the batches leave them stale and,
-    /// when `rtree` is [`RTreeOnAppend::Rebuild`], every R-tree that was valid before the
-    /// operation is rebuilt once at its end, so an append costs what it adds plus at most one
-    /// rebuild, not one rebuild per batch. Block indexes, BBOX, GEOMETRY_TYPES and covering
-    /// rows are maintained by every batch.
+    /// Packed R-trees cannot be extended (HEP002 §10.4): one commit means at most one
+    /// rebuild (`rtree` = [`RTreeOnAppend::Rebuild`]) or the R-trees left stale. Block
+    /// indexes, BBOX, GEOMETRY_TYPES and covering rows are maintained by the commit.
     pub fn append_from(&self, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
         super::append_from::append_from(self, src, batch_rows, rtree, progress)
     }

@@ -62,6 +62,13 @@ impl SummaryAcc {
 
 /// The body of [`MarquetTable::prepare`].
 pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &GeometryValues) -> Result<(ColumnValues, Vec<RowInfo>)> {
+    let _ = this;
+    prepare_at(info, v, 0)
+}
+
+/// [`prepare`] for values that land at table row `base`: errors name the table row
+/// `base + i` (issue #19: the row counted from the whole operation, not from its batch).
+pub(crate) fn prepare_at(info: &GeometryColumnInfo, v: &GeometryValues, base: u64) -> Result<(ColumnValues, Vec<RowInfo>)> {
     let path = &info.path;
     match (info.form, v) {
         (StorageForm::Point { dims, f32 }, GeometryValues::Points { dims: d2, x, y, z, m, valid }) => {
@@ -98,8 +105,16 @@ pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &Geomet
                 let empty = c[0].is_nan() && c[1].is_nan();
                 if !empty && (c[0].is_nan() || c[1].is_nan()) {
                     return Err(MarquetError::InvalidArgument(format!(
-                        "{path} row {i}: a point needs both x and y, or neither (empty) (HEP002 §7.4)"
+                        "{path} row {}: a point needs both x and y, or neither (empty) (HEP002 §7.4)", base + i as u64
                     )));
+                }
+                if !empty && c.iter().any(|v| v.is_infinite()) {
+                    return Err(checks::refused(
+                        info,
+                        base + i as u64,
+                        checks::RULE_FINITE,
+                        format!("point ({:?}, {:?}) has an infinite ordinate", c[0], c[1]),
+                    ));
                 }
                 let mut bbox = BBox::EMPTY;
                 let mut o = [f64::NAN; 4];
@@ -121,7 +136,7 @@ pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &Geomet
                 // The fill value must not be a stored point (it would read as null).
                 let fillv = names::FILL_F64;
                 if !empty && c[0] == fillv && c[1] == fillv {
-                    return Err(MarquetError::InvalidArgument(format!("{path} row {i}: coordinates equal the fill value")));
+                    return Err(MarquetError::InvalidArgument(format!("{path} row {}: coordinates equal the fill value", base + i as u64)));
                 }
                 for (k, v) in o[..nd].iter().enumerate() {
                     if f32 {
@@ -173,17 +188,17 @@ pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &Geomet
                         valid.push(false);
                     }
                     Some(b) => {
-                        let g = wkb::decode(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?;
+                        let g = wkb::decode(b).map_err(|e| e.into_marquet(path.clone(), Some(base + i as u64)))?;
                         let gt = g.geometry_type();
                         let wkb::Geometry::Point(p) = g else {
                             return Err(MarquetError::InvalidArgument(format!(
-                                "{path} row {i}: a {} cannot be stored in a point column; replace the column first (HEP002 §11.2)",
+                                "{path} row {}: a {} cannot be stored in a point column; replace the column first (HEP002 §11.2)", base + i as u64,
                                 gt
                             )));
                         };
                         if p.dims != dims {
                             return Err(MarquetError::InvalidArgument(format!(
-                                "{path} row {i}: {} cannot be stored in a {dims:?} point column; replace the column first (HEP002 §11.2)",
+                                "{path} row {}: {} cannot be stored in a {dims:?} point column; replace the column first (HEP002 §11.2)", base + i as u64,
                                 gt
                             )));
                         }
@@ -200,7 +215,7 @@ pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &Geomet
                 }
             }
             let _ = f32;
-            this.prepare(info, &GeometryValues::Points { dims, x, y, z, m, valid: Some(valid) })
+            prepare_at(info, &GeometryValues::Points { dims, x, y, z, m, valid: Some(valid) }, base)
         }
         (StorageForm::FixedWkb { size }, GeometryValues::Wkb(vals)) => {
             let mut bytes = Vec::with_capacity(vals.len() * size);
@@ -216,11 +231,12 @@ pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &Geomet
                     Some(b) => {
                         if b.len() != size {
                             return Err(MarquetError::InvalidArgument(format!(
-                                "{path} row {i}: a {}-byte WKB value does not fit this {size}-byte fixed-length column; replace the column first (HEP002 §11.2)",
+                                "{path} row {}: a {}-byte WKB value does not fit this {size}-byte fixed-length column; replace the column first (HEP002 §11.2)", base + i as u64,
                                 b.len()
                             )));
                         }
-                        let inf = wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?;
+                        let inf = wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(base + i as u64)))?;
+                        checks::refuse_non_finite(info, base + i as u64, b)?;
                         bytes.extend_from_slice(b);
                         rows.push(RowInfo::Geometry(inf));
                     }
@@ -245,13 +261,17 @@ pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &Geomet
                     Some(wkb::encode(&wkb::Geometry::Point(wkb::Point { dims: *dims, coord: c }), ByteOrder::LittleEndian))
                 })
                 .collect();
-            this.prepare(info, &GeometryValues::Wkb(vals))
+            prepare_at(info, &GeometryValues::Wkb(vals), base)
         }
         (StorageForm::VarWkb, GeometryValues::Wkb(vals)) => {
             let mut rows = par_rows(vals.len(), |i| {
                 Ok(match &vals[i] {
                     None => RowInfo::Null,
-                    Some(b) => RowInfo::Geometry(wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(i as u64)))?),
+                    Some(b) => {
+                        let g = wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(base + i as u64)))?;
+                        checks::refuse_non_finite(info, base + i as u64, b)?;
+                        RowInfo::Geometry(g)
+                    }
                 })
             })?;
             bounds::grow_rows(info, &mut rows, |i| vals[i].as_deref())?;
@@ -261,45 +281,108 @@ pub(crate) fn prepare(this: &MarquetTable, info: &GeometryColumnInfo, v: &Geomet
     }
 }
 /// The one append of rows in the order given (HEP002 §11.1 over HEP001 §12.3), which every
-/// append of [`MarquetTable`] ends in ([`write_table`]): geometry values are checked and
-/// encoded first; covering rows are written with the geometries; BBOX and GEOMETRY_TYPES
-/// are widened and the spatial indexes maintained under `rtree` before NROWS is committed.
+/// append of [`MarquetTable`] ends in ([`write_table`]): one batch staged and committed.
 fn append_rows(this: &MarquetTable, batch: &GeoBatch, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
-    this.require_interpretable()?;
-    let mut cols = batch.columns.clone();
-    let mut summaries: Vec<(GeometryColumnInfo, Vec<RowInfo>)> = Vec::new();
-    let geo_names = this.geometry_column_names()?;
-    for name in batch.geometries.keys() {
-        if !geo_names.contains(name) {
-            return Err(MarquetError::InvalidArgument(format!("{} is not a geometry column", this.table.member_path(name))));
-        }
-    }
-    let n_old = this.nrows()?;
-    for name in &geo_names {
-        let info = this.geometry_column(name)?;
-        let Some(v) = batch.geometries.get(name) else {
-            if !cols.missing_rest {
-                return Err(MarquetError::InvalidArgument(format!("batch has no values for geometry column '{name}'")));
-            }
-            continue;
-        };
-        let v = checks::check_values(&info, v, n_old, this.orientation_on_write)?;
-        let (cv, rows) = this.prepare(&info, &v)?;
-        cols.columns.insert(name.clone(), cv);
-        if let Some(cov) = &info.covering {
-            cols.columns.insert(cov.clone(), this.covering_values(cov, &rows)?);
-        }
-        summaries.push((info, rows));
-    }
-    let me = this;
-    this.table.append_unguarded(&cols, &mut |_, n_old, _k| {
-        for (info, rows) in &summaries {
-            me.widen_summaries(info, rows)?;
-            crate::marquet::maintain::after_append(me, info, n_old, rows, rtree)?;
-        }
-        Ok(())
-    })
+    let mut s = begin_append(this)?;
+    s.stage(batch)?;
+    s.commit(rtree)
 }
+
+/// An append of any number of batches made all-or-nothing (issue #19, docs/FAULTS.md F2):
+/// every batch is checked, encoded and written past `NROWS` (HEP001 §12.1: the reserved
+/// tail, which readers ignore) by [`StagedAppend::stage`]; [`StagedAppend::commit`] then
+/// widens BBOX and GEOMETRY_TYPES, maintains the indexes tokens-first and commits `NROWS`
+/// last — once, for all the rows (HEP001 §12.3). A failure or a kill before the commit
+/// leaves the table exactly as it was; the next append overwrites the unused tail. Dropped
+/// without a commit, nothing becomes visible. Errors name the table row of the offending
+/// value, counted over the whole operation.
+///
+/// Memory: a row summary (type and box, about 100 bytes) per staged row, which the
+/// commit's index maintenance needs (a packed R-tree rebuild holds every item anyway).
+pub struct StagedAppend<'a> {
+    t: &'a MarquetTable,
+    n_old: u64,
+    at: u64,
+    /// Per geometry column: its description at the start, and the summaries of the rows
+    /// staged so far.
+    rows: Vec<(GeometryColumnInfo, Vec<RowInfo>)>,
+}
+
+/// The body of [`MarquetTable::begin_append`].
+pub(crate) fn begin_append(this: &MarquetTable) -> Result<StagedAppend<'_>> {
+    this.require_interpretable()?;
+    // Refuse a non-conformant table, retire stale tokens (docs/FAULTS.md F1, F3).
+    this.table.begin_mutation()?;
+    let n_old = this.nrows()?;
+    let mut rows = Vec::new();
+    for name in this.geometry_column_names()? {
+        rows.push((this.geometry_column(&name)?, Vec::new()));
+    }
+    Ok(StagedAppend { t: this, n_old, at: n_old, rows })
+}
+
+impl StagedAppend<'_> {
+    /// Rows staged so far.
+    pub fn staged_rows(&self) -> u64 {
+        self.at - self.n_old
+    }
+
+    /// Check, encode and write one batch past the rows staged before it (nothing becomes
+    /// visible). On error nothing of this batch counts; the operation should be dropped.
+    pub fn stage(&mut self, batch: &GeoBatch) -> Result<u64> {
+        let this = self.t;
+        let mut cols = batch.columns.clone();
+        for name in batch.geometries.keys() {
+            if !self.rows.iter().any(|(i, _)| &i.name == name) {
+                return Err(MarquetError::InvalidArgument(format!("{} is not a geometry column", this.table.member_path(name))));
+            }
+        }
+        let k = batch.nrows()? as u64;
+        let mut staged: Vec<Vec<RowInfo>> = Vec::with_capacity(self.rows.len());
+        for (info, _) in &self.rows {
+            let name = &info.name;
+            let Some(v) = batch.geometries.get(name) else {
+                if !cols.missing_rest {
+                    return Err(MarquetError::InvalidArgument(format!("batch has no values for geometry column '{name}'")));
+                }
+                staged.push(vec![RowInfo::Null; k as usize]);
+                continue;
+            };
+            let v = checks::check_values(info, v, self.at, this.orientation_on_write)?;
+            let (cv, rows) = prepare_at(info, &v, self.at)?;
+            cols.columns.insert(name.clone(), cv);
+            if let Some(cov) = &info.covering {
+                cols.columns.insert(cov.clone(), this.covering_values(cov, &rows)?);
+            }
+            staged.push(rows);
+        }
+        let k = this.table.stage_unguarded(&cols, self.at)?;
+        for ((_, acc), rows) in self.rows.iter_mut().zip(staged) {
+            acc.extend(rows);
+        }
+        self.at += k;
+        Ok(k)
+    }
+
+    /// Publish every staged row at once: summaries widened, spatial indexes maintained
+    /// under `rtree` (tokens first), `GENERATION` bumped, `NROWS` committed last. Returns
+    /// the new row count.
+    pub fn commit(self, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
+        let me = self.t;
+        if self.at == self.n_old {
+            return Ok(self.n_old);
+        }
+        let rows = self.rows;
+        me.table.commit_append(self.n_old, self.at, &mut |_, n_old, _k| {
+            for (info, rows) in &rows {
+                me.widen_summaries(info, rows)?;
+                crate::marquet::maintain::after_append(me, info, n_old, rows, rtree)?;
+            }
+            Ok(())
+        })
+    }
+}
+
 /// The body of [`MarquetTable::covering_values`].
 pub(crate) fn covering_values(this: &MarquetTable, cov: &str, rows: &[RowInfo]) -> Result<ColumnValues> {
     let c = this.table.column(cov)?;

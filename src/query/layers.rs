@@ -59,6 +59,8 @@ pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryRe
     q.window.check()?;
     let info = this.geometry_column(col)?;
     let n = this.nrows()?;
+    // Every run, block list and candidate list below is sized by NROWS (issue #19).
+    this.table().check_rows_held(col, n)?;
     let mut st = QueryStats { rows_total: n, ..Default::default() };
     let wbox = q.window.bbox();
     if let Window::BBox(b) = &q.window {

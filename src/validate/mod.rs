@@ -53,6 +53,7 @@
 //! ```
 
 pub mod checks;
+pub mod full;
 mod geodesic_check;
 mod h5col_checks;
 pub mod indexes;
@@ -90,11 +91,14 @@ pub struct Options {
     pub max_row_findings: usize,
     /// Rows per streamed batch ([`DEFAULT_BATCH_ROWS`]).
     pub batch_rows: u64,
+    /// Also read every element of every dataset below each table group, so that every
+    /// chunk is decompressed and checksummed (`marquet validate --full`; [`full`]).
+    pub full: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { table: None, strict: false, max_row_findings: DEFAULT_MAX_ROW_FINDINGS, batch_rows: DEFAULT_BATCH_ROWS }
+        Options { table: None, strict: false, max_row_findings: DEFAULT_MAX_ROW_FINDINGS, batch_rows: DEFAULT_BATCH_ROWS, full: false }
     }
 }
 
@@ -232,12 +236,8 @@ impl Report {
 /// be opened as HDF5; everything else is a finding.
 pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Result<Report> {
     let p = path.as_ref().display().to_string();
-    if !path.as_ref().is_file() {
-        return Err(MarquetError::Io {
-            path: p,
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
-    }
+    // Names a FIFO, directory or device as such, and never blocks on a FIFO (issue #19).
+    crate::error::check_regular_file(path.as_ref())?;
     let file = h5::file_open(path.as_ref(), false)?;
     let mut tables = Vec::new();
     match &opts.table {
@@ -266,6 +266,11 @@ pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Resul
             for t in found {
                 tables.push(validate_table(&file, &t, opts));
             }
+        }
+    }
+    if opts.full {
+        for t in tables.iter_mut().filter(|t| t.path != "/" || crate::h5col::is_table_group(file.id()).unwrap_or(false)) {
+            full::read_everything(&file, &t.path, &mut t.findings);
         }
     }
     let bad = tables

@@ -78,11 +78,13 @@
 //! ```
 
 mod error;
+mod finite;
 mod geo_types_conv;
 mod geometry;
 mod reader;
 
 pub use error::{WkbError, WkbErrorKind};
+pub use finite::{check_finite, NonFinite};
 pub use geometry::{
     decode, encode, Coord, Geometry, GeometryCollection, LineString, MultiLineString, MultiPoint,
     MultiPolygon, Point, Polygon,

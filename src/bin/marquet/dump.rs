@@ -246,7 +246,8 @@ pub const CHUNK_ROWS: usize = 65_536;
 /// [`marquet::convert::geojson::FeatureWriter`] (the rendering of `marquet convert`). Stops
 /// quietly when the reader closes the pipe.
 pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, format: DumpFormat) -> std::result::Result<(), String> {
-    let n = f.table(table).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
+    // NROWS sizes the row list below: checked against the columns first (issue #19).
+    let n = f.table(table).and_then(|t| t.verified_nrows()).map_err(|e| e.to_string())?;
     let mut list: Vec<u64> = Vec::new();
     let rows: &[u64] = match rows {
         Rows::Range(s, e) => {

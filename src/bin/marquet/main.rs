@@ -42,6 +42,10 @@ use bar::Bar;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Seconds to wait for another process's lock on an HDF5 file (HDF5 file locking: one
+    /// writer or any number of readers), retrying with backoff (docs/FAULTS.md F5).
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10.0)]
+    lock_timeout: f64,
 }
 
 #[derive(Subcommand)]
@@ -657,7 +661,7 @@ struct DumpArgs {
 /// The table to use: the one given, or the file's only table (else an error listing them).
 fn pick_table(f: &marquet::h5col::File, given: Option<String>) -> Result<String, String> {
     if let Some(t) = given {
-        return Ok(t);
+        return Ok(marquet::h5col::normalize_table_path(&t));
     }
     let all = f.tables().map_err(|e| e.to_string())?;
     match all.len() {
@@ -675,7 +679,7 @@ fn parse_rows(s: &str) -> Option<(u64, u64)> {
 }
 
 fn info(a: InfoArgs) -> ExitCode {
-    match info::describe_file(&a.path, a.table.as_deref()) {
+    match info::describe_file(&a.path, a.table.as_deref().map(marquet::h5col::normalize_table_path).as_deref()) {
         Ok(v) => {
             if a.json {
                 out::println(&v.to_string());
@@ -704,6 +708,12 @@ fn dump(a: DumpArgs) -> ExitCode {
             "geojson" => dump::DumpFormat::GeoJson,
             _ => dump::DumpFormat::Wkt,
         };
+        if let Some(r) = &a.rows {
+            let n = f.table(&t).and_then(|t| t.nrows()).map_err(|e| e.to_string())?;
+            if s > e || (s > 0 && s >= n) {
+                return Err(format!("--rows {r} is outside the table's {n} rows"));
+            }
+        }
         let mut out = out::Out::new();
         dump::print_rows(&mut out, &f, &t, dump::Rows::Range(s, e), fmt)?;
         out.finish()
@@ -721,6 +731,7 @@ fn dump(a: DumpArgs) -> ExitCode {
 #[command(after_help = "Examples:
   marquet validate ne.h5
   marquet validate ne.h5 --table /cities --strict
+  marquet validate ne.h5 --full
   marquet validate ne.h5 --json | jq .status
 
 Exit 0 conformant, 1 not conformant, 2 unreadable or not HDF5.")]
@@ -736,6 +747,10 @@ struct ValidateArgs {
     /// Treat warnings (lenient-only forms, ruling R3) as non-conformance.
     #[arg(long)]
     strict: bool,
+    /// Also read every chunk of every dataset (data integrity: a damaged chunk of any
+    /// column is an error, not only those the checks read; docs/FAULTS.md).
+    #[arg(long)]
+    full: bool,
 }
 
 const EXIT_CONFORMANT: u8 = 0;
@@ -754,6 +769,10 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli = Cli::parse_from(args);
+    if !(cli.lock_timeout.is_finite() && cli.lock_timeout >= 0.0) {
+        return fail(format!("--lock-timeout {} is not a number of seconds", cli.lock_timeout));
+    }
+    marquet::h5col::set_lock_timeout(std::time::Duration::from_secs_f64(cli.lock_timeout.min(86_400.0)));
     match cli.command {
         Command::Validate(a) => validate(a),
         Command::Info(a) => info(a),
@@ -768,7 +787,17 @@ where
 }
 
 fn validate(a: ValidateArgs) -> ExitCode {
-    let opts = Options { table: a.table, strict: a.strict, ..Options::default() };
+    let table = a.table.as_deref().map(marquet::h5col::normalize_table_path);
+    // A table that is not there is a usage error (exit 2), not a non-conformant file.
+    if let Some(t) = &table {
+        match marquet::h5col::File::open(&a.path).and_then(|f| f.tables()) {
+            Ok(all) if !all.contains(t) => {
+                return fail(format!("{}: no table {t} (tables: {})", a.path.display(), if all.is_empty() { "none".to_string() } else { all.join(", ") }));
+            }
+            _ => {}
+        }
+    }
+    let opts = Options { table, strict: a.strict, full: a.full, ..Options::default() };
     let spin = Bar::spinner("validating");
     let res = validate_file(&a.path, &opts);
     spin.finish();

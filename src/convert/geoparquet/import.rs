@@ -216,6 +216,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
     let path = input.display().to_string();
     let pe = parquet_err(&path);
     let open = || -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>> {
+        crate::error::check_regular_file(input)?; // a FIFO would block (issue #19)
         let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
         ParquetRecordBatchReaderBuilder::try_new(f).map_err(&pe)
     };

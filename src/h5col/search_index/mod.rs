@@ -113,6 +113,53 @@ pub fn write_tokens(t: &Table, path: &str, generation: u64, nrows: u64) -> Resul
     h5::attr_write_u64(o.id(), names::SOURCE_NROWS, nrows)
 }
 
+/// `SOURCE_NROWS` of an index dataset while its content is being rewritten: never equal to
+/// any NROWS, so the index is stale until the real tokens are written (docs/RULINGS-LOCAL.md L13).
+pub const DISABLED_SOURCE_NROWS: u64 = u64::MAX;
+
+/// Retire the tokens of every stale index before a mutation (docs/FAULTS.md F1).
+///
+/// HEP001 §12.3 step 4 writes an index's *future* tokens `(g + 1, N + K)` before its
+/// content. When the operation then fails (a full disk, an I/O error) or is killed before
+/// its commit, the table stays at `(g, N)` and the index carries tokens of a state that was
+/// never committed — stale, as it must be. But `GENERATION` only ever moves by one: the
+/// next mutation that commits the same `NROWS` would make those tokens match again over
+/// content that describes other rows. So before any mutation every index that fails the
+/// validity check gets `SOURCE_GENERATION = GENERATION - 1` (modulo 2^64), a value the
+/// table has already left and, moving by exactly one per mutation (§12.2), cannot reach
+/// again before 2^64 - 1 further mutations. Indexes already disabled for good
+/// (`SOURCE_NROWS` = [`DISABLED_SOURCE_NROWS`]) or already retired are not rewritten. The
+/// rewrites are flushed before the caller's first write, so they reach the file before
+/// the `GENERATION` bump that could otherwise revive a stale index.
+///
+/// Valid indexes are untouched (the mutation maintains them or leaves them to fail). A
+/// table without `GENERATION` has no index that could pass (§12.2) and is left as it is.
+pub(crate) fn retire_stale_tokens(t: &Table) -> Result<usize> {
+    let Some(g) = t.generation()? else { return Ok(0) };
+    let n = t.nrows()?;
+    let past = g.wrapping_sub(1);
+    let mut retired = 0;
+    for info in all_indexes(t)? {
+        if info.is_valid(Some(g), n) || info.source_generation == Some(past) {
+            continue;
+        }
+        if info.source_nrows == Some(DISABLED_SOURCE_NROWS) && info.source_generation.is_some() {
+            continue;
+        }
+        let o = h5::object_open(t.id(), &info.path)?;
+        h5::attr_write_u64(o.id(), names::SOURCE_GENERATION, past)?;
+        if info.source_nrows.is_none() {
+            // Missing or mistyped (HEP001 §13 req 12): written so the index keeps both.
+            h5::attr_write_u64(o.id(), names::SOURCE_NROWS, DISABLED_SOURCE_NROWS)?;
+        }
+        retired += 1;
+    }
+    if retired > 0 {
+        h5::flush(t.id())?;
+    }
+    Ok(retired)
+}
+
 /// Make sure the table carries `GENERATION` (0 when it did not, HEP001 §12.2).
 pub fn ensure_generation(t: &Table) -> Result<u64> {
     match t.generation()? {
@@ -131,7 +178,7 @@ pub fn create_index_dataset(t: &Table, column: &str, index_name: &str, spec: &Da
     if !h5::link_exists(t.id(), names::SEARCH_INDEXES)? {
         h5::group_create(t.id(), names::SEARCH_INDEXES)?;
     }
-    ensure_generation(t)?;
+    let g = ensure_generation(t)?;
     let rel = format!("{}/{}", names::SEARCH_INDEXES, index_name);
     let ds = if h5::link_exists(t.id(), &rel)? {
         let ds = h5::dataset_open(t.id(), &rel)?;
@@ -144,7 +191,12 @@ pub fn create_index_dataset(t: &Table, column: &str, index_name: &str, spec: &Da
         }
         ds
     } else {
-        h5::dataset_create(t.id(), &rel, spec)?
+        let ds = h5::dataset_create(t.id(), &rel, spec)?;
+        // A new index is born stale, never without its tokens (HEP001 §13 req 12): a
+        // writer killed before the caller's tokens leaves it conformant (docs/FAULTS.md F2).
+        h5::attr_write_u64(ds.id(), names::SOURCE_GENERATION, g.wrapping_sub(1))?;
+        h5::attr_write_u64(ds.id(), names::SOURCE_NROWS, DISABLED_SOURCE_NROWS)?;
+        ds
     };
     link_index(t, column, ds.id(), &t.member_path(&rel), kind)?;
     Ok(ds)

@@ -1,0 +1,310 @@
+//! Issue #19, the command-line items: inputs that are not regular files, `validate --table`
+//! for a table that is not there, table paths as users type them, `--rows` outside the
+//! table, and `--lock-timeout` (a second process waits for HDF5's file lock).
+#![cfg(feature = "geoparquet")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+const CITIES: &str = "testdata/peers/geoarrow-data/natural-earth/natural-earth_cities_geo.parquet";
+
+fn marquet(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_marquet")).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// [`marquet`] that fails instead of hanging when the command blocks (on a FIFO) for 30 s.
+fn marquet_bounded(args: &[&str]) -> (i32, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_marquet"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while c.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > 30 {
+            let _ = c.kill();
+            let _ = c.wait();
+            panic!("marquet {args:?} blocked for 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = c.wait_with_output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn cities_h5(dir: &common::TempDir) -> String {
+    let h5 = dir.join("cities.h5").display().to_string();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(CITIES).display().to_string();
+    let (code, _, err) = marquet(&["convert", &src, &h5, "--table", "/cities"]);
+    assert_eq!(code, 0, "{err}");
+    h5
+}
+
+#[cfg(unix)]
+fn mkfifo(p: &Path) {
+    let st = Command::new("mkfifo").arg(p).status().unwrap();
+    assert!(st.success());
+}
+
+#[test]
+#[cfg(unix)]
+fn fifos_directories_and_devices_are_refused_not_waited_on() {
+    let dir = common::TempDir::new("faults-cli-fifo");
+    let h5 = cities_h5(&dir);
+    let fifo = dir.join("more.parquet");
+    mkfifo(&fifo);
+    let fifo_h5 = dir.join("pipe.h5");
+    mkfifo(&fifo_h5);
+    let start = std::time::Instant::now();
+    let (code, _, err) = marquet_bounded(&["append", &h5, "--from", &fifo.display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a FIFO (named pipe), not a regular file"), "{err}");
+    for sub in ["info", "validate", "dump"] {
+        let (code, _, err) = marquet_bounded(&[sub, &fifo_h5.display().to_string()]);
+        assert_eq!(code, 2, "{sub}");
+        assert!(err.contains("is a FIFO"), "{sub}: {err}");
+    }
+    let (code, _, err) = marquet_bounded(&["convert", &fifo.display().to_string(), &dir.join("o.h5").display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a FIFO"), "{err}");
+    assert!(start.elapsed().as_secs() < 30, "nothing blocks on a FIFO");
+    let (code, _, err) = marquet_bounded(&["info", &dir.path().display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a directory, not a file"), "{err}");
+    let (code, _, err) = marquet_bounded(&["info", "/dev/null"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a device"), "{err}");
+    let (code, _, err) = marquet_bounded(&["info", &dir.join("nothing.h5").display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no such file"), "{err}");
+}
+
+#[test]
+fn table_paths_rows_and_missing_tables() {
+    let dir = common::TempDir::new("faults-cli-paths");
+    let h5 = cities_h5(&dir);
+    // A missing table is a usage error, not a non-conformant file.
+    let (code, _, err) = marquet(&["validate", &h5, "--table", "/nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no table /nope (tables: /cities)"), "{err}");
+    for t in ["//cities", "/cities/", "cities"] {
+        let (code, out, err) = marquet(&["validate", &h5, "--table", t]);
+        assert_eq!(code, 0, "{t}: {out}{err}");
+        assert!(out.contains("conformant (1 tables, 0 errors"), "{t}: {out}");
+        let (code, out, err) = marquet(&["dump", &h5, "--table", t, "--rows", "0..2", "--format", "csv"]);
+        assert_eq!(code, 0, "{t}: {err}");
+        assert_eq!(out.lines().count(), 3, "{t}: {out}");
+        let (code, _, err) = marquet(&["info", &h5, "--table", t]);
+        assert_eq!(code, 0, "{t}: {err}");
+    }
+    for r in ["243..250", "300..", "5..2"] {
+        let (code, out, err) = marquet(&["dump", &h5, "--rows", r]);
+        assert_eq!(code, 2, "{r}: {out}");
+        assert!(err.contains(&format!("--rows {r} is outside the table's 243 rows")), "{err}");
+    }
+    let (code, out, _) = marquet(&["dump", &h5, "--rows", "240..300", "--format", "csv"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 4, "a range reaching past the end is cut at NROWS");
+}
+
+/// Not a test on its own: with `MARQUET_LOCK_HOLDER=<file>` it opens the file read-write
+/// (taking HDF5's lock), says "locked", and exits after 1.5 s.
+#[test]
+fn lock_holder_child() {
+    let Some(p) = std::env::var_os("MARQUET_LOCK_HOLDER") else { return };
+    let f = marquet::h5col::File::open_rw(&p).unwrap();
+    println!("locked");
+    use std::io::Write;
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(f);
+    std::process::exit(0);
+}
+
+#[test]
+fn a_second_process_waits_for_the_file_lock() {
+    use std::io::BufRead;
+    let dir = common::TempDir::new("faults-cli-lock");
+    let h5 = cities_h5(&dir);
+    let hold = || {
+        let mut c = Command::new(std::env::current_exe().unwrap())
+            .args(["lock_holder_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env("MARQUET_LOCK_HOLDER", &h5)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(c.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("locked") {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "the lock holder ended early");
+        }
+        (c, out)
+    };
+    // Without waiting: HDF5's lock error, without HDF5's internals.
+    let (mut c, _o) = hold();
+    let (code, _, err) = marquet(&["--lock-timeout", "0", "info", &h5]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unable to lock file"), "{err}");
+    assert!(!err.contains("errno =") && !err.contains("file descriptor"), "{err}");
+    c.wait().unwrap();
+    // Waiting: the holder lets go after 1.5 s, the reader then succeeds.
+    let (mut c, _o) = hold();
+    let start = std::time::Instant::now();
+    let (code, out, err) = marquet(&["--lock-timeout", "20", "query", &h5, "--bbox", "-10,35,20,60", "--count"]);
+    c.wait().unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "33");
+    let waited = start.elapsed().as_secs_f64();
+    assert!((0.5..15.0).contains(&waited), "waited {waited} s");
+}
+
+/// Run `marquet args` under a 2 GB address-space cap (RLIMIT_AS via `ulimit -v`), killed
+/// after `limit`; returns (exit code or -signal, seconds, stderr).
+#[cfg(unix)]
+fn marquet_capped(args: &[&str], limit: std::time::Duration) -> (i32, f64, String) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut c = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_marquet"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(st) = c.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            c.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            return (st.code().unwrap_or_else(|| -st.signal().unwrap_or(0)), start.elapsed().as_secs_f64(), err);
+        }
+        if start.elapsed() > limit {
+            let _ = c.kill();
+            let _ = c.wait();
+            return (-9, start.elapsed().as_secs_f64(), "killed: over the time limit".into());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// The hostile-file run of issue #19: NROWS edited far past the data (2^44, 2^31 on a
+/// 243-row table) and an R-tree's num_items and node_size edited, fed to every subcommand
+/// under a memory cap and a time limit. Every run must end by itself, in time, with exit
+/// 0, 1 or 2 (no abort, no out-of-memory kill), and writes must leave the file unchanged.
+#[test]
+#[cfg(unix)]
+fn hostile_files_get_bounded_work_from_every_subcommand() {
+    let dir = common::TempDir::new("faults-cli-hostile");
+    let h5 = cities_h5(&dir);
+    let edits: [(&str, &str, u64); 5] = [
+        ("/cities", "NROWS", 1 << 44),
+        ("/cities", "NROWS", 1 << 31),
+        ("/cities/SEARCH_INDEXES/geometry__block_bbox", "block_length", 1),
+        ("/cities/SEARCH_INDEXES/geometry__block_bbox", "SOURCE_NROWS", 1 << 40),
+        ("/cities", "GENERATION", u64::MAX),
+    ];
+    let mut runs = 0;
+    for (k, (obj, attr, v)) in edits.iter().enumerate() {
+        let p = dir.join(&format!("hostile-{k}.h5")).display().to_string();
+        std::fs::copy(&h5, &p).unwrap();
+        {
+            let f = marquet::h5col::File::open_rw(&p).unwrap();
+            let o = marquet::h5::object_open(f.id(), obj).unwrap();
+            marquet::h5::attr_write_u64(o.id(), attr, *v).unwrap();
+        }
+        let before = std::fs::read(&p).unwrap();
+        let out = dir.join(&format!("hostile-{k}.parquet")).display().to_string();
+        let cmds: Vec<Vec<&str>> = vec![
+            vec!["info", &p],
+            vec!["info", &p, "--json"],
+            vec!["validate", &p],
+            vec!["dump", &p],
+            vec!["query", &p, "--bbox", "-10,35,20,60"],
+            vec!["query", &p, "--bbox", "-10,35,20,60", "--count", "--no-index"],
+            vec!["index", &p, "--verify"],
+            vec!["convert", &p, &out],
+        ];
+        for args in &cmds {
+            let (code, secs, err) = marquet_capped(args, std::time::Duration::from_secs(10));
+            runs += 1;
+            assert!((0..=2).contains(&code), "{attr}={v}: marquet {args:?} ended with {code} after {secs:.1} s: {err}");
+            assert!(!err.contains("panicked") && !err.contains("memory allocation"), "{attr}={v}: {args:?}: {err}");
+        }
+        if *attr == "NROWS" {
+            // Writes refuse the table and leave the file as it was.
+            let (code, _, err) = marquet_capped(&["append", &p, "--from", &h5], std::time::Duration::from_secs(10));
+            assert_eq!(code, 2, "{err}");
+            assert!(err.contains("HEP001 §13 req 2"), "{err}");
+            let (code, _, err) = marquet_capped(&["index", &p, "--build", "packed_rtree"], std::time::Duration::from_secs(10));
+            assert_eq!(code, 2, "index --build on NROWS={v}: {err}");
+            assert_eq!(std::fs::read(&p).unwrap(), before, "a refused write changed the file");
+        }
+    }
+    println!("hostile runs: {runs}, all bounded");
+}
+
+/// A failed `convert` into an existing file leaves the file with exactly its old tables, and
+/// a retry under the same name succeeds (issue #19). (This source fails in the import's
+/// first pass, before the table exists; `tests/faults.rs` covers `File::remove_table`,
+/// which undoes a table a later failure leaves.)
+#[test]
+fn a_failed_convert_into_an_existing_file_leaves_no_table_behind() {
+    let dir = common::TempDir::new("faults-cli-convert");
+    let h5 = cities_h5(&dir);
+    let feat = |i: usize, coords: &str| format!(r#"{{"type":"Feature","properties":{{"n":{i}}},"geometry":{{"type":"Point","coordinates":{coords}}}}}"#);
+    let mut good: Vec<String> = (0..50).map(|i| feat(i, &format!("[{}, {}]", i, i % 7))).collect();
+    let bad_json = {
+        let mut v = good.clone();
+        v[40] = feat(40, r#"["x", 1]"#);
+        format!(r#"{{"type":"FeatureCollection","features":[{}]}}"#, v.join(","))
+    };
+    let bad = dir.join("bad.geojson");
+    std::fs::write(&bad, bad_json).unwrap();
+    let (code, _, err) = marquet(&["convert", &bad.display().to_string(), &h5, "--table", "/more"]);
+    assert_eq!(code, 2, "{err}");
+    let f = marquet::h5col::File::open(&h5).unwrap();
+    assert_eq!(f.tables().unwrap(), vec!["/cities".to_string()], "the failed import left its table");
+    drop(f);
+    let (code, out, _) = marquet(&["validate", &h5]);
+    assert_eq!(code, 0, "{out}");
+    good.truncate(50);
+    let ok = dir.join("ok.geojson");
+    std::fs::write(&ok, format!(r#"{{"type":"FeatureCollection","features":[{}]}}"#, good.join(","))).unwrap();
+    let (code, out, err) = marquet(&["convert", &ok.display().to_string(), &h5, "--table", "/more"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("imported 50 rows into /more"), "{out}");
+}
+
+/// `validate --full` reads every chunk: a damaged chunk of an attribute column (which the
+/// structural and row checks never decompress) is found and named (issue #19).
+#[test]
+fn validate_full_finds_a_damaged_attribute_chunk() {
+    let dir = common::TempDir::new("faults-cli-full");
+    let h5 = cities_h5(&dir);
+    let (code, out, _) = marquet(&["validate", &h5, "--full"]);
+    assert_eq!(code, 0, "{out}");
+    // Overwrite the middle of the first stored chunk of the `name` column with garbage.
+    let (addr, size) = {
+        let f = marquet::h5col::File::open(&h5).unwrap();
+        let ds = marquet::h5::dataset_open(f.id(), "/cities/name").unwrap();
+        let (_, addr, size) = marquet::h5::chunk_location(ds.id(), 0, "/cities/name").unwrap().expect("a stored chunk");
+        (addr, size)
+    };
+    let mut bytes = std::fs::read(&h5).unwrap();
+    for b in &mut bytes[(addr + size / 4) as usize..(addr + size / 2) as usize] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&h5, bytes).unwrap();
+    let (code, out, _) = marquet(&["validate", &h5]);
+    assert_eq!(code, 0, "without --full the attribute chunk is not read: {out}");
+    let (code, out, _) = marquet(&["validate", &h5, "--full"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("/cities/name") && out.contains("data integrity (--full)"), "{out}");
+}
