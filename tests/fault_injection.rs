@@ -1,15 +1,20 @@
 //! Issue #19: fault injection over whole write operations (docs/FAULTS.md).
 //!
-//! Three operations — a 25-batch `append_from` (staged, one commit), a packed R-tree build
-//! with a new node size, and a truncation that maintains both spatial indexes — each run
-//! by a child process (this test binary, env `MARQUET_FAULT_CHILD`) on a fresh copy of a
-//! 300-row table with a covering column, a BLOCK_BBOX and a PACKED_RTREE. Faults:
+//! Four operations — a 25-batch `append_from` (staged, one commit), a packed R-tree build
+//! with a new node size, a truncation that maintains both spatial indexes, and a `convert`
+//! of a GeoParquet file into the existing file as a second table (staged in a file of its
+//! own, published with one `H5Ocopy`) — each run by a child process (this test binary, env
+//! `MARQUET_FAULT_CHILD`) on a fresh copy of a 300-row table with a covering column, a
+//! BLOCK_BBOX and a PACKED_RTREE. Faults:
 //!
 //! * **SIGKILL** at a random moment of the operation (uniform over 1.3 × its measured
 //!   duration, after the child says it starts);
 //! * **a file-size limit** (RLIMIT_FSIZE, with SIGXFSZ ignored so writes fail with EFBIG,
 //!   as on a full disk) set a random number of bytes above the file's size, then a retry of
 //!   the same operation without the limit, which must succeed.
+//!
+//! A killed conversion is retried too: the retry must succeed (no "already exists"), and
+//! no staging file may be left in the directory afterwards.
 //!
 //! After every fault the file must validate with no error, hold exactly the old or the new
 //! state (NROWS, every id, every geometry), and every indexed query must equal the full
@@ -38,7 +43,9 @@ const CHILD: &str = "MARQUET_FAULT_CHILD";
 const BASE_ROWS: u64 = 300;
 const SRC_ROWS: u64 = 400;
 const TRUNC_TO: u64 = 170;
-const OPS: [&str; 3] = ["append", "build", "truncate"];
+const OPS: [&str; 4] = ["append", "build", "truncate", "convert"];
+/// The table `convert` adds.
+const CONVERTED: &str = "/c";
 
 fn geom(id: u64) -> Option<Vec<u8>> {
     if id % 11 == 5 {
@@ -71,10 +78,21 @@ fn make(path: &Path, ids: std::ops::Range<u64>, indexes: bool) {
 fn fault_child() {
     let Ok(op) = std::env::var(CHILD) else { return };
     let file = std::env::var("MARQUET_FAULT_FILE").unwrap();
+    use std::io::Write;
+    if op == "convert" {
+        println!("@@start");
+        std::io::stdout().flush().unwrap();
+        let opts = marquet::convert::ConvertOptions { table: Some(CONVERTED.into()), ..Default::default() };
+        match marquet::convert::convert(std::env::var("MARQUET_FAULT_SRC").unwrap().as_ref(), file.as_ref(), &opts) {
+            Ok(_) => println!("@@done"),
+            Err(e) => println!("@@error {e}"),
+        }
+        std::io::stdout().flush().unwrap();
+        std::process::exit(0);
+    }
     let f = File::open_rw(&file).unwrap();
     let t = MarquetTable::open(&f, "/t").unwrap();
     println!("@@start");
-    use std::io::Write;
     std::io::stdout().flush().unwrap();
     let r = match op.as_str() {
         "append" => {
@@ -178,6 +196,9 @@ fn check(op: &str, path: &Path, ctx: &str) -> Result<bool, String> {
     }
     assert!(errs.is_empty(), "{ctx}: validator: {errs:?}");
     let f = File::open(path).unwrap();
+    if op == "convert" {
+        return check_converted(&f, ctx);
+    }
     let t = MarquetTable::open(&f, "/t").unwrap();
     let n = t.nrows().unwrap();
     let (old, new) = (expected_ids(op, false), expected_ids(op, true));
@@ -203,6 +224,59 @@ fn check(op: &str, path: &Path, ctx: &str) -> Result<bool, String> {
     Ok(n == new.end)
 }
 
+/// The state of a file after a conversion into it: `/t` untouched, and either no other
+/// table (old) or `/c` holding exactly the source's rows, in any order (the default layout
+/// sorts them), with indexed queries equal to the scan (new).
+fn check_converted(f: &File, ctx: &str) -> Result<bool, String> {
+    let t = MarquetTable::open(f, "/t").unwrap();
+    assert_eq!(t.nrows().unwrap(), BASE_ROWS, "{ctx}: /t changed");
+    let mut tables = f.tables().unwrap();
+    tables.sort();
+    if tables == ["/t"] {
+        return Ok(false);
+    }
+    assert_eq!(tables, ["/c", "/t"], "{ctx}: tables");
+    let c = MarquetTable::open(f, CONVERTED).unwrap();
+    let n = c.nrows().unwrap();
+    assert_eq!(n, SRC_ROWS, "{ctx}: /c holds a partial state");
+    let ids = c.table().read("id", 0, n).unwrap();
+    let g = c.read_wkb("g", 0, n).unwrap();
+    let mut seen: Vec<u64> = Vec::new();
+    for r in 0..n as usize {
+        let id = ids.get_i128(r).unwrap() as u64;
+        assert_eq!(g.get(r).map(|s| s.to_vec()), geom(id), "{ctx}: /c row {r} (id {id}) geometry");
+        seen.push(id);
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (BASE_ROWS..BASE_ROWS + SRC_ROWS).collect::<Vec<_>>(), "{ctx}: /c ids");
+    for w in [BBox::xy(-90.0, -40.0, 0.0, 0.0), BBox::xy(10.0, -5.0, 12.0, 30.0), BBox::xy(-200.0, -100.0, 200.0, 100.0)] {
+        let scan = c.query("g", &Query::bbox(w).with_indexes(false)).unwrap();
+        let with = c.query("g", &Query::bbox(w)).unwrap();
+        assert_eq!(with.rows, scan.rows, "{ctx}: indexed query on /c differs from the scan in {w:?}");
+    }
+    Ok(true)
+}
+
+/// The root group's members: after a retry exactly the two tables (no object an
+/// interrupted `H5Ocopy` linked at the root is left).
+fn root_members(path: &Path) -> Vec<String> {
+    let f = File::open(path).unwrap();
+    let root = marquet::h5::object_open(f.id(), "/").unwrap();
+    let mut m = marquet::h5::member_names(root.id(), "/").unwrap();
+    m.sort();
+    m
+}
+
+/// Staging files of conversions left in `dir`.
+fn staging_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial.h5"))
+        .collect()
+}
+
 #[test]
 fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
     let _s = common::serial();
@@ -214,9 +288,15 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
     let src = dir.join("src.h5");
     make(&base, 0..BASE_ROWS, true);
     make(&src, BASE_ROWS..BASE_ROWS + SRC_ROWS, false);
+    let src_parquet = dir.join("src.parquet");
+    {
+        let f = File::open(&src).unwrap();
+        marquet::convert::export_geoparquet(&f, "/t", &src_parquet, &Default::default()).unwrap();
+    }
     let base_len = std::fs::metadata(&base).unwrap().len();
     let mut lines = Vec::new();
     for op in OPS {
+        let src: &Path = if op == "convert" { &src_parquet } else { &src };
         // A clean run: the duration, and the new state itself.
         let clean = dir.join(&format!("{op}-clean.h5"));
         std::fs::copy(&base, &clean).unwrap();
@@ -250,6 +330,20 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
                     kill.damaged += 1
                 }
             }
+            if op == "convert" {
+                // A retry after the kill: it must succeed (or, when the killed run had
+                // published, refuse with "already exists"), and leave no staging file.
+                let published = matches!(check(op, &p, &ctx), Ok(true));
+                let r = run_child(op, &p, src, None, None);
+                if published {
+                    assert!(r.out.contains("already exists"), "{ctx}: retry over a published table: {}", r.out);
+                } else {
+                    assert!(r.out.contains("@@done"), "{ctx}: retry failed: {}", r.out);
+                }
+                assert!(check(op, &p, &format!("{ctx} retry")).unwrap(), "{ctx}: the retry did not reach the new state");
+                assert_eq!(staging_files(dir.path()), Vec::<String>::new(), "{ctx}: staging files left after the retry");
+                assert_eq!(root_members(&p), ["c", "t"], "{ctx}: the root after the retry");
+            }
             let _ = std::fs::remove_file(&p);
             // File-size limit, then a retry without it.
             let p: PathBuf = dir.join(&format!("{op}-fsize-{i}.h5"));
@@ -276,6 +370,10 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
             let r = run_child(op, &p, &src, None, None);
             assert!(r.out.contains("@@done"), "{ctx}: retry failed: {}", r.out);
             assert!(check(op, &p, &format!("{ctx} retry")).unwrap(), "{ctx}: the retry did not reach the new state");
+            if op == "convert" {
+                assert_eq!(staging_files(dir.path()), Vec::<String>::new(), "{ctx}: staging files left after the retry");
+                assert_eq!(root_members(&p), ["c", "t"], "{ctx}: the root after the retry");
+            }
             let _ = std::fs::remove_file(&p);
         }
         lines.push(format!("{op}: SIGKILL {kill:?}; RLIMIT_FSIZE+retry {fsz:?}; clean run {:.2} s", dur.as_secs_f64()));
