@@ -343,7 +343,7 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
         let clean = dir.join(&format!("{op}-clean.h5"));
         std::fs::copy(&base, &clean).unwrap();
         let t0 = Instant::now();
-        let r = run_child(op, &clean, &src, None, None);
+        let r = run_child(op, &clean, src, None, None);
         let dur = t0.elapsed();
         assert!(r.out.contains("@@done"), "{op}: {}", r.out);
         assert!(check(op, &clean, &format!("{op} clean")).unwrap());
@@ -355,7 +355,7 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
             let p: PathBuf = dir.join(&format!("{op}-kill-{i}.h5"));
             std::fs::copy(&base, &p).unwrap();
             let at = Duration::from_secs_f64(dur.as_secs_f64() * 1.3 * rng.f64());
-            let r = run_child(op, &p, &src, Some(at), None);
+            let r = run_child(op, &p, src, Some(at), None);
             let ctx = format!("{op} kill {i} at {at:?} (killed {})", r.killed);
             kill.trials += 1;
             // A kill between a flush of the superblock and the write of the space it
@@ -393,7 +393,7 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
             let p: PathBuf = dir.join(&format!("{op}-fsize-{i}.h5"));
             std::fs::copy(&base, &p).unwrap();
             let limit = base_len + rng.below(grown + 1);
-            let r = run_child(op, &p, &src, None, Some(limit));
+            let r = run_child(op, &p, src, None, Some(limit));
             let ctx = format!("{op} fsize {i} limit {limit}: {}", r.out.trim());
             fsz.trials += 1;
             // A full disk can leave the file shorter than its superblock says; the next
@@ -418,7 +418,7 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
                     continue;
                 }
             }
-            let r = run_child(op, &p, &src, None, None);
+            let r = run_child(op, &p, src, None, None);
             assert!(r.out.contains("@@done"), "{ctx}: retry failed: {}", r.out);
             assert!(check(op, &p, &format!("{ctx} retry")).unwrap(), "{ctx}: the retry did not reach the new state");
             if op == "convert" {
