@@ -542,6 +542,14 @@ impl Level {
         Ok(())
     }
 
+    /// The layout of a `MASK` created on demand with `len` entries: checksummed when this
+    /// level's `OFFSETS` are.
+    fn new_mask_spec(&self, len: u64) -> Result<DatasetSpec> {
+        let off_path = format!("{}/{}", self.path, names::OFFSETS);
+        let off_filters = h5::dataset_info(self.offsets.id(), &off_path)?.filters;
+        Ok(mask_spec(DEFAULT_OFFSETS_CHUNK, len, &off_filters))
+    }
+
     /// Append entries after the first `l_old` entries, leaf first (HEP001 §12.3 step 3).
     fn append(&mut self, l_old: u64, v: &ListArray) -> Result<()> {
         let k = v.len() as u64;
@@ -572,9 +580,7 @@ impl Level {
         // MASK (create on demand when nulls first appear).
         let any_null = v.mask.as_ref().is_some_and(|m| m.iter().any(|p| !p));
         if self.mask.is_none() && any_null {
-            let off_path = format!("{}/{}", self.path, names::OFFSETS);
-            let off_filters = h5::dataset_info(self.offsets.id(), &off_path)?.filters;
-            let m = h5::dataset_create(self.g.id(), names::MASK, &mask_spec(DEFAULT_OFFSETS_CHUNK, l_old, &off_filters))?;
+            let m = h5::dataset_create(self.g.id(), names::MASK, &self.new_mask_spec(l_old)?)?;
             h5::dataset_write(m.id(), 0, &Dtype::hep001_bool(), &vec![1u8; l_old as usize], names::MASK)?;
             self.mask = Some(m);
         }

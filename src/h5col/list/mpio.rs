@@ -3,7 +3,7 @@
 //! from `MPI_Exscan`, each rank writes its slab of every member, leaf first, then MASK,
 //! then OFFSETS (HEP001 §12.3 step 3 holds for the whole collective operation).
 
-use super::{mask_spec, Level, LevelValues, ListArray, ListColumn, ListValues, DEFAULT_OFFSETS_CHUNK};
+use super::{Level, LevelValues, ListArray, ListColumn, ListValues};
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, mpio, mpio::MPI_Comm, Dtype};
 use crate::h5col::Array;
@@ -47,7 +47,7 @@ impl Level {
         let mut any = [v.mask.as_ref().is_some_and(|m| m.iter().any(|p| !p)) as u64];
         mpio::allreduce_u64(comm, &mut any, mpio::Reduce::BitOr)?;
         if self.mask.is_none() && any[0] != 0 {
-            let m = h5::dataset_create(self.g.id(), names::MASK, &mask_spec(DEFAULT_OFFSETS_CHUNK, l_old))?;
+            let m = h5::dataset_create(self.g.id(), names::MASK, &self.new_mask_spec(l_old)?)?;
             h5::dataset_write(m.id(), 0, &Dtype::hep001_bool(), &vec![1u8; l_old as usize], names::MASK)?;
             self.mask = Some(m);
         }
