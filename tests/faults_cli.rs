@@ -409,3 +409,30 @@ fn checksums_turn_a_damaged_uncompressed_chunk_into_an_error() {
         }
     }
 }
+
+/// A conversion killed inside its final flush can leave the link of its table written
+/// before the object it names (HDF5 writes metadata in no fixed order, L9): a link whose
+/// object cannot be read. The retry must not meet "already exists" there — stood in for
+/// by a dangling soft link — while a real object at the path is still refused.
+#[test]
+fn a_retry_replaces_a_dangling_link_but_not_an_object() {
+    let dir = common::TempDir::new("faults-cli-dangling");
+    let h5 = cities_h5(&dir);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(CITIES).display().to_string();
+    {
+        let f = marquet::h5col::File::open_rw(&h5).unwrap();
+        marquet::h5::link_create_soft(f.id(), "/nowhere", "/again").unwrap();
+    }
+    let (code, _, err) = marquet(&["convert", &src, &h5, "--table", "/again"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = marquet(&["validate", &h5]);
+    assert_eq!(code, 0, "{out}");
+    let f = marquet::h5col::File::open(&h5).unwrap();
+    let mut t = f.tables().unwrap();
+    t.sort();
+    assert_eq!(t, ["/again", "/cities"]);
+    drop(f);
+    let (code, _, err) = marquet(&["convert", &src, &h5, "--table", "/again"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/again already exists"), "{err}");
+}
