@@ -206,6 +206,13 @@ impl ArrowPlan {
             match kind {
                 Some(ColumnKind::Dataset) => {
                     let c = t.table().column(name)?;
+                    // A categorical column (HEP001 §8.7) is a dictionary of its labels (issue #22).
+                    if let Some(cats) = crate::h5col::categorical::categories_of(t.table(), name)? {
+                        let (plan, dt) = plan::categorical_out_plan(c.dtype(), &cats.labels);
+                        fields.push(Field::new(name, dt, true).with_dict_is_ordered(cats.ordered));
+                        cols.push((name.clone(), Col::Data { plan, list: false }));
+                        continue;
+                    }
                     let units = c.text_attr(names::UNITS)?;
                     match plan::out_plan(c.dtype(), false, units.as_deref(), None, false) {
                         Ok((plan, dt)) => {
@@ -432,9 +439,10 @@ where
     let p = sp.0.display().to_string();
     let f = std::fs::File::create(&sp.0).map_err(|e| MarquetError::Io { path: p.clone(), source: e })?;
     let props = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED).build();
-    // The extension metadata stays on the fields (the `geo` key says the same), but no
-    // embedded ARROW:schema: import reads the Parquet schema and the `geo` key.
-    let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
+    // The extension metadata stays on the fields (the `geo` key says the same); the
+    // embedded ARROW:schema keeps what the Parquet schema cannot say, such as dictionary
+    // (categorical) types (issue #22).
+    let wopts = ArrowWriterOptions::new().with_properties(props);
     let mut w = ArrowWriter::try_new_with_options(f, schema.clone(), wopts).map_err(|e| io_err(&p, e))?;
     for b in batches {
         let b = b?;

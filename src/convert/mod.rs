@@ -56,6 +56,7 @@
 
 pub mod append;
 pub mod arrow;
+pub mod categorical;
 mod convert_crs;
 #[cfg(feature = "gis")]
 pub mod fgb;

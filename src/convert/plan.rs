@@ -15,6 +15,7 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, TimeUnit};
 
+use super::categorical::{CatPlan, CategoryStats};
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::list::ListSpec;
@@ -61,6 +62,8 @@ pub enum Plan {
     ListOf(Dtype),
     /// List of strings (STRING_VALUES).
     ListOfStr,
+    /// A dictionary of strings as an HEP001 categorical column (§8.7, issue #22).
+    Categorical(Arc<CatPlan>),
 }
 
 /// A planned column: where it comes from (field index path, struct children flattened).
@@ -73,6 +76,9 @@ pub struct Planned {
     pub description: Option<String>,
     /// Needs string statistics before the plan is final.
     pub needs_str_stats: bool,
+    /// The source is a dictionary of strings (`Some(ordered)`): a categorical column when
+    /// the pre-scan's labels allow ([`Planned::finish_categories`]).
+    pub dictionary: Option<bool>,
 }
 
 fn int_dtype(size: usize, signed: bool) -> Dtype {
@@ -151,6 +157,7 @@ pub fn plan_field(
         spec_units: None,
         description: None,
         needs_str_stats: false,
+        dictionary: None,
     };
     let dt = field.data_type();
     if let Some(d) = leaf_dtype(dt) {
@@ -167,6 +174,11 @@ pub fn plan_field(
             ..mk(Plan::Float { f16: true, f32: true })
         }),
         DataType::Boolean => out.push(mk(Plan::Bool { nullable: may_have_nulls && field.is_nullable() })),
+        DataType::Dictionary(_, v) if is_string_type(v) => out.push(Planned {
+            needs_str_stats: true,
+            dictionary: Some(field.dict_is_ordered().unwrap_or(false)),
+            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+        }),
         d if is_string_type(d) => out.push(Planned { needs_str_stats: true, ..mk(Plan::FixedStr { size: 1, alt_fill: false }) }),
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => out.push(mk(Plan::Binary)),
         DataType::Timestamp(u, tz) => {
@@ -227,6 +239,16 @@ impl Planned {
         };
     }
 
+    /// Make a dictionary column categorical (HEP001 §8.7) when the pre-scan's labels allow
+    /// (see [`CategoryStats::finish`]); otherwise it keeps its string plan.
+    pub fn finish_categories(&mut self, st: CategoryStats, max_fixed: usize) {
+        let Some(ordered) = self.dictionary else { return };
+        if let Some(cp) = st.finish(ordered, max_fixed) {
+            self.description = None;
+            self.plan = Plan::Categorical(Arc::new(cp));
+        }
+    }
+
     /// Create the H5Col column.
     pub fn create(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64) -> Result<()> {
         let col = |dtype: Dtype| {
@@ -260,6 +282,11 @@ impl Planned {
             Plan::Date32 => t.add_column(&self.name, &col(int_dtype(4, true))).map(|_| ()),
             Plan::ListOf(d) => list(ListSpec::of(d.clone())),
             Plan::ListOfStr => list(ListSpec::strings()),
+            Plan::Categorical(cp) => {
+                let labels: Vec<&str> = cp.labels.iter().map(String::as_str).collect();
+                let cats = crate::h5col::categorical::create_categories(t.table(), &self.name, &labels, cp.ordered)?;
+                crate::h5col::categorical::add_categorical_column(t.table(), &self.name, &col(cp.dtype.clone()), &cats).map(|_| ())
+            }
         }
     }
 
@@ -325,6 +352,7 @@ impl Planned {
                 let leaf = leaf.slice_elems(&r);
                 ColumnValues::List(rebase(offs, &missing, ListValues::Leaf(leaf)))
             }
+            Plan::Categorical(cp) => cp.values(a, &self.name)?,
             Plan::ListOfStr => {
                 let (offs, vals) = list_parts(a)?;
                 let s = strings(&vals)?;
@@ -512,6 +540,16 @@ pub enum OutPlan {
     Bytes { text: bool },
     ListOf(Dtype),
     ListOfStr,
+    /// A categorical column (HEP001 §8.7) as `Dictionary<key, utf8>` over its labels.
+    Categorical { key: DataType, labels: Arc<StringArray> },
+}
+
+/// The export plan of a categorical column with code type `codes` and `labels`:
+/// `Dictionary<key, utf8>` (see [`super::categorical::key_type`]).
+pub fn categorical_out_plan(codes: &Dtype, labels: &[String]) -> (OutPlan, DataType) {
+    let key = super::categorical::key_type(codes);
+    let dt = DataType::Dictionary(Box::new(key.clone()), Box::new(DataType::Utf8));
+    (OutPlan::Categorical { key, labels: Arc::new(StringArray::from_iter_values(labels)) }, dt)
 }
 
 /// Plan the export of column `name` (dataset dtype or list leaf); `None` = not exportable.
@@ -651,6 +689,7 @@ pub fn out_array(p: &OutPlan, a: &H5Array, missing: &[bool]) -> Result<ArrayRef>
             let v: Vec<i32> = a.bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4]))).collect();
             Arc::new(Date32Array::new(v.into(), nulls))
         }
+        OutPlan::Categorical { key, labels } => super::categorical::dictionary_array(key, labels, a, missing)?,
         _ => return Err(MarquetError::Unsupported("list plan for a dataset column".into())),
     })
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::error::{MarquetError, Result};
-use crate::h5col::{Batch, ColumnKind, ColumnValues};
+use crate::h5col::{categorical, Batch, ColumnKind, ColumnValues};
 use crate::progress::Progress;
 
 use super::spatial_index::RTreeOnAppend;
@@ -59,6 +59,21 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
             return Err(MarquetError::InvalidArgument(format!(
                 "{}: column '{c}' is a list column in only one of the two tables",
                 this.path()
+            )));
+        }
+        // Codes are copied as they are: they must mean the same labels (HEP001 §8.7).
+        let (dc, sc) = (categorical::categories_of(this.table(), c)?, categorical::categories_of(src.table(), c)?);
+        if dc.as_ref().map(|k| &k.labels) != sc.as_ref().map(|k| &k.labels) {
+            let show = |k: &Option<categorical::Categories>| match k {
+                Some(k) if k.labels.len() > 8 => format!("{} categories [{}, …]", k.labels.len(), k.labels[..8].join(", ")),
+                Some(k) => format!("categories [{}]", k.labels.join(", ")),
+                None => "not categorical".to_string(),
+            };
+            return Err(MarquetError::InvalidArgument(format!(
+                "{}: column '{c}': {} in the target, {} in the source (codes would change meaning)",
+                this.path(),
+                show(&dc),
+                show(&sc)
             )));
         }
     }

@@ -224,8 +224,8 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         .set_created_by(format!("marquet version {}", env!("CARGO_PKG_VERSION")))
         .build();
     let out = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
-    // No embedded ARROW:schema: readers such as pyarrow would take the schema metadata from
-    // it and miss the `geo` key, which is only known (exactly) once every row is written.
+    // No ARROW:schema up front: it would lack the `geo` key, which is only known (exactly)
+    // once every row is written; it is appended to the footer at the end.
     let mut wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
     if opts.version == GeoParquetVersion::V2_0 {
         // OGC:CRS84 stated in the logical type too (super::export_crs, issue #22).
@@ -236,10 +236,12 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
     let n = t.nrows()?;
     let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();
+    let mut seen = super::pandas_meta::Seen::new(schema.fields().len());
     let mut s = 0u64;
     while s < n {
         let e = (s + rg as u64).min(n);
         let batch = plan.read_range(&t, s, e)?;
+        seen.add(&batch);
         for (i, name) in &geo_fields {
             let info = &infos[name];
             let sm = summaries.get_mut(name).ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
@@ -294,13 +296,24 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     if opts.version == GeoParquetVersion::V1_0 && wcols.iter().any(|c| c.covering.is_some()) {
         report.notes.push("1.0 has no covering: the bbox columns are written as ordinary struct columns".into());
     }
+    let mut kv: HashMap<String, String> = HashMap::new();
     match &primary {
         Some(primary) => {
-            let geo = meta::write_geo(opts.version.geo_version(), primary, &wcols);
-            w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
+            kv.insert("geo".to_string(), meta::write_geo(opts.version.geo_version(), primary, &wcols));
         }
         None => report.notes.push("no geometry column can be interpreted: written as plain Parquet without `geo` metadata".into()),
     }
+    // pandas dtypes (issue #22), and the Arrow schema written last, with the whole footer
+    // metadata in it, as pyarrow writes it: readers take dictionary (categorical) types and
+    // timezones from it.
+    kv.insert(super::pandas_meta::PANDAS_KEY.to_string(), super::pandas_meta::pandas_metadata(&schema, &seen));
+    let arrow_schema = parquet::arrow::encode_arrow_schema(&schema.as_ref().clone().with_metadata(kv.clone()));
+    let mut kv: Vec<(String, String)> = kv.into_iter().collect();
+    kv.sort();
+    for (k, v) in kv {
+        w.append_key_value_metadata(KeyValue::new(k, v));
+    }
+    w.append_key_value_metadata(KeyValue::new(parquet::arrow::ARROW_SCHEMA_META_KEY.to_string(), arrow_schema));
     w.close().map_err(|e| io_err(&out_path, e))?;
     report.rows = n;
     Ok(report)

@@ -9,6 +9,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use parquet::basic::{EdgeInterpolationAlgorithm, LogicalType};
 
+use crate::convert::categorical::CategoryStats;
 use crate::convert::plan::{self, Planned, StrStats};
 use super::meta::{self, Encoding, GeoColumnMeta};
 use crate::convert::sort::{HilbertSorter, KeyCollector};
@@ -422,6 +423,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
     }
     let str_cols: Vec<usize> = (0..planned.len()).filter(|&i| planned[i].needs_str_stats).collect();
     let mut str_stats: Vec<StrStats> = vec![StrStats::default(); planned.len()];
+    let mut cat_stats: Vec<CategoryStats> = vec![CategoryStats::default(); planned.len()];
     let mut gscan: Vec<GeomScan> = (0..geoms.len()).map(|_| GeomScan::default()).collect();
     if !str_cols.is_empty() || !scan_geom.is_empty() {
         let mut roots_needed: BTreeSet<usize> = str_cols.iter().map(|&i| planned[i].path[0]).collect();
@@ -438,6 +440,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
                 let a = plan::array_at(&batch, &p);
                 for s in plan::strings(&a)?.into_iter().flatten() {
                     str_stats[i].add(s);
+                }
+                if planned[i].dictionary.is_some() {
+                    cat_stats[i].add(&a)?;
                 }
             }
             for &g in &scan_geom {
@@ -458,8 +463,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             }
         }
     }
-    for (i, p) in planned.iter_mut().enumerate() {
+    for (i, (p, cats)) in planned.iter_mut().zip(cat_stats).enumerate() {
         p.finish_strings(&str_stats[i], opts.max_fixed_string);
+        p.finish_categories(cats, opts.max_fixed_string);
     }
     // Storage forms.
     for (gi, gp) in geoms.iter_mut().enumerate() {
@@ -768,6 +774,7 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
         Date32 => "int32, units \"days since 1970-01-01\"".into(),
         ListOf(d) => format!("list column of {d}"),
         ListOfStr => "list column of strings (STRING_VALUES)".into(),
+        Categorical(cp) => format!("categorical ({} labels, {} codes, HEP001 §8.7)", cp.labels.len(), cp.dtype),
     };
     if p.path.len() > 1 {
         format!("struct field of {src} flattened -> {to}")

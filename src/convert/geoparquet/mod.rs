@@ -7,3 +7,4 @@ mod export_crs;
 pub mod geoarrow;
 pub mod import;
 pub mod meta;
+pub mod pandas_meta;
