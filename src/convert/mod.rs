@@ -80,7 +80,7 @@ use crate::h5col::File;
 
 pub use append::{append_file, AppendOptions, AppendReport};
 pub use arrow::{append_record_batches, import_record_batches, ArrowPlan};
-pub use geoparquet::export::{export_geoparquet, ExportOptions, ExportReport, GeoParquetVersion};
+pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, ExportReport, GeoParquetVersion};
 pub use geojson::{export_geojson, import_geojson};
 pub use geoparquet::import::{import_geoparquet, ImportOptions, ImportReport, PointForm};
 
@@ -248,6 +248,9 @@ pub struct ConvertOptions {
     /// Lakehouse sources (CSV, plain Parquet, Iceberg, GeoMesa) and the GeoMesa layout on
     /// export ([`lake`]).
     pub lake: lake::LakeOptions,
+    /// Which geometry columns of a GeoParquet output get a bbox covering column (default:
+    /// the non-point ones; `--covering` every one, `--no-covering` none; issue #22).
+    pub covering: CoveringChoice,
 }
 
 /// What [`convert`] did.
@@ -363,6 +366,7 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
     let eopts = ExportOptions {
         version: opts.geoparquet_version.unwrap_or_default(),
         progress: opts.progress.clone(),
+        covering: opts.covering,
         ..ExportOptions::default()
     };
     match (fin, fout) {

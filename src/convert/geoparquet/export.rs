@@ -15,6 +15,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 use crate::convert::arrow::ArrowPlan;
+pub use super::export_covering::CoveringChoice;
 use super::meta::{self, WriteColumn};
 use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
 use crate::error::{MarquetError, Result};
@@ -78,11 +79,20 @@ pub struct ExportOptions {
     pub compression: ExportCompression,
     /// Called after each row group with the rows written so far.
     pub progress: crate::Progress,
+    /// Which geometry columns get a bbox covering column (default: those that are not
+    /// point columns; `convert --covering` / `--no-covering`, issue #22).
+    pub covering: CoveringChoice,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { version: GeoParquetVersion::V2_0, row_group_rows: DEFAULT_BATCH_ROWS, compression: ExportCompression::Zstd, progress: crate::Progress::default() }
+        ExportOptions {
+            version: GeoParquetVersion::V2_0,
+            row_group_rows: DEFAULT_BATCH_ROWS,
+            compression: ExportCompression::Zstd,
+            progress: crate::Progress::default(),
+            covering: CoveringChoice::default(),
+        }
     }
 }
 
@@ -209,7 +219,9 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     let geo_names: Vec<String> = plan.geometry_columns.iter().map(|g| g.name.clone()).collect();
     let primary = geo_names.first().cloned();
     let infos: HashMap<String, GeometryColumnInfo> = plan.geometry_columns.iter().map(|g| (g.name.clone(), g.clone())).collect();
-    let schema = plan.schema();
+    // Bbox covering columns: the table's own or computed (super::export_covering).
+    let cov = super::export_covering::plan_coverings(&plan.schema(), &plan.geometry_columns, opts.covering);
+    let schema = cov.schema();
     let geo_fields: Vec<(usize, String)> =
         schema.fields().iter().enumerate().filter(|(_, f)| infos.contains_key(f.name())).map(|(i, f)| (i, f.name().clone())).collect();
     let compression = match opts.compression {
@@ -240,7 +252,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     let mut s = 0u64;
     while s < n {
         let e = (s + rg as u64).min(n);
-        let batch = plan.read_range(&t, s, e)?;
+        let batch = cov.batch(&plan.read_range(&t, s, e)?, s, &out_path)?;
         seen.add(&batch);
         for (i, name) in &geo_fields {
             let info = &infos[name];
@@ -289,12 +301,12 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
             orientation_ccw: info.orientation_ccw,
             epoch: info.epoch,
             bbox: sm.bbox_vec(opts.version == GeoParquetVersion::V2_0),
-            covering: info.covering.clone(),
+            covering: cov.covering.get(g).cloned(),
             encoding: "WKB",
         });
     }
     if opts.version == GeoParquetVersion::V1_0 && wcols.iter().any(|c| c.covering.is_some()) {
-        report.notes.push("1.0 has no covering: the bbox columns are written as ordinary struct columns".into());
+        report.notes.push("1.0 has no covering: the bbox columns are described with the 1.1 `covering` key, which 1.0 readers ignore".into());
     }
     let mut kv: HashMap<String, String> = HashMap::new();
     match &primary {

@@ -3,6 +3,7 @@
 //! encodings.
 
 pub mod export;
+mod export_covering;
 mod export_crs;
 pub mod geoarrow;
 pub mod import;
