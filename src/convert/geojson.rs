@@ -258,6 +258,9 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
             description: (t == PType::Json).then(|| "JSON text of mixed or nested GeoJSON property values".to_string()),
             needs_str_stats: matches!(t, PType::Str | PType::Json),
             dictionary: None,
+            json: None,
+            to_json: false,
+            struct_path: None,
         };
         let d = p.description.clone();
         p.finish_strings(st, opts.max_fixed_string);

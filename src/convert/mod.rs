@@ -68,7 +68,9 @@ pub mod gis;
 #[cfg(feature = "gis")]
 pub mod gpkg;
 pub mod lake;
+pub mod nested_json;
 mod plan;
+pub mod renest;
 #[cfg(feature = "gis")]
 pub mod shp;
 pub mod sort;
@@ -83,6 +85,7 @@ pub use arrow::{append_record_batches, import_record_batches, ArrowPlan};
 pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, ExportReport, GeoParquetVersion};
 pub use geojson::{export_geojson, import_geojson};
 pub use geoparquet::import::{import_geoparquet, ImportOptions, ImportReport, PointForm};
+pub use nested_json::NestedPolicy;
 
 /// Rows per record batch read or written, and per exported row group: one Marquet row block
 /// at the default chunk length (HEP002 §10.2).
@@ -251,6 +254,9 @@ pub struct ConvertOptions {
     /// Which geometry columns of a GeoParquet output get a bbox covering column (default:
     /// the non-point ones; `--covering` every one, `--no-covering` none; issue #22).
     pub covering: CoveringChoice,
+    /// Nested Arrow columns HEP001 cannot hold (lists of structs, maps, nested lists): JSON
+    /// text with a warning (default) or refused (`--nested`, issue #22).
+    pub nested: NestedPolicy,
 }
 
 /// What [`convert`] did.
@@ -361,6 +367,7 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
         progress: opts.progress.clone(),
         layout: opts.layout.clone(),
         crs: convert_crs::stated(opts)?,
+        nested: opts.nested,
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {

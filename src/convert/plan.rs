@@ -16,6 +16,7 @@ use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, TimeUnit};
 
 use super::categorical::{CatPlan, CategoryStats};
+use super::nested_json::NestedPolicy;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::list::ListSpec;
@@ -79,6 +80,13 @@ pub struct Planned {
     /// The source is a dictionary of strings (`Some(ordered)`): a categorical column when
     /// the pre-scan's labels allow ([`Planned::finish_categories`]).
     pub dictionary: Option<bool>,
+    /// The Arrow type of a nested value kept as JSON text ([`super::nested_json`]), or
+    /// `arrow.json` for a source column that already is JSON text.
+    pub json: Option<String>,
+    /// The source's values are turned into JSON text (a nested value, not `arrow.json`).
+    pub to_json: bool,
+    /// The field names from the root, for a child of a flattened struct.
+    pub struct_path: Option<Vec<String>>,
 }
 
 fn int_dtype(size: usize, signed: bool) -> Dtype {
@@ -140,16 +148,21 @@ fn is_string_type(dt: &DataType) -> bool {
     }
 }
 
-/// Plan the columns of `field` (index path `path`); structs are flattened into
-/// `parent.child` columns. Unsupported types go to `skipped`.
+/// Plan the columns of `field` (index path `path`, field names `names` from the root);
+/// structs are flattened into `parent.child` columns whose `arrow_field` attribute records
+/// the nesting; nested values HEP001 cannot hold are JSON text or refused (`nested`).
+/// Other unsupported types go to `skipped`.
+#[allow(clippy::too_many_arguments)]
 pub fn plan_field(
     field: &Field,
     name: String,
     path: Vec<usize>,
+    names: Vec<String>,
     may_have_nulls: bool,
+    nested: NestedPolicy,
     out: &mut Vec<Planned>,
     skipped: &mut Vec<(String, String)>,
-) {
+) -> Result<()> {
     let mk = |plan: Plan| Planned {
         name: name.clone(),
         path: path.clone(),
@@ -158,15 +171,38 @@ pub fn plan_field(
         description: None,
         needs_str_stats: false,
         dictionary: None,
+        json: None,
+        to_json: false,
+        struct_path: (names.len() > 1).then(|| names.clone()),
     };
     let dt = field.data_type();
+    if super::nested_json::needs_json(dt) {
+        if nested == NestedPolicy::Refuse {
+            return Err(MarquetError::Unsupported(format!(
+                "column {name:?}: Arrow type {} (a list of structs, a map or a nested list) has no HEP001 column; \
+                 keep it as JSON text with --nested json (Rust: ImportOptions::nested)",
+                super::nested_json::type_name(dt)
+            )));
+        }
+        out.push(Planned {
+            needs_str_stats: true,
+            json: Some(super::nested_json::type_name(dt)),
+            to_json: true,
+            description: Some(format!(
+                "JSON text of the source's nested Arrow values ({}), which HEP001 cannot hold",
+                super::nested_json::type_name(dt)
+            )),
+            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+        });
+        return Ok(());
+    }
     if let Some(d) = leaf_dtype(dt) {
         out.push(match dt {
             DataType::Float32 => mk(Plan::Float { f16: false, f32: true }),
             DataType::Float64 => mk(Plan::Float { f16: false, f32: false }),
             _ => mk(Plan::Int(d)),
         });
-        return;
+        return Ok(());
     }
     match dt {
         DataType::Float16 => out.push(Planned {
@@ -179,7 +215,13 @@ pub fn plan_field(
             dictionary: Some(field.dict_is_ordered().unwrap_or(false)),
             ..mk(Plan::FixedStr { size: 1, alt_fill: false })
         }),
-        d if is_string_type(d) => out.push(Planned { needs_str_stats: true, ..mk(Plan::FixedStr { size: 1, alt_fill: false }) }),
+        d if is_string_type(d) => out.push(Planned {
+            needs_str_stats: true,
+            // JSON text already (the Arrow canonical extension type, as our export writes it).
+            json: (field.metadata().get(super::arrow::EXTENSION_NAME).map(String::as_str) == Some(super::nested_json::ARROW_JSON))
+                .then(|| super::nested_json::ARROW_JSON.to_string()),
+            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+        }),
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => out.push(mk(Plan::Binary)),
         DataType::Timestamp(u, tz) => {
             let utc = tz.is_some();
@@ -210,11 +252,14 @@ pub fn plan_field(
             for (i, f) in fields.iter().enumerate() {
                 let mut p = path.clone();
                 p.push(i);
-                plan_field(f, format!("{name}.{}", f.name()), p, true, out, skipped);
+                let mut n = names.clone();
+                n.push(f.name().clone());
+                plan_field(f, format!("{name}.{}", f.name()), p, n, true, nested, out, skipped)?;
             }
         }
         other => skipped.push((name, format!("arrow type {other} has no HEP001 counterpart"))),
     }
+    Ok(())
 }
 
 impl Planned {
@@ -249,8 +294,16 @@ impl Planned {
         }
     }
 
-    /// Create the H5Col column.
+    /// Create the H5Col column, with its `arrow_field` attribute.
     pub fn create(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64) -> Result<()> {
+        self.create_column(t, chunk_rows)?;
+        match self.arrow_field() {
+            Some(a) => t.table().set_column_text_attr(&self.name, crate::spec::names::ARROW_FIELD, &a),
+            None => Ok(()),
+        }
+    }
+
+    fn create_column(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64) -> Result<()> {
         let col = |dtype: Dtype| {
             let mut s = ColumnSpec::new(dtype).with_chunk_rows(chunk_rows);
             s.units = self.spec_units.clone();
@@ -290,8 +343,36 @@ impl Planned {
         }
     }
 
+    /// The array this plan stores, from the source's array `a`: JSON text for a nested
+    /// value ([`super::nested_json`]), `a` itself otherwise.
+    pub fn prepare(&self, a: ArrayRef) -> Result<ArrayRef> {
+        match self.to_json {
+            true => super::nested_json::json_text(&a, &self.name),
+            false => Ok(a),
+        }
+    }
+
+    /// The `arrow_field` attribute of the column (see [`crate::spec::names::ARROW_FIELD`]).
+    pub fn arrow_field(&self) -> Option<String> {
+        if self.json.is_none() && self.struct_path.is_none() {
+            return None;
+        }
+        let mut m = serde_json::Map::new();
+        if let Some(p) = &self.struct_path {
+            m.insert("path".into(), serde_json::json!(p));
+        }
+        if let Some(j) = &self.json {
+            m.insert("json".into(), serde_json::json!(j));
+        }
+        Some(serde_json::Value::Object(m).to_string())
+    }
+
     /// Convert one batch's array to H5Col values.
     pub fn values(&self, a: &ArrayRef) -> Result<ColumnValues> {
+        if self.to_json {
+            let a = self.prepare(a.clone())?;
+            return Planned { to_json: false, ..self.clone() }.values(&a);
+        }
         let n = a.len();
         let missing: Vec<bool> = (0..n).map(|i| a.is_null(i)).collect();
         let arr = |values: H5Array| ColumnValues::Array { values, missing: Some(missing.clone()) };

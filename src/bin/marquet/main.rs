@@ -126,6 +126,12 @@ struct ConvertArgs {
     /// CRS when it is missing or wrong (coordinates unchanged).
     #[arg(long, value_name = "CODE")]
     to_crs: Option<String>,
+    /// Nested columns an HDF5 table cannot hold (a list of structs, a map, a nested list):
+    /// json = keep each value as JSON text, with a warning (default); refuse = stop with an
+    /// error naming the column. Structs are always kept, as `parent.child` columns nested
+    /// again on GeoParquet export.
+    #[arg(long, value_parser = ["json", "refuse"], value_name = "POLICY")]
+    nested: Option<String>,
     #[command(flatten)]
     layout: LayoutArgs,
     #[command(flatten)]
@@ -342,11 +348,16 @@ fn convert(a: ConvertArgs) -> ExitCode {
     lake.geomesa_export = a.parquet_layout.as_deref() == Some("geomesa");
     let bar = Bar::rows("convert");
     let covering = a.layout.covering();
+    let nested = match a.nested.as_deref() {
+        Some("refuse") => marquet::convert::NestedPolicy::Refuse,
+        _ => marquet::convert::NestedPolicy::Json,
+    };
     let opts = ConvertOptions {
         table: a.table,
         geoparquet_version: v,
         progress: bar.progress(),
         covering,
+        nested,
         layout,
         // One --crs for every source (the lakehouse readers' and issue #22's).
         crs: lake.crs.clone(),
@@ -358,6 +369,9 @@ fn convert(a: ConvertArgs) -> ExitCode {
     bar.finish();
     match res {
         Ok(r) => {
+            for w in r.import.iter().flat_map(|i| &i.warnings) {
+                eprintln!("warning: {w}");
+            }
             out::print(&r.to_string());
             ExitCode::SUCCESS
         }

@@ -213,7 +213,8 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     };
     // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
     // as the ordinary H5Col data they also are, and reported (crate::convert::arrow::ArrowPlan).
-    let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?;
+    // Struct columns flattened on import are nested again (issue #22).
+    let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?.renested();
     report.notes.extend(plan.notes.iter().cloned());
     report.skipped.extend(plan.skipped.iter().cloned());
     let geo_names: Vec<String> = plan.geometry_columns.iter().map(|g| g.name.clone()).collect();
