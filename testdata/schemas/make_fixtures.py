@@ -34,12 +34,16 @@ for i in range(n):
 geoms[7] = None
 kinds = ["forest", "lake", "road"]
 sizes = pd.CategoricalDtype(["small", "medium", "large"], ordered=True)
+grades = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
 df = gpd.GeoDataFrame(
     {
         "count": pd.array([None if i % 10 == 3 else i * 7 - 50 for i in range(n)], dtype="Int32"),
         "flag": pd.array([None if i % 11 == 4 else i % 2 == 0 for i in range(n)], dtype="boolean"),
         "kind": pd.Categorical([None if i % 13 == 5 else kinds[i % 3] for i in range(n)]),
-        "size": pd.Categorical([["small", "medium", "large"][(i * 5) % 3] for i in range(n)], dtype=sizes),
+        # Rows meet the sizes in order; the grades out of order (a Parquet dictionary page
+        # lists labels as rows meet them, so only the first keeps its order through export).
+        "size": pd.Categorical([["small", "medium", "large"][min(i // 70, 2)] for i in range(n)], dtype=sizes),
+        "grade": pd.Categorical([["low", "mid", "high"][(i * 5) % 3] for i in range(n)], dtype=grades),
         "seen": pd.to_datetime([1_600_000_000_000_000 + i * 3_600_000_000 for i in range(n)], unit="us", utc=True),
         "name": [f"feature {i}" for i in range(n)],
         "geometry": geoms,

@@ -319,8 +319,26 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     // pandas dtypes (issue #22), and the Arrow schema written last, with the whole footer
     // metadata in it, as pyarrow writes it: readers take dictionary (categorical) types and
     // timezones from it.
+    // An ordered categorical whose row groups met its labels out of order comes back from
+    // the dictionary pages in another order: it is declared unordered (see pandas_meta::Seen).
+    let fields: Vec<arrow_schema::Field> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            if f.dict_is_ordered() == Some(true) && !seen.in_order(i) {
+                report.notes.push(format!(
+                    "column {}: an ordered categorical whose rows do not meet its labels in order: written unordered (a Parquet dictionary page lists the labels as the rows meet them)",
+                    f.name()
+                ));
+                return f.as_ref().clone().with_dict_is_ordered(false);
+            }
+            f.as_ref().clone()
+        })
+        .collect();
+    let schema = arrow_schema::Schema::new(fields);
     kv.insert(super::pandas_meta::PANDAS_KEY.to_string(), super::pandas_meta::pandas_metadata(&schema, &seen));
-    let arrow_schema = parquet::arrow::encode_arrow_schema(&schema.as_ref().clone().with_metadata(kv.clone()));
+    let arrow_schema = parquet::arrow::encode_arrow_schema(&schema.clone().with_metadata(kv.clone()));
     let mut kv: Vec<(String, String)> = kv.into_iter().collect();
     kv.sort();
     for (k, v) in kv {

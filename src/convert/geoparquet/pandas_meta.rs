@@ -21,18 +21,25 @@ pub const PANDAS_KEY: &str = "pandas";
 /// pyarrow reads for every pandas since).
 const PANDAS_VERSION: &str = "2.2.0";
 
-/// What the written rows showed of each column: whether it held a missing value, and the
-/// number of categories of a dictionary column; gathered batch by batch.
+/// What the written rows showed of each column: whether it held a missing value, the
+/// number of categories of a dictionary column, and whether each batch (one row group)
+/// meets its dictionary's entries in their order; gathered batch by batch.
+///
+/// The last matters because the Parquet writer builds each row group's dictionary page in
+/// the order it meets the values, and readers take the categories from that page: an
+/// ordered categorical keeps its order through Parquet only when every row group meets its
+/// labels in order.
 #[derive(Debug, Clone)]
 pub struct Seen {
     nulls: Vec<bool>,
     categories: Vec<Option<usize>>,
+    in_order: Vec<bool>,
 }
 
 impl Seen {
     /// Nothing seen yet, for a schema of `n` fields.
     pub fn new(n: usize) -> Seen {
-        Seen { nulls: vec![false; n], categories: vec![None; n] }
+        Seen { nulls: vec![false; n], categories: vec![None; n], in_order: vec![true; n] }
     }
 
     /// Note one record batch of the schema.
@@ -43,6 +50,19 @@ impl Seen {
             }
             if let (Some(d), Some(k)) = (c.as_any_dictionary_opt(), self.categories.get_mut(i)) {
                 *k = Some(k.unwrap_or(0).max(d.values().len()));
+                // Entries first met in increasing order?
+                let mut met = vec![false; d.values().len()];
+                let mut last: Option<usize> = None;
+                for (r, key) in d.normalized_keys().into_iter().enumerate() {
+                    if c.is_null(r) || met.get(key).copied().unwrap_or(true) {
+                        continue;
+                    }
+                    met[key] = true;
+                    if last.is_some_and(|l| key < l) {
+                        self.in_order[i] = false;
+                    }
+                    last = Some(key);
+                }
             }
         }
     }
@@ -107,6 +127,13 @@ fn numpy_type(dt: &DataType, nulls: bool) -> String {
     }
 }
 
+impl Seen {
+    /// Did every batch meet column `i`'s dictionary entries in their order (see [`Seen`])?
+    pub fn in_order(&self, i: usize) -> bool {
+        self.in_order.get(i).copied().unwrap_or(true)
+    }
+}
+
 /// The `pandas` metadata JSON of `schema`; `seen` over every written batch.
 pub fn pandas_metadata(schema: &Schema, seen: &Seen) -> String {
     let columns: Vec<Value> = schema
@@ -161,7 +188,11 @@ mod tests {
             Field::new("c", DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)), true).with_dict_is_ordered(true),
             Field::new("l", DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))), true),
         ]);
-        let seen = Seen { nulls: vec![true, false, true, false, false, false], categories: vec![None, None, None, None, Some(3), None] };
+        let seen = Seen {
+            nulls: vec![true, false, true, false, false, false],
+            categories: vec![None, None, None, None, Some(3), None],
+            in_order: vec![true; 6],
+        };
         let v: Value = serde_json::from_str(&pandas_metadata(&s, &seen)).unwrap();
         let col = |k: usize, key: &str| v["columns"][k][key].clone();
         assert_eq!((col(0, "pandas_type"), col(0, "numpy_type")), (json!("int32"), json!("Int32")));
