@@ -20,7 +20,8 @@ import shapely
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(22)
 
-# 1. geopandas: pandas dtypes, polygons and lines in EPSG:3857 (no covering: 1.0.0).
+# 1. geopandas: pandas dtypes, polygons and lines in EPSG:3857, one null and one empty
+#    geometry (no covering: 1.0.0).
 n = 200
 x0 = rng.uniform(0, 1_000_000, n).round(1)
 y0 = rng.uniform(5_000_000, 6_000_000, n).round(1)
@@ -32,6 +33,7 @@ for i in range(n):
     else:
         geoms.append(shapely.box(x0[i], y0[i], x0[i] + w[i], y0[i] + w[i] * 1.5))
 geoms[7] = None
+geoms[11] = shapely.Polygon()  # empty
 kinds = ["forest", "lake", "road"]
 sizes = pd.CategoricalDtype(["small", "medium", "large"], ordered=True)
 grades = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)

@@ -7,13 +7,16 @@
 //! (HEP002 §10.5: float64, or float32 rounded outward) when it has one, otherwise float64
 //! boxes computed from the WKB as the rows stream past (under the column's edges, ruling R8,
 //! as Marquet's covering values are). A row without a geometry, or with an empty one, has
-//! a null box. GeoParquet 1.0 knows no `covering`; a 1.0 export with coverings writes the
+//! a null box (an infinite box would spoil the row group's statistics). GeoParquet 1.0 knows no `covering`; a 1.0 export with coverings writes the
 //! 1.1 key, which 1.0 readers ignore (GeoParquet: readers SHOULD NOT reject unknown keys).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Float64Type;
+use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StructArray};
+use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use crate::convert::io_err;
@@ -42,6 +45,9 @@ pub enum CoveringChoice {
 enum Out {
     /// Field `i` of the table's Arrow plan, as it is.
     Source(usize),
+    /// Field `i` of the plan, the table's own covering column: an empty geometry's box
+    /// (stored as ±∞, HEP002 §10.5) becomes null, as in a computed covering.
+    Own(usize),
     /// A computed box of the geometry at field `geom` of the plan.
     Computed { geom: usize, path: String, model: EdgeModel, ccw: bool },
 }
@@ -89,13 +95,14 @@ pub(crate) fn plan_coverings(schema: &Schema, infos: &[GeometryColumnInfo], choi
         }
     }
     let by_name: HashMap<&str, &GeometryColumnInfo> = infos.iter().map(|i| (i.name.as_str(), i)).collect();
+    let own: Vec<&String> = covering.iter().filter(|(g, _)| !computed.contains_key(*g)).map(|(_, c)| c).collect();
     let mut outs = Vec::new();
     let mut fields: Vec<Field> = Vec::new();
     for (i, f) in schema.fields().iter().enumerate() {
         if dropped.contains(f.name()) {
             continue;
         }
-        outs.push(Out::Source(i));
+        outs.push(if own.contains(&f.name()) { Out::Own(i) } else { Out::Source(i) });
         fields.push(f.as_ref().clone());
         if let (Some(name), Some(info)) = (computed.get(f.name()), by_name.get(f.name().as_str())) {
             let names = types::box_field_names(false, false);
@@ -119,6 +126,7 @@ impl CoveringPlan {
         for o in &self.outs {
             cols.push(match o {
                 Out::Source(i) => b.column(*i).clone(),
+                Out::Own(i) => null_empty_boxes(b.column(*i), out_path)?,
                 Out::Computed { geom, path, model, ccw } => {
                     let g = b.column(*geom).as_any().downcast_ref::<BinaryArray>().ok_or_else(|| {
                         MarquetError::InvalidArgument(format!("{path}: a covering needs the geometry as WKB"))
@@ -130,6 +138,27 @@ impl CoveringPlan {
         let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
         RecordBatch::try_new_with_options(self.schema.clone(), cols, &opts).map_err(|e| io_err(out_path, e))
     }
+}
+
+/// A covering struct with null rows where the box is empty (`xmin` = +∞).
+fn null_empty_boxes(a: &ArrayRef, out_path: &str) -> Result<ArrayRef> {
+    let Some(s) = a.as_any().downcast_ref::<StructArray>() else { return Ok(a.clone()) };
+    let x = arrow_cast::cast(s.column(0), &DataType::Float64).map_err(|e| io_err(out_path, e))?;
+    let x = x.as_primitive::<Float64Type>();
+    if !x.iter().any(|v| v == Some(f64::INFINITY)) {
+        return Ok(a.clone());
+    }
+    let valid: Vec<bool> = (0..s.len()).map(|r| s.is_valid(r) && x.value(r) != f64::INFINITY).collect();
+    let nulls = NullBuffer::from(valid);
+    let cols: Vec<ArrayRef> = s
+        .columns()
+        .iter()
+        .map(|c| {
+            let d = c.to_data().into_builder().nulls(Some(nulls.clone())).build().map_err(|e| io_err(out_path, e))?;
+            Ok(arrow_array::make_array(d))
+        })
+        .collect::<Result<_>>()?;
+    Ok(Arc::new(StructArray::try_new(s.fields().clone(), cols, Some(nulls)).map_err(|e| io_err(out_path, e))?))
 }
 
 /// The float64 box struct of each WKB value: null for a null or empty geometry; a box that
