@@ -250,7 +250,7 @@ fn wkb_boxes(a: &ArrayRef) -> Vec<Option<[f64; 4]>> {
         .map(|w| {
             w.and_then(|w| {
                 let s = marquet::wkb::scan(w).unwrap();
-                (!s.is_empty).then(|| [s.bbox.xmin, s.bbox.ymin, s.bbox.xmax, s.bbox.ymax])
+                (!s.is_empty).then_some([s.bbox.xmin, s.bbox.ymin, s.bbox.xmax, s.bbox.ymax])
             })
         })
         .collect()

@@ -166,7 +166,7 @@ fn null_empty_boxes(a: &ArrayRef, out_path: &str) -> Result<ArrayRef> {
 /// cannot say otherwise.
 fn boxes(g: &BinaryArray, path: &str, first: u64, model: EdgeModel, ccw: bool) -> Result<ArrayRef> {
     let n = g.len();
-    let mut vals: Vec<Vec<f64>> = vec![Vec::with_capacity(n); 4];
+    let mut vals: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(n)).collect();
     let mut missing = vec![false; n];
     for (r, w) in g.iter().enumerate() {
         let bx = match w {
