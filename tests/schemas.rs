@@ -395,3 +395,20 @@ print("ok")
     assert!(stdout.trim_end().ends_with("ok"), "{stdout}");
     println!("{stdout}");
 }
+
+/// GeoJSON output (the writer `convert`, `dump` and `query` share) gives a categorical's
+/// labels, not its codes, and UTC timestamps as ISO 8601 text.
+#[test]
+fn geojson_writes_labels_and_utc_timestamps() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("schemas-geojson");
+    let (h5, r) = import_plain("geopandas_dtypes.parquet", &dir, NestedPolicy::Json);
+    r.unwrap();
+    let out = dir.join("d.geojson");
+    marquet::convert::export_geojson(&File::open(&h5).unwrap(), "/t", &out).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let p = |i: usize, k: &str| v["features"][i]["properties"][k].clone();
+    assert_eq!((p(0, "kind"), p(0, "size"), p(0, "grade")), ("forest".into(), "small".into(), "low".into()));
+    assert_eq!(p(5, "kind"), serde_json::Value::Null);
+    assert_eq!(p(1, "seen"), serde_json::json!("2020-09-13T13:26:40Z"));
+}
