@@ -412,3 +412,51 @@ fn geojson_writes_labels_and_utc_timestamps() {
     assert_eq!(p(5, "kind"), serde_json::Value::Null);
     assert_eq!(p(1, "seen"), serde_json::json!("2020-09-13T13:26:40Z"));
 }
+
+/// Appending carries categorical codes over by label: our own export (whose dictionary
+/// pages list the grades in another order) appends back with the right labels; a label the
+/// target does not have is refused, naming it.
+#[test]
+fn append_recodes_categoricals_by_label() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("schemas-append");
+    let (h5, r) = import_plain("geopandas_dtypes.parquet", &dir, NestedPolicy::Json);
+    r.unwrap();
+    let out = dir.join("again.parquet");
+    export(&h5, &out, GeoParquetVersion::V1_1, CoveringChoice::None);
+    let f = File::open_rw(&h5).unwrap();
+    let rep = marquet::convert::append_file(&f, "/t", &out, &Default::default()).unwrap();
+    assert_eq!(rep.nrows, 400);
+    let t = MarquetTable::open(&f, "/t").unwrap();
+    // The staged rows are in Hilbert order: compare by name.
+    let names = text_column(&t, "name");
+    for c in ["grade", "kind", "size"] {
+        let labels = read_labels(t.table(), c, 0, 400).unwrap();
+        let by_name = |range: std::ops::Range<usize>| {
+            let mut v: Vec<(Option<String>, Option<String>)> = range.map(|i| (names[i].clone(), labels[i].clone())).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(by_name(200..400), by_name(0..200), "{c}");
+    }
+    drop(t);
+
+    // A label the target does not know.
+    let (b, kv) = read_parquet(&out);
+    let kinds: Vec<Option<&str>> = (0..b.num_rows()).map(|i| Some(if i == 3 { "swamp" } else { "lake" })).collect();
+    let kind: ArrayRef = std::sync::Arc::new(arrow_array::DictionaryArray::<arrow_array::types::Int8Type>::from_iter(kinds));
+    let idx = b.schema().index_of("kind").unwrap();
+    let mut cols = b.columns().to_vec();
+    cols[idx] = kind;
+    let mut fields: Vec<arrow_schema::Field> = b.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields[idx] = arrow_schema::Field::new("kind", cols[idx].data_type().clone(), true);
+    let schema = std::sync::Arc::new(arrow_schema::Schema::new(fields));
+    let bad = dir.join("bad.parquet");
+    let mut w = parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&bad).unwrap(), schema.clone(), None).unwrap();
+    w.write(&RecordBatch::try_new(schema, cols).unwrap()).unwrap();
+    w.append_key_value_metadata(parquet::file::metadata::KeyValue::new("geo".into(), kv["geo"].clone()));
+    w.close().unwrap();
+    let e = marquet::convert::append_file(&f, "/t", &bad, &Default::default()).unwrap_err().to_string();
+    assert!(e.contains("column 'kind'") && e.contains("\"swamp\""), "{e}");
+    assert_eq!(MarquetTable::open(&f, "/t").unwrap().nrows().unwrap(), 400, "a refused append adds nothing");
+}
