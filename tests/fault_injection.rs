@@ -1,15 +1,26 @@
 //! Issue #19: fault injection over whole write operations (docs/FAULTS.md).
 //!
-//! Three operations — a 25-batch `append_from` (staged, one commit), a packed R-tree build
-//! with a new node size, and a truncation that maintains both spatial indexes — each run
-//! by a child process (this test binary, env `MARQUET_FAULT_CHILD`) on a fresh copy of a
-//! 300-row table with a covering column, a BLOCK_BBOX and a PACKED_RTREE. Faults:
+//! Four operations — a 25-batch `append_from` (staged, one commit), a packed R-tree build
+//! with a new node size, a truncation that maintains both spatial indexes, and a `convert`
+//! of a GeoParquet file into the existing file as a second table (staged in a file of its
+//! own, published with one `H5Ocopy`) — each run by a child process (this test binary, env
+//! `MARQUET_FAULT_CHILD`) on a fresh copy of a 300-row table with a covering column, a
+//! BLOCK_BBOX and a PACKED_RTREE. Faults:
 //!
 //! * **SIGKILL** at a random moment of the operation (uniform over 1.3 × its measured
 //!   duration, after the child says it starts);
 //! * **a file-size limit** (RLIMIT_FSIZE, with SIGXFSZ ignored so writes fail with EFBIG,
 //!   as on a full disk) set a random number of bytes above the file's size, then a retry of
 //!   the same operation without the limit, which must succeed.
+//!
+//! A fifth operation, an in-place update of 220 variable-length geometries (HEP001 §12.6:
+//! visible as it goes, every index disabled first), is faulted the same way and measured,
+//! not held to the rule: it may leave some rows new (`partial`) or, when the fault falls
+//! between the rewrite of VALUES and of OFFSETS, a non-conformant column
+//! (`nonconformant`, which a retry cannot repair). docs/FAULTS.md "Not done".
+//!
+//! A killed conversion is retried too: the retry must succeed (no "already exists"), and
+//! no staging file may be left in the directory afterwards.
 //!
 //! After every fault the file must validate with no error, hold exactly the old or the new
 //! state (NROWS, every id, every geometry), and every indexed query must equal the full
@@ -38,7 +49,17 @@ const CHILD: &str = "MARQUET_FAULT_CHILD";
 const BASE_ROWS: u64 = 300;
 const SRC_ROWS: u64 = 400;
 const TRUNC_TO: u64 = 170;
-const OPS: [&str; 3] = ["append", "build", "truncate"];
+const OPS: [&str; 5] = ["append", "build", "truncate", "convert", "update"];
+/// The rows `update` rewrites in place (HEP001 §12.6: not atomic; a kill may leave some
+/// of them new — counted as `partial`, allowed for this operation alone).
+const UPDATED: std::ops::Range<u64> = 40..260;
+
+/// The geometry `update` writes to row `id`.
+fn updated_geom(id: u64) -> Option<Vec<u8>> {
+    geom(id + 1000)
+}
+/// The table `convert` adds.
+const CONVERTED: &str = "/c";
 
 fn geom(id: u64) -> Option<Vec<u8>> {
     if id % 11 == 5 {
@@ -71,10 +92,21 @@ fn make(path: &Path, ids: std::ops::Range<u64>, indexes: bool) {
 fn fault_child() {
     let Ok(op) = std::env::var(CHILD) else { return };
     let file = std::env::var("MARQUET_FAULT_FILE").unwrap();
+    use std::io::Write;
+    if op == "convert" {
+        println!("@@start");
+        std::io::stdout().flush().unwrap();
+        let opts = marquet::convert::ConvertOptions { table: Some(CONVERTED.into()), ..Default::default() };
+        match marquet::convert::convert(std::env::var("MARQUET_FAULT_SRC").unwrap().as_ref(), file.as_ref(), &opts) {
+            Ok(_) => println!("@@done"),
+            Err(e) => println!("@@error {e}"),
+        }
+        std::io::stdout().flush().unwrap();
+        std::process::exit(0);
+    }
     let f = File::open_rw(&file).unwrap();
     let t = MarquetTable::open(&f, "/t").unwrap();
     println!("@@start");
-    use std::io::Write;
     std::io::stdout().flush().unwrap();
     let r = match op.as_str() {
         "append" => {
@@ -83,6 +115,7 @@ fn fault_child() {
             t.append_from(&src, 16, RTreeOnAppend::Rebuild, &Progress::default()).map(|_| ())
         }
         "build" => t.build_rtree("g", Some(4)).map(|_| ()),
+        "update" => t.update_geometries("g", UPDATED.start, &GeometryValues::Wkb(UPDATED.map(updated_geom).collect())),
         _ => t.truncate(TRUNC_TO),
     };
     match r {
@@ -165,28 +198,49 @@ struct Tally {
     /// Files a full disk (or a kill) left shorter than their superblock says, restored by
     /// opening read-write.
     restored: u64,
+    /// In-place updates only: some rows old, some new.
+    partial: u64,
+    /// In-place updates only: the validator finds errors (HEP001 §12.6's partial data).
+    nonconformant: u64,
 }
 
 /// Check a file after a fault: conformant, exactly the old or the new state, queries with
 /// indexes equal to the full scan. Returns whether it holds the new state, or Err for a
-/// file HDF5 cannot read back (L9).
+/// file HDF5 cannot read back (L9) — or, for an in-place update only, `Err("partial…")`
+/// when some of its rows are new and some old (HEP001 §12.6).
 fn check(op: &str, path: &Path, ctx: &str) -> Result<bool, String> {
     let report = validate::validate_file(path, &validate::Options::default()).map_err(|e| e.to_string())?;
     let errs: Vec<String> = report.errors().map(|e| e.to_string()).collect();
     if errs.iter().any(|e| e.contains("hdf5:")) {
         return Err(errs.join("; "));
     }
+    if op == "update" && !errs.is_empty() {
+        // HEP001 §12.6: "crash in step 2 ⇒ possibly partial data" — for a variable-length
+        // WKB column that can mean OFFSETS and VALUES from different states (counted;
+        // docs/FAULTS.md "Not done").
+        return Err(format!("nonconformant: {}", errs.len()));
+    }
     assert!(errs.is_empty(), "{ctx}: validator: {errs:?}");
     let f = File::open(path).unwrap();
+    if op == "convert" {
+        return check_converted(&f, ctx);
+    }
     let t = MarquetTable::open(&f, "/t").unwrap();
     let n = t.nrows().unwrap();
     let (old, new) = (expected_ids(op, false), expected_ids(op, true));
     assert!(n == old.end || n == new.end, "{ctx}: NROWS {n}: a partial state (old {}, new {})", old.end, new.end);
     let ids = t.table().read("id", 0, n).unwrap();
     let g = t.read_wkb("g", 0, n).unwrap();
+    let mut updated = 0;
     for r in 0..n {
         assert_eq!(ids.get_i128(r as usize), Some(r as i128), "{ctx}: row {r} id");
-        assert_eq!(g.get(r as usize).map(|s| s.to_vec()), geom(r), "{ctx}: row {r} geometry");
+        let got = g.get(r as usize).map(|s| s.to_vec());
+        if op == "update" && UPDATED.contains(&r) && got != geom(r) {
+            assert_eq!(got, updated_geom(r), "{ctx}: row {r} is neither the old nor the new geometry");
+            updated += 1;
+        } else {
+            assert_eq!(got, geom(r), "{ctx}: row {r} geometry");
+        }
     }
     for w in [BBox::xy(-90.0, -40.0, 0.0, 0.0), BBox::xy(10.0, -5.0, 12.0, 30.0), BBox::xy(-200.0, -100.0, 200.0, 100.0)] {
         let scan = t.query("g", &Query::bbox(w).with_indexes(false)).unwrap();
@@ -200,7 +254,69 @@ fn check(op: &str, path: &Path, ctx: &str) -> Result<bool, String> {
             marquet::h5::attr_read(o.id(), "node_size").unwrap().and_then(|a| a.as_u64()) == Some(4)
         }));
     }
+    if op == "update" {
+        // Rows whose old and new geometries are both null cannot tell.
+        let changing = UPDATED.filter(|&r| geom(r) != updated_geom(r)).count() as u64;
+        return match updated {
+            0 => Ok(false),
+            u if u == changing => Ok(true),
+            _ => Err(format!("partial: {updated} of {changing} rows updated")),
+        };
+    }
     Ok(n == new.end)
+}
+
+/// The state of a file after a conversion into it: `/t` untouched, and either no other
+/// table (old) or `/c` holding exactly the source's rows, in any order (the default layout
+/// sorts them), with indexed queries equal to the scan (new).
+fn check_converted(f: &File, ctx: &str) -> Result<bool, String> {
+    let t = MarquetTable::open(f, "/t").unwrap();
+    assert_eq!(t.nrows().unwrap(), BASE_ROWS, "{ctx}: /t changed");
+    let mut tables = f.tables().unwrap();
+    tables.sort();
+    if tables == ["/t"] {
+        return Ok(false);
+    }
+    assert_eq!(tables, ["/c", "/t"], "{ctx}: tables");
+    let c = MarquetTable::open(f, CONVERTED).unwrap();
+    let n = c.nrows().unwrap();
+    assert_eq!(n, SRC_ROWS, "{ctx}: /c holds a partial state");
+    let ids = c.table().read("id", 0, n).unwrap();
+    let g = c.read_wkb("g", 0, n).unwrap();
+    let mut seen: Vec<u64> = Vec::new();
+    for r in 0..n as usize {
+        let id = ids.get_i128(r).unwrap() as u64;
+        assert_eq!(g.get(r).map(|s| s.to_vec()), geom(id), "{ctx}: /c row {r} (id {id}) geometry");
+        seen.push(id);
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (BASE_ROWS..BASE_ROWS + SRC_ROWS).collect::<Vec<_>>(), "{ctx}: /c ids");
+    for w in [BBox::xy(-90.0, -40.0, 0.0, 0.0), BBox::xy(10.0, -5.0, 12.0, 30.0), BBox::xy(-200.0, -100.0, 200.0, 100.0)] {
+        let scan = c.query("g", &Query::bbox(w).with_indexes(false)).unwrap();
+        let with = c.query("g", &Query::bbox(w)).unwrap();
+        assert_eq!(with.rows, scan.rows, "{ctx}: indexed query on /c differs from the scan in {w:?}");
+    }
+    Ok(true)
+}
+
+/// The root group's members: after a retry exactly the two tables (no object an
+/// interrupted `H5Ocopy` linked at the root is left).
+fn root_members(path: &Path) -> Vec<String> {
+    let f = File::open(path).unwrap();
+    let root = marquet::h5::object_open(f.id(), "/").unwrap();
+    let mut m = marquet::h5::member_names(root.id(), "/").unwrap();
+    m.sort();
+    m
+}
+
+/// Staging files of conversions left in `dir`.
+fn staging_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial.h5"))
+        .collect()
 }
 
 #[test]
@@ -214,14 +330,20 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
     let src = dir.join("src.h5");
     make(&base, 0..BASE_ROWS, true);
     make(&src, BASE_ROWS..BASE_ROWS + SRC_ROWS, false);
+    let src_parquet = dir.join("src.parquet");
+    {
+        let f = File::open(&src).unwrap();
+        marquet::convert::export_geoparquet(&f, "/t", &src_parquet, &Default::default()).unwrap();
+    }
     let base_len = std::fs::metadata(&base).unwrap().len();
     let mut lines = Vec::new();
     for op in OPS {
+        let src: &Path = if op == "convert" { &src_parquet } else { &src };
         // A clean run: the duration, and the new state itself.
         let clean = dir.join(&format!("{op}-clean.h5"));
         std::fs::copy(&base, &clean).unwrap();
         let t0 = Instant::now();
-        let r = run_child(op, &clean, &src, None, None);
+        let r = run_child(op, &clean, src, None, None);
         let dur = t0.elapsed();
         assert!(r.out.contains("@@done"), "{op}: {}", r.out);
         assert!(check(op, &clean, &format!("{op} clean")).unwrap());
@@ -233,7 +355,7 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
             let p: PathBuf = dir.join(&format!("{op}-kill-{i}.h5"));
             std::fs::copy(&base, &p).unwrap();
             let at = Duration::from_secs_f64(dur.as_secs_f64() * 1.3 * rng.f64());
-            let r = run_child(op, &p, &src, Some(at), None);
+            let r = run_child(op, &p, src, Some(at), None);
             let ctx = format!("{op} kill {i} at {at:?} (killed {})", r.killed);
             kill.trials += 1;
             // A kill between a flush of the superblock and the write of the space it
@@ -245,17 +367,33 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
             match check(op, &p, &ctx) {
                 Ok(true) => kill.new += 1,
                 Ok(false) => kill.old += 1,
+                Err(e) if e.starts_with("partial") => kill.partial += 1,
+                Err(e) if e.starts_with("nonconformant") => kill.nonconformant += 1,
                 Err(e) => {
                     eprintln!("{ctx}: unreadable: {e}");
                     kill.damaged += 1
                 }
+            }
+            if op == "convert" {
+                // A retry after the kill: it must succeed (or, when the killed run had
+                // published, refuse with "already exists"), and leave no staging file.
+                let published = matches!(check(op, &p, &ctx), Ok(true));
+                let r = run_child(op, &p, src, None, None);
+                if published {
+                    assert!(r.out.contains("already exists"), "{ctx}: retry over a published table: {}", r.out);
+                } else {
+                    assert!(r.out.contains("@@done"), "{ctx}: retry failed: {}", r.out);
+                }
+                assert!(check(op, &p, &format!("{ctx} retry")).unwrap(), "{ctx}: the retry did not reach the new state");
+                assert_eq!(staging_files(dir.path()), Vec::<String>::new(), "{ctx}: staging files left after the retry");
+                assert_eq!(root_members(&p), ["c", "t"], "{ctx}: the root after the retry");
             }
             let _ = std::fs::remove_file(&p);
             // File-size limit, then a retry without it.
             let p: PathBuf = dir.join(&format!("{op}-fsize-{i}.h5"));
             std::fs::copy(&base, &p).unwrap();
             let limit = base_len + rng.below(grown + 1);
-            let r = run_child(op, &p, &src, None, Some(limit));
+            let r = run_child(op, &p, src, None, Some(limit));
             let ctx = format!("{op} fsize {i} limit {limit}: {}", r.out.trim());
             fsz.trials += 1;
             // A full disk can leave the file shorter than its superblock says; the next
@@ -267,20 +405,32 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
             match check(op, &p, &ctx) {
                 Ok(true) => fsz.new += 1,
                 Ok(false) => fsz.old += 1,
+                Err(e) if e.starts_with("partial") => fsz.partial += 1,
+                Err(e) if e.starts_with("nonconformant") => {
+                    // The update reads the damaged rows back (for the covering box and
+                    // the rows after the updated ones), so no retry either.
+                    fsz.nonconformant += 1;
+                    continue;
+                }
                 Err(e) => {
                     eprintln!("{ctx}: unreadable: {e}");
                     fsz.damaged += 1;
                     continue;
                 }
             }
-            let r = run_child(op, &p, &src, None, None);
+            let r = run_child(op, &p, src, None, None);
             assert!(r.out.contains("@@done"), "{ctx}: retry failed: {}", r.out);
             assert!(check(op, &p, &format!("{ctx} retry")).unwrap(), "{ctx}: the retry did not reach the new state");
+            if op == "convert" {
+                assert_eq!(staging_files(dir.path()), Vec::<String>::new(), "{ctx}: staging files left after the retry");
+                assert_eq!(root_members(&p), ["c", "t"], "{ctx}: the root after the retry");
+            }
             let _ = std::fs::remove_file(&p);
         }
         lines.push(format!("{op}: SIGKILL {kill:?}; RLIMIT_FSIZE+retry {fsz:?}; clean run {:.2} s", dur.as_secs_f64()));
         for t in [&kill, &fsz] {
             assert!(t.damaged * 10 <= t.trials.max(10), "{op}: too many structurally damaged files: {t:?}");
+            assert!(op == "update" || t.partial + t.nonconformant == 0, "{op}: partial states: {t:?}");
         }
     }
     for l in &lines {

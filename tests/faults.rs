@@ -212,3 +212,43 @@ fn remove_table_undoes_a_table_and_keeps_the_file_conformant() {
     drop(f);
     assert_conformant(&p);
 }
+
+/// Issue #19 point 5: a list column whose `KIND` is not `OFFSETS` is an error in a table
+/// that declares HEP001 1.0 (where `OFFSETS` is the only kind), and a warning ("present but
+/// unreadable") in one that declares a later revision that may define it.
+#[test]
+fn an_unknown_list_kind_is_an_error_under_the_declared_revision() {
+    use marquet::h5col::list::ListSpec;
+    use marquet::h5col::{ColumnValues, ListArray, ListValues};
+    let dir = common::TempDir::new("faults-kind");
+    for (version, error) in [("1.0", true), ("1.7", false)] {
+        let p = dir.join(&format!("kind-{version}.h5"));
+        {
+            let f = File::create(&p).unwrap();
+            let t = f.create_table("/h").unwrap();
+            t.add_list_column("readings", &ListSpec::of(Dtype::F32)).unwrap();
+            let l = ListArray { offsets: vec![0, 2, 3], mask: None, values: ListValues::Leaf(Array::from_f32(&[1.0, 2.0, 3.0])) };
+            t.append(&Batch::new().with("readings", ColumnValues::List(l))).unwrap();
+        }
+        let r = validate::validate_file(&p, &validate::Options::default()).unwrap();
+        assert_eq!(r.errors().count(), 0, "{:?}", r.errors().map(|e| e.to_string()).collect::<Vec<_>>());
+        {
+            let f = File::open_rw(&p).unwrap();
+            let g = marquet::h5::object_open(f.id(), "/h/readings").unwrap();
+            marquet::h5::attr_write_ascii(g.id(), "KIND", "OFFSETZ").unwrap();
+            let t = marquet::h5::object_open(f.id(), "/h").unwrap();
+            marquet::h5::attr_write_ascii(t.id(), "VERSION", version).unwrap();
+        }
+        let r = validate::validate_file(&p, &validate::Options::default()).unwrap();
+        let errs: Vec<String> = r.errors().map(|e| e.to_string()).collect();
+        let all: Vec<String> = r.findings().map(|e| e.to_string()).collect();
+        let named = all.iter().filter(|e| e.contains("/h/readings") && e.contains("\"OFFSETZ\"")).count();
+        assert_eq!(named, 1, "{version}: {all:?}");
+        if error {
+            assert_eq!(errs.len(), 1, "{errs:?}");
+            assert!(errs[0].contains("HEP001 §13 req 10") || errs[0].contains("§9"), "{errs:?}");
+        } else {
+            assert!(errs.is_empty(), "{errs:?}");
+        }
+    }
+}

@@ -308,3 +308,104 @@ fn validate_full_finds_a_damaged_attribute_chunk() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("/cities/name") && out.contains("data integrity (--full)"), "{out}");
 }
+
+const COUNTRIES: &str = "testdata/peers/geoarrow-data/natural-earth/natural-earth_countries_geo.parquet";
+
+/// Every dataset below `group` (recursively), with its HDF5 path.
+fn datasets_below(f: &marquet::h5col::File, group: &str, out: &mut Vec<String>) {
+    let g = marquet::h5::object_open(f.id(), group).unwrap();
+    for m in marquet::h5::member_names(g.id(), group).unwrap() {
+        let p = format!("{group}/{m}");
+        let o = marquet::h5::object_open(f.id(), &p).unwrap();
+        if marquet::h5::is_group(o.id()) {
+            datasets_below(f, &p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// `--checksums` (F8): every chunked dataset a conversion writes carries HDF5's Fletcher-32
+/// filter, the data reads the same, and a flipped byte in an uncompressed chunk becomes an
+/// error (`validate --full`, `dump`) — where without checksums it is silently other values.
+#[test]
+fn checksums_turn_a_damaged_uncompressed_chunk_into_an_error() {
+    let dir = common::TempDir::new("faults-cli-checksums");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dumps = Vec::new();
+    for (name, extra) in [("with.h5", &["--checksums"][..]), ("without.h5", &[][..])] {
+        let h5 = dir.join(name).display().to_string();
+        for (src, table) in [(CITIES, "/cities"), (COUNTRIES, "/countries")] {
+            let src = root.join(src).display().to_string();
+            let mut args = vec!["convert", &src, &h5, "--table", table, "--compression", "none"];
+            args.extend_from_slice(extra);
+            let (code, _, err) = marquet(&args);
+            assert_eq!(code, 0, "{err}");
+        }
+        // Which datasets are chunked and which carry the checksum.
+        let f = marquet::h5col::File::open(&h5).unwrap();
+        let mut all = Vec::new();
+        datasets_below(&f, "/countries", &mut all);
+        datasets_below(&f, "/cities", &mut all);
+        let mut chunked = 0;
+        for p in &all {
+            let ds = marquet::h5::dataset_open(f.id(), p).unwrap();
+            let info = marquet::h5::dataset_info(ds.id(), p).unwrap();
+            let has = info.filters.contains(&marquet::h5::Filter::Fletcher32);
+            if info.chunk.is_some() {
+                chunked += 1;
+                assert_eq!(has, !extra.is_empty(), "{name}: {p}: filters {:?}", info.filters);
+            }
+        }
+        // Geometry (points; WKB OFFSETS and VALUES), covering, attribute columns, both
+        // index kinds: all ten datasets are chunked.
+        assert_eq!((chunked, all.len()), (10, 10), "{name}: {all:?}");
+        assert!(all.iter().any(|p| p.contains("SEARCH_INDEXES") && p.contains("rtree")), "{all:?}");
+        drop(f);
+        let (code, out, err) = marquet(&["dump", &h5, "--table", "/countries"]);
+        assert_eq!(code, 0, "{err}");
+        dumps.push(out);
+        let (code, out, _) = marquet(&["validate", &h5, "--full"]);
+        assert_eq!(code, 0, "{name}: {out}");
+    }
+    assert_eq!(dumps[0], dumps[1], "checksums change no value");
+    // Flip one bit of the first chunk of /cities' point data.
+    for name in ["with.h5", "without.h5"] {
+        let h5 = dir.join(name).display().to_string();
+        let geom = {
+            let f = marquet::h5col::File::open(&h5).unwrap();
+            let t = marquet::marquet::MarquetTable::open(&f, "/cities").unwrap();
+            t.geometry_column_names().unwrap()[0].clone()
+        };
+        let path = format!("/cities/{geom}");
+        let (before, _) = {
+            let (c, o, e) = marquet(&["dump", &h5, "--table", "/cities"]);
+            assert_eq!(c, 0, "{e}");
+            (o, e)
+        };
+        let (addr, size) = {
+            let f = marquet::h5col::File::open(&h5).unwrap();
+            let ds = marquet::h5::dataset_open(f.id(), &path).unwrap();
+            let (_, addr, size) = marquet::h5::chunk_location(ds.id(), 0, &path).unwrap().expect("a stored chunk");
+            (addr, size)
+        };
+        let mut bytes = std::fs::read(&h5).unwrap();
+        // The lowest bit of row 5's x (16-byte points; the chunk is sized for 2,048 rows,
+        // of which the first 243 are the table's): a change no box rule can see.
+        assert!(size > 16 * 6);
+        bytes[(addr + 16 * 5) as usize] ^= 0x01;
+        std::fs::write(&h5, bytes).unwrap();
+        let (vcode, vout, _) = marquet(&["validate", &h5, "--full", "--table", "/cities"]);
+        let (dcode, dout, derr) = marquet(&["dump", &h5, "--table", "/cities"]);
+        if name == "with.h5" {
+            assert_eq!(vcode, 1, "{vout}");
+            assert!(vout.contains(&path) && vout.contains("data integrity (--full)"), "{vout}");
+            assert_eq!(dcode, 2, "a damaged checksummed chunk is an error: {derr}");
+        } else {
+            // What checksums protect against: undetected, and the values have changed.
+            assert_eq!(vcode, 0, "{vout}");
+            assert_eq!(dcode, 0, "{derr}");
+            assert!(dout != before, "the flipped byte changed a coordinate");
+        }
+    }
+}

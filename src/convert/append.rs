@@ -61,21 +61,9 @@ impl std::fmt::Display for AppendReport {
 }
 
 /// Remove the staging files of appends whose process is gone (killed; issue #19): their
-/// names carry the process id (`marquet-append-<pid>-<nanos>.h5`). Only on systems with a
-/// `/proc` to ask; elsewhere they stay until the temp directory is cleaned.
+/// names carry the process id (`marquet-append-<pid>-<nanos>.h5`).
 fn reclaim_temp_files() {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
-    let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else { return };
-    for e in rd.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix("marquet-append-").and_then(|r| r.strip_suffix(".h5")) else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if !Path::new("/proc").join(pid.to_string()).exists() {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+    super::stage::reclaim(&std::env::temp_dir(), "marquet-append-", ".h5");
 }
 
 fn temp_h5() -> PathBuf {

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use super::{convert, export_geoparquet, single_table_of, ConvertOptions, ConvertReport, CoveringChoice, ExportOptions, Format, GeoParquetVersion};
+use super::{export_geoparquet, single_table_of, ConvertOptions, ConvertReport, CoveringChoice, ExportOptions, Format, GeoParquetVersion};
 use crate::crs::{reproject_table, resolve, ReprojectReport};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -64,7 +64,7 @@ pub(crate) fn marquet_input(input: &Path, output: &Path, opts: &ConvertOptions) 
         export_geoparquet(&file, &table, &tmp, &eopts)?;
         drop(file);
         let o = ConvertOptions { table: Some(table.clone()), format: Some(Format::GeoParquet), ..opts.clone() };
-        convert(&tmp, output, &o)
+        super::convert_unstaged(&tmp, output, &o)
     })();
     let _ = std::fs::remove_file(&tmp);
     let mut r = res?;

@@ -305,11 +305,11 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     t.add_geometry_column("geometry", &spec)?;
     opts.layout.declare_indexes(&t, "geometry", false, Some(nfeat))?;
     if let Some(p) = &id_plan {
-        p.create(&t, opts.layout.chunk_rows)?;
+        p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
         report.columns.push((p.name.clone(), "feature id".into()));
     }
     for (i, p) in &plans {
-        p.create(&t, opts.layout.chunk_rows)?;
+        p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
         report.columns.push((p.name.clone(), format!("property {:?} ({:?})", names[*i], types[*i])));
     }
     // Pass 2: record batches of the geometry (WKB) and the planned columns, in Hilbert

@@ -74,6 +74,7 @@ pub mod renest;
 #[cfg(feature = "gis")]
 pub mod shp;
 pub mod sort;
+mod stage;
 
 use std::path::{Path, PathBuf};
 
@@ -335,7 +336,20 @@ fn single_table_of(file: &File) -> Result<String> {
 /// file extensions (or [`ConvertOptions::format`]). Writing into an existing HDF5 file adds
 /// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
 /// GeoJSON goes through a temporary HDF5 file.
+///
+/// Into HDF5 the conversion is all-or-nothing: it runs into a staging file beside the
+/// output and is published at the end in one step (a rename for a new file, one `H5Ocopy`
+/// of the table into an existing one); a failure or a kill leaves the output as it was
+/// (issue #19, docs/FAULTS.md F2).
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    if opts.output_format.or_else(|| Format::from_path(output)) == Some(Format::Marquet) && !opts.lake.geomesa_export {
+        return stage::into_hdf5(input, output, opts, convert_unstaged);
+    }
+    convert_unstaged(input, output, opts)
+}
+
+/// [`convert`] without the staging of an HDF5 output.
+pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
     // A FIFO, socket or device is refused before anything reads it (issue #19); a lake may
     // be a directory.
     if std::fs::metadata(input).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
@@ -381,16 +395,10 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
             return Err(MarquetError::InvalidArgument("HDF5 to HDF5 is not a conversion".into()));
         }
         (_, Format::Marquet) => {
-            let existed = output.exists();
-            let file = if existed { File::open_rw(output)? } else { File::create(output)? };
-            // Into an existing file: a failed import removes the table group it created,
-            // so a retry does not meet "already exists" (issue #19, docs/FAULTS.md F2).
-            let had_table = existed && file.tables()?.contains(&crate::h5col::normalize_table_path(&iopts.table));
+            // A new file: [`convert`] stages conversions into HDF5 (docs/FAULTS.md F2).
+            let file = File::create(output)?;
             let r = import_any(fin, input, &file, &iopts);
             let r = r.and_then(|r| Ok((convert_crs::after_import(&file, &r.table, opts)?, r)));
-            if r.is_err() && existed && !had_table {
-                let _ = file.remove_table(&iopts.table);
-            }
             drop(file);
             match r {
                 Ok((rp, r)) => {
@@ -399,9 +407,7 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
                     report.reproject = rp;
                 }
                 Err(e) => {
-                    if !existed {
-                        let _ = std::fs::remove_file(output);
-                    }
+                    let _ = std::fs::remove_file(output);
                     return Err(e);
                 }
             }

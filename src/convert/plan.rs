@@ -295,23 +295,30 @@ impl Planned {
     }
 
     /// Create the H5Col column, with its `arrow_field` attribute.
-    pub fn create(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64) -> Result<()> {
-        self.create_column(t, chunk_rows)?;
+    /// `checksum` adds HDF5's Fletcher-32 filter to its datasets
+    /// ([`crate::marquet::WriteLayout::checksums`]).
+    pub fn create(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64, checksum: bool) -> Result<()> {
+        self.create_column(t, chunk_rows, checksum)?;
         match self.arrow_field() {
             Some(a) => t.table().set_column_text_attr(&self.name, crate::spec::names::ARROW_FIELD, &a),
             None => Ok(()),
         }
     }
 
-    fn create_column(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64) -> Result<()> {
+    fn create_column(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64, checksum: bool) -> Result<()> {
         let col = |dtype: Dtype| {
             let mut s = ColumnSpec::new(dtype).with_chunk_rows(chunk_rows);
+            s.filters = crate::marquet::checksummed(s.filters, checksum);
             s.units = self.spec_units.clone();
             s.description = self.description.clone();
             s
         };
         let list = |mut s: ListSpec| -> Result<()> {
             s.offsets_chunk = chunk_rows;
+            s.offsets_filters = crate::marquet::checksummed(s.offsets_filters, checksum);
+            if let crate::h5col::list::LeafSpec::Dataset { filters, .. } = &mut s.leaf {
+                *filters = crate::marquet::checksummed(std::mem::take(filters), checksum);
+            }
             s.description = self.description.clone();
             s.with_mask = true;
             t.table().add_list_column(&self.name, &s).map(|_| ())

@@ -27,6 +27,8 @@ use super::Filter;
 
 /// HDF5's deflate filter id (`H5Z_FILTER_DEFLATE`).
 pub const FILTER_DEFLATE: i32 = 1;
+/// HDF5's Fletcher-32 checksum filter id (`H5Z_FILTER_FLETCHER32`).
+pub const FILTER_FLETCHER32: i32 = 3;
 /// HDF5's shuffle filter id (`H5Z_FILTER_SHUFFLE`).
 pub const FILTER_SHUFFLE: i32 = 2;
 /// The registered Zstandard filter id (HDF Group registered filter 32015).
@@ -73,7 +75,9 @@ pub fn stages(filters: &[Filter], elem: usize) -> Option<Vec<Stage>> {
             Filter::Deflate(_) => None,
             Filter::Zstd(l) => Some(Stage::Zstd { level: zstd_level(&[*l]) }),
             Filter::Other(FILTER_ZSTD, cd) => Some(Stage::Zstd { level: zstd_level(cd) }),
-            Filter::Other(..) => None,
+            // Checksums are HDF5's to compute and verify: datasets with one go through
+            // HDF5's pipeline (docs/FAULTS.md F8).
+            Filter::Fletcher32 | Filter::Other(..) => None,
         })
         .collect()
 }

@@ -43,6 +43,7 @@ unsafe fn set_filters(dcpl: hid_t, filters: &[Filter], name: &str) -> Result<()>
                 name,
                 "H5Pset_filter",
             )?,
+            Filter::Fletcher32 => check(h5p::H5Pset_fletcher32(dcpl), name, "H5Pset_fletcher32")?,
             Filter::Other(id, cd) => check(h5p::H5Pset_filter(dcpl, *id, 0, cd.len(), cd.as_ptr()), name, "H5Pset_filter")?,
         };
     }
@@ -155,6 +156,7 @@ pub fn dataset_info(ds: hid_t, path: &str) -> Result<DatasetInfo> {
             filters.push(match id {
                 2 => Filter::Shuffle,
                 1 => Filter::Deflate(cd[0]),
+                3 => Filter::Fletcher32,
                 codec::FILTER_ZSTD if nelmts == 1 => Filter::Zstd(cd[0]),
                 other => Filter::Other(other, cd[..nelmts.min(8)].to_vec()),
             });

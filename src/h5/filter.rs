@@ -20,6 +20,9 @@ pub enum Filter {
     /// The registered Zstandard filter 32015 with `cd_values = [level]` (the convention
     /// of the reference plugin shipped by hdf5plugin; see [`codec`]).
     Zstd(u32),
+    /// HDF5's Fletcher-32 checksum filter (id 3), last in the pipeline: each stored chunk
+    /// carries a checksum of its (filtered) bytes that every read verifies.
+    Fletcher32,
     /// Any other registered filter by id and client data (also 32015 with no or several
     /// `cd_values`, as other writers may store it).
     Other(i32, Vec<u32>),
@@ -32,6 +35,7 @@ impl Filter {
             Filter::Shuffle => codec::FILTER_SHUFFLE,
             Filter::Deflate(_) => codec::FILTER_DEFLATE,
             Filter::Zstd(_) => codec::FILTER_ZSTD,
+            Filter::Fletcher32 => codec::FILTER_FLETCHER32,
             Filter::Other(id, _) => *id,
         }
     }
@@ -73,6 +77,7 @@ impl std::fmt::Display for Filter {
             Filter::Shuffle => f.write_str("shuffle"),
             Filter::Deflate(l) => write!(f, "deflate({l})"),
             Filter::Zstd(l) => write!(f, "zstd({l})"),
+            Filter::Fletcher32 => f.write_str("fletcher32"),
             Filter::Other(id, cd) => {
                 write!(f, "filter {id}")?;
                 if let Some(n) = Filter::registered_name(*id) {

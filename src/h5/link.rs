@@ -18,6 +18,20 @@ pub fn link_exists(loc: hid_t, name: &str) -> Result<bool> {
         .map(|v| v > 0)
 }
 
+/// Does the absolute path `path` in the file of `loc` lead to an object? Each
+/// component is tested in turn (`H5Lexists` on `a/b` fails when `a` is missing).
+pub fn path_exists(loc: hid_t, path: &str) -> Result<bool> {
+    let mut prefix = String::new();
+    for part in path.split('/').filter(|s| !s.is_empty()) {
+        prefix.push('/');
+        prefix.push_str(part);
+        if !link_exists(loc, &prefix)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Remove the link `name` from group `loc`.
 pub fn link_delete(loc: hid_t, name: &str) -> Result<()> {
     let n = cstr(name)?;
@@ -43,6 +57,62 @@ pub fn link_move(loc: hid_t, src: &str, dst: &str) -> Result<()> {
         check(hdf5_sys::h5l::H5Lmove(loc, a.as_ptr(), loc, b.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), src, "H5Lmove")
     }))
     .map(|_| ())
+}
+
+/// Copy the object `src` below `src_loc` (a group with everything below it) to the new
+/// link `dst` below `dst_loc`, possibly in another file (`H5Ocopy`; missing intermediate
+/// groups are created). HDF5 links the copy only after the whole object is written, so
+/// until then the destination holds nothing new but unlinked space.
+///
+/// Object references (HEP001 §7.4's SEARCH_INDEX_LIST, HEP002's GEOMETRY_COLUMNS) would
+/// become null in another file; they are expanded, each pointing at the copy of its target
+/// (HDF5 copies an object once per operation). A target met through a reference before its
+/// own link is copied also gets a link `/~obj_pointed_by_<address>` in the destination's
+/// root: the same object, so that link is dropped (H5Rget_name could otherwise name the
+/// object by it). Such links are HDF5's, made only by reference-expanding copies; ones an
+/// interrupted copy left (a full disk, a kill) are removed before copying, or the copy
+/// would meet "name already exists".
+pub fn object_copy(src_loc: hid_t, src: &str, dst_loc: hid_t, dst: &str) -> Result<()> {
+    const POINTED: &str = "~obj_pointed_by_";
+    let a = cstr(src)?;
+    let b = cstr(dst)?;
+    let root = object_open(dst_loc, "/")?;
+    for name in member_names(root.id(), "/")? {
+        if name.starts_with(POINTED) {
+            link_delete(dst_loc, &format!("/{name}"))?;
+        }
+    }
+    let copied = wrote(locked(|| unsafe {
+        let lcpl = Hid::new(h5p::H5Pcreate(*g::H5P_LINK_CREATE), dst, "H5Pcreate")?;
+        check(h5p::H5Pset_create_intermediate_group(lcpl.0, 1), dst, "H5Pset_create_intermediate_group")?;
+        let ocpypl = Hid::new(h5p::H5Pcreate(*g::H5P_OBJECT_COPY), dst, "H5Pcreate")?;
+        check(h5p::H5Pset_copy_object(ocpypl.0, hdf5_sys::h5o::H5O_COPY_EXPAND_REFERENCE_FLAG), dst, "H5Pset_copy_object")?;
+        check(hdf5_sys::h5o::H5Ocopy(src_loc, a.as_ptr(), dst_loc, b.as_ptr(), ocpypl.0, lcpl.0), dst, "H5Ocopy")
+    }));
+    for name in member_names(root.id(), "/")? {
+        if name.starts_with(POINTED) && (copied.is_err() || object_link_count(dst_loc, &name)? > 1) {
+            // After a failed copy: best effort (the next copy removes what is left).
+            let r = link_delete(dst_loc, &format!("/{name}"));
+            if copied.is_ok() {
+                r?;
+            }
+        }
+    }
+    copied.map(|_| ())
+}
+
+/// The number of hard links HDF5 counts for the object at `path` (its reference count).
+fn object_link_count(loc: hid_t, path: &str) -> Result<u32> {
+    let n = cstr(path)?;
+    locked(|| unsafe {
+        let mut info = std::mem::MaybeUninit::<hdf5_sys::h5o::H5O_info2_t>::uninit();
+        check(
+            hdf5_sys::h5o::H5Oget_info_by_name3(loc, n.as_ptr(), info.as_mut_ptr(), hdf5_sys::h5o::H5O_INFO_BASIC, H5P_DEFAULT),
+            path,
+            "H5Oget_info_by_name3",
+        )?;
+        Ok(info.assume_init().rc)
+    })
 }
 
 /// Bytes of file storage used by the dataset `name` below `loc`, or by every dataset

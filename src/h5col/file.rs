@@ -136,6 +136,30 @@ impl File {
     }
 }
 
+impl File {
+    /// Copy the tables at `paths` of `src` (each with every column and index below it)
+    /// into this file at the same paths, then flush once (`H5Ocopy`: chunks are copied as
+    /// stored, each link is made after its object is complete). Refused, before anything is
+    /// copied, when this file already has an object at one of the paths. Used to publish
+    /// tables staged in a file of their own (issue #19, docs/FAULTS.md F2).
+    pub fn copy_tables_from(&self, src: &File, paths: &[String]) -> Result<()> {
+        let paths: Vec<String> = paths.iter().map(|p| normalize_table_path(p)).collect();
+        for p in &paths {
+            src.table(p)?;
+            if p == "/" {
+                return Err(MarquetError::InvalidArgument("the root group cannot be copied as a table".into()));
+            }
+            if h5::path_exists(self.id(), p)? {
+                return Err(MarquetError::InvalidArgument(format!("{}: table {p} already exists", self.path)));
+            }
+        }
+        for p in &paths {
+            h5::object_copy(src.id(), p, self.id(), p)?;
+        }
+        h5::flush(self.id())
+    }
+}
+
 /// The canonical form of a table path as a user may type it (issue #19): one leading `/`,
 /// no repeated or trailing `/` — `//countries`, `countries` and `/countries/` all name
 /// `/countries` (HDF5 resolves them alike; the validator and the table list compare paths

@@ -251,8 +251,13 @@ fn offsets_spec(chunk: u64, len: u64, filters: &[Filter]) -> DatasetSpec {
     DatasetSpec { dtype: Dtype::U64, len, chunk: Some(chunk), filters: filters.to_vec(), fill: None }
 }
 
-fn mask_spec(chunk: u64, len: u64) -> DatasetSpec {
-    DatasetSpec { dtype: Dtype::hep001_bool(), len, chunk: Some(chunk), filters: vec![Filter::Deflate(4)], fill: None }
+/// `MASK`'s layout; it is checksummed when its `OFFSETS` are (`offsets_filters`).
+fn mask_spec(chunk: u64, len: u64, offsets_filters: &[Filter]) -> DatasetSpec {
+    let mut filters = vec![Filter::Deflate(4)];
+    if offsets_filters.contains(&Filter::Fletcher32) {
+        filters.push(Filter::Fletcher32);
+    }
+    DatasetSpec { dtype: Dtype::hep001_bool(), len, chunk: Some(chunk), filters, fill: None }
 }
 
 /// Create a list level (group already created at `g`) with `entries` null/empty entries.
@@ -264,7 +269,7 @@ fn create_level(g: &Hid, spec: &ListSpec, entries: u64, class: &str) -> Result<(
     let off = h5::dataset_create(g.id(), names::OFFSETS, &offsets_spec(spec.offsets_chunk, entries + 1, &spec.offsets_filters))?;
     h5::dataset_write(off.id(), 0, &Dtype::U64, &vec![0u8; 8 * (entries as usize + 1)], names::OFFSETS)?;
     if spec.with_mask || entries > 0 {
-        let m = h5::dataset_create(g.id(), names::MASK, &mask_spec(spec.offsets_chunk, entries))?;
+        let m = h5::dataset_create(g.id(), names::MASK, &mask_spec(spec.offsets_chunk, entries, &spec.offsets_filters))?;
         h5::dataset_write(m.id(), 0, &Dtype::hep001_bool(), &vec![0u8; entries as usize], names::MASK)?;
     }
     match &spec.leaf {
@@ -282,7 +287,12 @@ fn create_level(g: &Hid, spec: &ListSpec, entries: u64, class: &str) -> Result<(
         LeafSpec::Strings => {
             let sg = h5::group_create(g.id(), names::VALUES)?;
             h5::attr_write_ascii(sg.id(), names::CLASS, names::STRING_VALUES)?;
-            let o = h5::dataset_create(sg.id(), names::OFFSETS, &offsets_spec(spec.offsets_chunk, 1, &[Filter::Deflate(4)]))?;
+            // Checksummed when the column's OFFSETS are.
+            let mut filters = vec![Filter::Deflate(4)];
+            if spec.offsets_filters.contains(&Filter::Fletcher32) {
+                filters.push(Filter::Fletcher32);
+            }
+            let o = h5::dataset_create(sg.id(), names::OFFSETS, &offsets_spec(spec.offsets_chunk, 1, &filters))?;
             h5::dataset_write(o.id(), 0, &Dtype::U64, &[0u8; 8], names::OFFSETS)?;
             h5::dataset_create(
                 sg.id(),
@@ -291,7 +301,7 @@ fn create_level(g: &Hid, spec: &ListSpec, entries: u64, class: &str) -> Result<(
                     dtype: Dtype::U8,
                     len: 0,
                     chunk: Some(DEFAULT_BYTES_CHUNK),
-                    filters: vec![Filter::Deflate(4)],
+                    filters,
                     fill: None,
                 },
             )?;
@@ -562,7 +572,9 @@ impl Level {
         // MASK (create on demand when nulls first appear).
         let any_null = v.mask.as_ref().is_some_and(|m| m.iter().any(|p| !p));
         if self.mask.is_none() && any_null {
-            let m = h5::dataset_create(self.g.id(), names::MASK, &mask_spec(DEFAULT_OFFSETS_CHUNK, l_old))?;
+            let off_path = format!("{}/{}", self.path, names::OFFSETS);
+            let off_filters = h5::dataset_info(self.offsets.id(), &off_path)?.filters;
+            let m = h5::dataset_create(self.g.id(), names::MASK, &mask_spec(DEFAULT_OFFSETS_CHUNK, l_old, &off_filters))?;
             h5::dataset_write(m.id(), 0, &Dtype::hep001_bool(), &vec![1u8; l_old as usize], names::MASK)?;
             self.mask = Some(m);
         }

@@ -101,7 +101,7 @@ impl Compression {
         let mut found = Compression::None;
         for f in filters {
             let c = match f {
-                Filter::Shuffle => continue,
+                Filter::Shuffle | Filter::Fletcher32 => continue,
                 Filter::Deflate(l) => Compression::Deflate { level: *l },
                 Filter::Zstd(l) => Compression::Zstd { level: *l },
                 Filter::Other(codec::FILTER_ZSTD, cd) => Compression::Zstd { level: codec::zstd_level(cd) as u32 },
@@ -114,6 +114,16 @@ impl Compression {
         }
         Some(found)
     }
+}
+
+/// `filters` with HDF5's Fletcher-32 checksum filter appended (last: it checks the
+/// stored, compressed bytes) when `on` and not already there. What it protects:
+/// docs/FAULTS.md F8.
+pub fn checksummed(mut filters: Vec<Filter>, on: bool) -> Vec<Filter> {
+    if on && !filters.contains(&Filter::Fletcher32) {
+        filters.push(Filter::Fletcher32);
+    }
+    filters
 }
 
 impl fmt::Display for Compression {

@@ -59,6 +59,10 @@ pub struct GeometryColumnSpec {
     /// Filters for WKB bytes / point data, overriding `compression` for them (WKB
     /// `OFFSETS` then keep H5Col's deflate 4).
     pub filters: Option<Vec<Filter>>,
+    /// Add HDF5's Fletcher-32 checksum filter to every dataset of the column (data,
+    /// `OFFSETS`, `MASK`, covering column) and to its spatial indexes, so that a damaged
+    /// chunk is an error rather than other values (docs/FAULTS.md F8). Default off.
+    pub checksum: bool,
 }
 
 impl Default for GeometryColumnSpec {
@@ -77,6 +81,7 @@ impl Default for GeometryColumnSpec {
             values_chunk_bytes: GEOMETRY_VALUES_CHUNK_BYTES,
             compression: Compression::default(),
             filters: None,
+            checksum: false,
         }
     }
 }
@@ -134,6 +139,16 @@ impl GeometryColumnSpec {
     pub fn with_filters(mut self, f: Vec<Filter>) -> Self {
         self.filters = Some(f);
         self
+    }
+    /// Checksum every dataset of the column and its indexes ([`GeometryColumnSpec::checksum`]).
+    pub fn with_checksum(mut self, on: bool) -> Self {
+        self.checksum = on;
+        self
+    }
+    /// The filter pipeline of the column's datasets of `elements`: its compression, then
+    /// its checksum.
+    fn pipeline(&self, elements: Elements) -> Vec<Filter> {
+        super::checksummed(self.compression.filters(elements), self.checksum)
     }
     /// Compress the column's data, OFFSETS, covering column and R-tree this way.
     pub fn with_compression(mut self, c: Compression) -> Self {
@@ -197,15 +212,17 @@ pub(crate) fn create_geometry_column(this: &mut MarquetTable, name: &str, spec: 
         ));
     }
     let t = &this.table;
-    let filters = spec.filters.clone();
+    let filters = spec.filters.clone().map(|f| super::checksummed(f, spec.checksum));
     let gid = match form {
         StorageForm::VarWkb => {
             let explicit = filters.is_some();
-            let mut lspec = ListSpec::bytes(filters.unwrap_or_else(|| spec.compression.filters(Elements::Bytes)));
+            let mut lspec = ListSpec::bytes(filters.unwrap_or_else(|| spec.pipeline(Elements::Bytes)));
             lspec.offsets_chunk = spec.chunk_rows;
             if !explicit {
                 // Offsets are monotonic u64: shuffle first halves them (docs/PERFORMANCE.md).
-                lspec.offsets_filters = spec.compression.filters(Elements::Numbers);
+                lspec.offsets_filters = spec.pipeline(Elements::Numbers);
+            } else {
+                lspec.offsets_filters = super::checksummed(lspec.offsets_filters, spec.checksum);
             }
             if let h5col::list::LeafSpec::Dataset { chunk, .. } = &mut lspec.leaf {
                 *chunk = spec.values_chunk_bytes.max(1);
@@ -221,7 +238,7 @@ pub(crate) fn create_geometry_column(this: &mut MarquetTable, name: &str, spec: 
                 name,
                 &ColumnSpec::new(Dtype::Opaque { size, tag: names::OPAQUE_TAG_WKB.into() })
                     .with_chunk_rows(spec.chunk_rows)
-                    .with_filters(filters.unwrap_or_else(|| spec.compression.filters(Elements::Numbers))),
+                    .with_filters(filters.unwrap_or_else(|| spec.pipeline(Elements::Numbers))),
             )?;
             h5::object_open(c.id(), ".")?
         }
@@ -230,7 +247,7 @@ pub(crate) fn create_geometry_column(this: &mut MarquetTable, name: &str, spec: 
                 name,
                 &ColumnSpec::new(types::point_dtype(dims, f32))
                     .with_chunk_rows(spec.chunk_rows)
-                    .with_filters(filters.unwrap_or_else(|| spec.compression.filters(Elements::Numbers))),
+                    .with_filters(filters.unwrap_or_else(|| spec.pipeline(Elements::Numbers))),
             )?;
             h5::object_open(c.id(), ".")?
         }
@@ -269,7 +286,7 @@ pub(crate) fn create_geometry_column(this: &mut MarquetTable, name: &str, spec: 
         let fill = h5col::recommended_fill(&dt)?;
         let c = t.add_column(
             cov,
-            &ColumnSpec { fill, ..ColumnSpec::new(dt).with_chunk_rows(spec.chunk_rows).with_filters(spec.compression.filters(Elements::Numbers)) },
+            &ColumnSpec { fill, ..ColumnSpec::new(dt).with_chunk_rows(spec.chunk_rows).with_filters(spec.pipeline(Elements::Numbers)) },
         )?;
         drop(c);
         h5::attr_write_refs(id, names::COVERING, &[t.member_path(cov)], true)?;
@@ -289,13 +306,18 @@ pub(crate) fn create_geometry_column(this: &mut MarquetTable, name: &str, spec: 
 }
 /// The body of [`MarquetTable::geometry_compression`].
 pub(crate) fn geometry_compression(this: &MarquetTable, col: &str) -> Result<Option<Compression>> {
+    Ok(Compression::from_filters(&geometry_filters(this, col)?))
+}
+/// The stored filter pipeline of geometry column `col`'s data (the point or fixed-WKB
+/// dataset, or the WKB `VALUES`).
+pub(crate) fn geometry_filters(this: &MarquetTable, col: &str) -> Result<Vec<Filter>> {
     let info = this.geometry_column(col)?;
     let (rel, path) = match info.form {
         StorageForm::VarWkb => (format!("{col}/{}", names::VALUES), format!("{}/{}", info.path, names::VALUES)),
         _ => (col.to_string(), info.path.clone()),
     };
     let ds = h5::dataset_open(this.table.id(), &rel)?;
-    Ok(Compression::from_filters(&h5::dataset_info(ds.id(), &path)?.filters))
+    Ok(h5::dataset_info(ds.id(), &path)?.filters)
 }
 /// The body of [`MarquetTable::geometry_column`].
 pub(crate) fn geometry_column(this: &MarquetTable, name: &str) -> Result<GeometryColumnInfo> {

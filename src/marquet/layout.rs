@@ -90,6 +90,12 @@ pub struct WriteLayout {
     pub rtree_on_append: RTreeOnAppend,
     /// Memory budget in bytes of the external Hilbert sort of streamed imports.
     pub sort_memory: usize,
+    /// HDF5's Fletcher-32 checksum on every chunked dataset written (geometry, covering,
+    /// attribute columns, spatial indexes): a damaged chunk then reads as an error, never
+    /// as other values (docs/FAULTS.md F8). Off by default: it costs 4 bytes a chunk and
+    /// sends those datasets through HDF5's serial filter pipeline instead of the parallel
+    /// direct chunk I/O.
+    pub checksums: bool,
 }
 
 impl Default for WriteLayout {
@@ -106,6 +112,7 @@ impl Default for WriteLayout {
             compression: Compression::default(),
             rtree_on_append: RTreeOnAppend::Rebuild,
             sort_memory: DEFAULT_SORT_MEMORY,
+            checksums: false,
         }
     }
 }
@@ -162,6 +169,11 @@ impl WriteLayout {
         self.compression = c;
         self
     }
+    /// Checksum every chunked dataset written ([`WriteLayout::checksums`]).
+    pub fn with_checksums(mut self, on: bool) -> Self {
+        self.checksums = on;
+        self
+    }
     /// What appends do to a valid packed R-tree.
     pub fn with_rtree_on_append(mut self, r: RTreeOnAppend) -> Self {
         self.rtree_on_append = r;
@@ -190,7 +202,7 @@ impl WriteLayout {
     /// `spec` with this layout's chunking and filters, and a covering column named
     /// `covering_name` when the layout wants one and `spec` has none. `spec.form` must be set.
     pub fn geometry_spec(&self, spec: GeometryColumnSpec, covering_name: &str) -> GeometryColumnSpec {
-        let mut s = spec.with_chunk_rows(self.chunk_rows).with_values_chunk_bytes(self.values_chunk_bytes).with_compression(self.compression);
+        let mut s = spec.with_chunk_rows(self.chunk_rows).with_values_chunk_bytes(self.values_chunk_bytes).with_compression(self.compression).with_checksum(self.checksums);
         if s.covering.is_none() && s.form.as_ref().is_some_and(|f| self.wants_covering(f)) {
             s.covering = Some(covering_name.to_string());
         }

@@ -70,7 +70,7 @@ pub(crate) use write::*;
 
 
 pub use checks::OrientationOnWrite;
-pub use compression::{Compression, Elements};
+pub use compression::{checksummed, Compression, Elements};
 pub use layout::{RTreeChoice, WriteLayout};
 pub use write::{StagedAppend, WriteOptions};
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};

@@ -394,12 +394,15 @@ fn index_dataset(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, k
     // them by about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB with zstd). They are
     // compressed like the column's geometry data (deflate by default, so every HDF5
     // reads them; zstd when the column chose zstd); block indexes are small.
+    // A column written with checksums has checksummed indexes too (docs/FAULTS.md F8).
+    let stored = super::geometry_column::geometry_filters(this, col)?;
     let filters = match kind {
         SpatialIndexKind::PackedRTree => {
-            this.geometry_compression(col)?.unwrap_or_default().filters(super::Elements::Numbers)
+            super::Compression::from_filters(&stored).unwrap_or_default().filters(super::Elements::Numbers)
         }
         SpatialIndexKind::BlockBBox => Vec::new(),
     };
+    let filters = super::checksummed(filters, stored.contains(&crate::h5::Filter::Fletcher32));
     let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters, fill: None };
     let ds = h5index::create_index_dataset(t, col, &name, &spec, kind.kind())?;
     Ok((ds, t.member_path(&format!("{}/{}", names::SEARCH_INDEXES, name))))

@@ -759,7 +759,26 @@ fn check_list_level(ctx: &mut Ctx, g: &hdf5::Group, gp: &str, l: u64, top: bool,
                         ctx.sink.warn(CLASS_RULE, gp, format!("kind is a {}, expected null-terminated fixed-length ascii (accepted leniently, ruling r3)", describe(&a.dtype)));
                     }
                 }
-                Some(k) => return ctx.sink.warn(R10, gp, format!("list kind {k:?} is not defined by this revision; not checked")),
+                // HEP001 §9.1: only OFFSETS is defined; a later revision may register more
+                // (then: present but unreadable, a warning). A table that declares a
+                // revision this validator implements (1.0) cannot hold another kind: an
+                // error, or a damaged KIND would pass as conformant (issue #19).
+                Some(k) => {
+                    let declared = read_token(ctx.id(), n::VERSION).ok().flatten().and_then(|v| crate::h5col::parse_version(&v));
+                    let ours = crate::h5col::parse_version(n::H5COL_VERSION);
+                    return match (declared, ours) {
+                        (Some(d), Some(o)) if (d.0, d.1) > (o.0, o.1) => ctx.sink.warn(
+                            R10,
+                            gp,
+                            format!("list kind {k:?} is not defined by HEP001 {}; the table declares a later revision, so the column is present but unreadable here", n::H5COL_VERSION),
+                        ),
+                        _ => ctx.sink.error(
+                            c::H10_KIND,
+                            gp,
+                            format!("list kind {k:?} is not defined by HEP001 {} (only \"OFFSETS\"), which this table declares", n::H5COL_VERSION),
+                        ),
+                    };
+                }
                 None => return ctx.sink.error(c::H10_KIND, gp, "kind is not a string"),
             },
         }

@@ -561,7 +561,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         opts.layout.declare_indexes(&t, &gp.name, false, total_rows)?;
     }
     for p in &planned {
-        p.create(&t, opts.layout.chunk_rows)?;
+        p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
         order.push((p.path[0], p.name.clone()));
         report.columns.push((p.name.clone(), describe_plan(p, schema.field(p.path[0]).data_type())));
         if let (Some(j), true) = (&p.json, p.to_json) {

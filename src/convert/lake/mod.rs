@@ -902,8 +902,8 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &super::ConvertOpt
         layout: opts.layout.clone(),
         ..ImportOptions::default()
     };
-    let existed = output.exists();
-    let file = if existed { File::open_rw(output)? } else { File::create(output)? };
+    // A new file: [`super::convert`] stages conversions into HDF5 (docs/FAULTS.md F2).
+    let file = File::create(output)?;
     let r = import_lake(input, &file, &iopts, &opts.lake);
     drop(file);
     match r {
@@ -916,9 +916,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &super::ConvertOpt
             ..Default::default()
         })),
         Err(e) => {
-            if !existed {
-                let _ = std::fs::remove_file(output);
-            }
+            let _ = std::fs::remove_file(output);
             Err(e)
         }
     }
