@@ -685,7 +685,7 @@ pub fn out_plan(
             }
             Ok((OutPlan::EnumNames(members.clone()), DataType::Utf8))
         }
-        other => Err(format!("{other:?} has no Parquet mapping here")),
+        other => Err(format!("{other} has no Parquet mapping here")),
     }
 }
 
@@ -729,7 +729,7 @@ fn numeric_array(d: &Dtype, bytes: &[u8], nulls: Option<NullBuffer>) -> Result<A
         Dtype::Int { size: 8, signed: false, .. } => prim!(UInt64Array, u64, bytes, nulls),
         Dtype::Float { size: 4, .. } => prim!(Float32Array, f32, bytes, nulls),
         Dtype::Float { size: 8, .. } => prim!(Float64Array, f64, bytes, nulls),
-        other => return Err(MarquetError::Unsupported(format!("{other:?} values"))),
+        other => return Err(MarquetError::Unsupported(format!("{other} values"))),
     })
 }
 
