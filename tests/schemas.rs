@@ -460,3 +460,26 @@ fn append_recodes_categoricals_by_label() {
     assert!(e.contains("column 'kind'") && e.contains("\"swamp\""), "{e}");
     assert_eq!(MarquetTable::open(&f, "/t").unwrap().nrows().unwrap(), 400, "a refused append adds nothing");
 }
+
+/// JSON text longer than the fixed-string limit is stored as UTF-8 bytes and still comes
+/// back as `arrow.json` text, the same documents.
+#[test]
+fn long_json_text_round_trips() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("schemas-longjson");
+    let h5 = dir.join("long.h5");
+    let f = File::create(&h5).unwrap();
+    let opts = ImportOptions { layout: WriteLayout::plain(), max_fixed_string: 20, ..ImportOptions::new("/t") };
+    import_geoparquet(&fixture("pyarrow_nested.parquet"), &f, &opts).unwrap();
+    let t = MarquetTable::open(&f, "/t").unwrap();
+    assert_eq!(t.table().kind_of("sources").unwrap(), Some(marquet::h5col::ColumnKind::List));
+    let stored = text_column(&t, "sources");
+    drop((t, f));
+    let out = dir.join("long.parquet");
+    export(&h5, &out, GeoParquetVersion::V2_0, CoveringChoice::default());
+    let (b, _) = read_parquet(&out);
+    let s = b.schema();
+    assert_eq!(s.field_with_name("sources").unwrap().metadata().get("ARROW:extension:name").map(String::as_str), Some("arrow.json"));
+    assert_eq!(strings(b.column_by_name("sources").unwrap()), stored);
+    assert!(stored[0].as_deref().unwrap().starts_with(r#"[{"confidence":0.5,"#));
+}
