@@ -19,6 +19,18 @@ pub fn flush(loc: hid_t) -> Result<()> {
     .map(|_| ())
 }
 
+/// The name of the file that `loc` (any object in it) belongs to, as it was opened
+/// (`H5Fget_name`).
+pub fn file_name(loc: hid_t) -> Result<String> {
+    locked(|| unsafe {
+        let n = check(hdf5_sys::h5f::H5Fget_name(loc, std::ptr::null_mut(), 0), "<file>", "H5Fget_name")?;
+        let mut buf = vec![0u8; n as usize + 1];
+        check(hdf5_sys::h5f::H5Fget_name(loc, buf.as_mut_ptr().cast(), buf.len()), "<file>", "H5Fget_name")?;
+        buf.truncate(n as usize);
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    })
+}
+
 /// Create (truncate) a file whose freed file space is never reused.
 ///
 /// HEP001 §12.3's crash guarantee assumes that a killed writer leaves the committed

@@ -73,6 +73,12 @@ pub fn link_move(loc: hid_t, src: &str, dst: &str) -> Result<()> {
 /// interrupted copy left (a full disk, a kill) are removed before copying, or the copy
 /// would meet "name already exists".
 pub fn object_copy(src_loc: hid_t, src: &str, dst_loc: hid_t, dst: &str) -> Result<()> {
+    object_copy_with(src_loc, src, dst_loc, dst, true)
+}
+
+/// [`object_copy`], with object references expanded (`expand_references`) or left to
+/// become null in the copy (a copy kept for its data only).
+pub fn object_copy_with(src_loc: hid_t, src: &str, dst_loc: hid_t, dst: &str, expand_references: bool) -> Result<()> {
     const POINTED: &str = "~obj_pointed_by_";
     let a = cstr(src)?;
     let b = cstr(dst)?;
@@ -86,7 +92,9 @@ pub fn object_copy(src_loc: hid_t, src: &str, dst_loc: hid_t, dst: &str) -> Resu
         let lcpl = Hid::new(h5p::H5Pcreate(*g::H5P_LINK_CREATE), dst, "H5Pcreate")?;
         check(h5p::H5Pset_create_intermediate_group(lcpl.0, 1), dst, "H5Pset_create_intermediate_group")?;
         let ocpypl = Hid::new(h5p::H5Pcreate(*g::H5P_OBJECT_COPY), dst, "H5Pcreate")?;
-        check(h5p::H5Pset_copy_object(ocpypl.0, hdf5_sys::h5o::H5O_COPY_EXPAND_REFERENCE_FLAG), dst, "H5Pset_copy_object")?;
+        if expand_references {
+            check(h5p::H5Pset_copy_object(ocpypl.0, hdf5_sys::h5o::H5O_COPY_EXPAND_REFERENCE_FLAG), dst, "H5Pset_copy_object")?;
+        }
         check(hdf5_sys::h5o::H5Ocopy(src_loc, a.as_ptr(), dst_loc, b.as_ptr(), ocpypl.0, lcpl.0), dst, "H5Ocopy")
     }));
     for name in member_names(root.id(), "/")? {

@@ -32,11 +32,14 @@ impl File {
         let inner = h5::file_open(path.as_ref(), false)?;
         Ok(File { inner, path: p })
     }
-    /// Open read-write.
+    /// Open read-write. An in-place update that a killed writer left half done is rolled
+    /// back first (its undo record is replayed; docs/FAULTS.md F10).
     pub fn open_rw(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
         let inner = h5::file_open(path.as_ref(), true)?;
-        Ok(File { inner, path: p })
+        let f = File { inner, path: p };
+        super::undo::recover(&f)?;
+        Ok(f)
     }
     /// The file of a file or group identifier that the caller opened with the same HDF5
     /// library this crate links (only meaningful without the `static-hdf5` feature: a

@@ -46,6 +46,7 @@ pub mod mpio;
 mod column;
 mod file;
 mod table;
+pub(crate) mod undo;
 mod write;
 
 pub use column::*;

@@ -214,7 +214,9 @@ impl Table {
         before_write: &mut dyn FnMut(&Table) -> Result<()>,
     ) -> Result<()> {
         guard::refuse_update(self, name)?;
-        self.update_unguarded(name, start, values, before_write)
+        // All-or-nothing (docs/FAULTS.md F10).
+        let end = start.saturating_add(values.len() as u64);
+        super::undo::all_or_nothing(self, &[(name, start, end)], || self.update_unguarded(name, start, values, before_write))
     }
 
     /// [`Table::update_with`] without the Marquet guard (the Marquet layer's updates).
@@ -269,8 +271,9 @@ impl Table {
     /// In-place update of rows `[start, start+len)` of a list column whose VALUES is a leaf
     /// dataset (HEP001 §12.6). Entries may change length, so the entries after the updated
     /// ones are rewritten too (leaf first, then MASK, then OFFSETS). As for every in-place
-    /// update, readers see the change at once and a crash during the write can leave partial
-    /// data; all indexes are disabled first by the GENERATION bump.
+    /// update, readers see the change at once and all indexes are disabled first by the
+    /// GENERATION bump; a failure writes the old entries back at once, a kill leaves them
+    /// to the next read-write open (docs/FAULTS.md F10).
     pub fn update_list_with(
         &self,
         name: &str,
@@ -279,7 +282,10 @@ impl Table {
         before_write: &mut dyn FnMut(&Table) -> Result<()>,
     ) -> Result<()> {
         guard::refuse_update(self, name)?;
-        self.update_list_unguarded(name, start, values, before_write)
+        // All-or-nothing (docs/FAULTS.md F10): the entries after the updated ones are
+        // rewritten too, so the record keeps every entry from `start` on.
+        let n = self.nrows()?;
+        super::undo::all_or_nothing(self, &[(name, start, n)], || self.update_list_unguarded(name, start, values, before_write))
     }
 
     /// [`Table::update_list_with`] without the Marquet guard (the Marquet layer's updates).

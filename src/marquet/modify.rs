@@ -37,19 +37,27 @@ pub(crate) fn update_geometries(this: &MarquetTable, name: &str, start: u64, val
     this.widen_summaries(&info, &rows)?;
     h5::flush(this.table.id())?;
     let t = &this.table;
+    // All-or-nothing (docs/FAULTS.md F10): the covering rows and the geometry rows — for
+    // WKB every entry from `start` on, as the entries after the updated ones move.
+    let mut saved = vec![(name, start, if matches!(cv, ColumnValues::List(_)) { this.nrows()? } else { end })];
     if let Some(cov) = &info.covering {
-        let old = this.row_infos(name, start, end)?;
-        let both: Vec<RowInfo> = old.iter().zip(&rows).map(|(o, n)| union_row(o, n)).collect();
-        t.update_unguarded(cov, start, &this.covering_values(cov, &both)?, &mut |_| Ok(()))?;
+        saved.push((cov.as_str(), start, end));
     }
-    match cv {
-        ColumnValues::List(l) => t.update_list_unguarded(name, start, &l, &mut |_| Ok(()))?,
-        a => t.update_unguarded(name, start, &a, &mut |_| Ok(()))?,
-    }
-    if let Some(cov) = &info.covering {
-        t.update_unguarded(cov, start, &this.covering_values(cov, &rows)?, &mut |_| Ok(()))?;
-    }
-    Ok(())
+    crate::h5col::undo::all_or_nothing(t, &saved, || {
+        if let Some(cov) = &info.covering {
+            let old = this.row_infos(name, start, end)?;
+            let both: Vec<RowInfo> = old.iter().zip(&rows).map(|(o, n)| union_row(o, n)).collect();
+            t.update_unguarded(cov, start, &this.covering_values(cov, &both)?, &mut |_| Ok(()))?;
+        }
+        match &cv {
+            ColumnValues::List(l) => t.update_list_unguarded(name, start, l, &mut |_| Ok(()))?,
+            a => t.update_unguarded(name, start, a, &mut |_| Ok(()))?,
+        }
+        if let Some(cov) = &info.covering {
+            t.update_unguarded(cov, start, &this.covering_values(cov, &rows)?, &mut |_| Ok(()))?;
+        }
+        Ok(())
+    })
 }
 /// The body of [`MarquetTable::truncate`].
 pub(crate) fn truncate(this: &MarquetTable, nrows: u64) -> Result<()> {

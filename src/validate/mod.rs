@@ -268,6 +268,24 @@ pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Resul
             }
         }
     }
+    // An in-place update that did not finish (docs/FAULTS.md F10): the table may hold a
+    // partial update until the next writer writes the saved rows back.
+    for (table, record) in crate::h5col::undo::pending(path.as_ref()) {
+        let i = tables.iter().position(|t| t.path == table).unwrap_or(0);
+        if let Some(t) = tables.get_mut(i) {
+            t.findings.push(Finding {
+                severity: Severity::Warning,
+                rule: "HEP001 §12.6",
+                path: table.clone(),
+                row: None,
+                message: format!(
+                    "an in-place update did not finish; its undo record {} is written back by the next read-write open (docs/FAULTS.md F10)",
+                    record.display()
+                ),
+                check: None,
+            });
+        }
+    }
     if opts.full {
         for t in tables.iter_mut().filter(|t| t.path != "/" || crate::h5col::is_table_group(file.id()).unwrap_or(false)) {
             full::read_everything(&file, &t.path, &mut t.findings);
