@@ -4,7 +4,8 @@
 # (scripts/bench-compare.sh: pyarrow, pyogrio, whose wheels bundle GDAL, and shapely), and by
 # tests/plain_hdf5.rs to read default Marquet files with h5py alone (no hdf5plugin), and by
 # tests/crs.rs and tests/gis_formats.rs (DuckDB's ST_CRS; GDAL through pyogrio reads the
-# FlatGeobuf, GeoPackage and Shapefile files Marquet writes; testdata/crs/make_fixtures.py).
+# FlatGeobuf, GeoPackage and Shapefile files Marquet writes; testdata/crs/make_fixtures.py),
+# and by tests/schemas.rs (geopandas dtypes and bbox reads; testdata/schemas/make_fixtures.py).
 # Idempotent; prints the venv path.
 #   VENV defaults to ~/.cache/marquet/pyvenv
 set -euo pipefail

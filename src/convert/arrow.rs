@@ -107,8 +107,12 @@ pub struct ArrowPlan {
     /// Columns that have no Arrow mapping here, with the reason.
     pub skipped: Vec<(String, String)>,
     /// Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2), read as
-    /// the ordinary H5Col data they also are.
+    /// the ordinary H5Col data they also are; nested source columns kept as JSON text.
     pub notes: Vec<String>,
+    /// The struct path of each column in `cols` (`arrow_field`), when it has one.
+    paths: Vec<Option<Vec<String>>>,
+    /// The output fields when struct columns are nested again ([`ArrowPlan::renested`]).
+    shape: Option<Vec<super::renest::Node>>,
 }
 
 impl ArrowPlan {
@@ -206,6 +210,13 @@ impl ArrowPlan {
             match kind {
                 Some(ColumnKind::Dataset) => {
                     let c = t.table().column(name)?;
+                    // A categorical column (HEP001 §8.7) is a dictionary of its labels (issue #22).
+                    if let Some(cats) = crate::h5col::categorical::categories_of(t.table(), name)? {
+                        let (plan, dt) = plan::categorical_out_plan(c.dtype(), &cats.labels);
+                        fields.push(Field::new(name, dt, true).with_dict_is_ordered(cats.ordered));
+                        cols.push((name.clone(), Col::Data { plan, list: false }));
+                        continue;
+                    }
                     let units = c.text_attr(names::UNITS)?;
                     match plan::out_plan(c.dtype(), false, units.as_deref(), None, false) {
                         Ok((plan, dt)) => {
@@ -237,7 +248,38 @@ impl ArrowPlan {
                 None => skipped.push((name.clone(), "not a column".into())),
             }
         }
-        Ok(ArrowPlan { schema: Arc::new(Schema::new(fields)), cols, geometry_columns, skipped, notes })
+        // What the import recorded of nested Arrow sources (issue #22): struct paths, JSON text.
+        let mut paths: Vec<Option<Vec<String>>> = vec![None; cols.len()];
+        for (k, (name, c)) in cols.iter().enumerate() {
+            if !matches!(c, Col::Data { .. }) {
+                continue;
+            }
+            let Some(a) = t.table().column_text_attr(name, names::ARROW_FIELD)? else { continue };
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&a) else { continue };
+            paths[k] = v.get("path").and_then(|p| p.as_array()).map(|p| p.iter().filter_map(|s| s.as_str().map(str::to_string)).collect());
+            if let (Some(j), DataType::Utf8) = (v.get("json").and_then(|j| j.as_str()), fields[k].data_type()) {
+                let f = fields[k].clone().with_metadata(HashMap::from([(EXTENSION_NAME.to_string(), super::nested_json::ARROW_JSON.to_string())]));
+                fields[k] = f;
+                if j != super::nested_json::ARROW_JSON {
+                    notes.push(format!("column {name}: JSON text of the source's {j} (HEP001 cannot hold it), written as arrow.json text"));
+                }
+            }
+        }
+        Ok(ArrowPlan { schema: Arc::new(Schema::new(fields)), cols, geometry_columns, skipped, notes, paths, shape: None })
+    }
+
+    /// The plan with the struct columns that import flattened (`parent.child` columns with
+    /// an `arrow_field` path) nested again ([`super::renest`]), as the GeoParquet export
+    /// writes them.
+    pub fn renested(mut self) -> ArrowPlan {
+        if self.paths.iter().all(|p| p.as_ref().is_none_or(|p| p.len() < 2)) {
+            return self;
+        }
+        let fields: Vec<Field> = self.schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        let shape = super::renest::nest(&fields, &self.paths);
+        self.schema = Arc::new(Schema::new(shape.iter().map(super::renest::Node::field).collect::<Vec<_>>()));
+        self.shape = Some(shape);
+        self
     }
 
     /// The Arrow schema of the batches.
@@ -290,6 +332,10 @@ impl ArrowPlan {
             });
         }
         let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some((end - start) as usize));
+        let arrays = match &self.shape {
+            Some(shape) => shape.iter().map(|n| n.array(&arrays)).collect::<Result<Vec<_>>>()?,
+            None => arrays,
+        };
         RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| io_err(t.path(), e))
     }
 
@@ -432,9 +478,10 @@ where
     let p = sp.0.display().to_string();
     let f = std::fs::File::create(&sp.0).map_err(|e| MarquetError::Io { path: p.clone(), source: e })?;
     let props = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED).build();
-    // The extension metadata stays on the fields (the `geo` key says the same), but no
-    // embedded ARROW:schema: import reads the Parquet schema and the `geo` key.
-    let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
+    // The extension metadata stays on the fields (the `geo` key says the same); the
+    // embedded ARROW:schema keeps what the Parquet schema cannot say, such as dictionary
+    // (categorical) types (issue #22).
+    let wopts = ArrowWriterOptions::new().with_properties(props);
     let mut w = ArrowWriter::try_new_with_options(f, schema.clone(), wopts).map_err(|e| io_err(&p, e))?;
     for b in batches {
         let b = b?;

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use super::{export_geoparquet, single_table_of, ConvertOptions, ConvertReport, ExportOptions, Format, GeoParquetVersion};
+use super::{export_geoparquet, single_table_of, ConvertOptions, ConvertReport, CoveringChoice, ExportOptions, Format, GeoParquetVersion};
 use crate::crs::{reproject_table, resolve, ReprojectReport};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -58,7 +58,9 @@ pub(crate) fn marquet_input(input: &Path, output: &Path, opts: &ConvertOptions) 
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
     ));
     let res = (|| {
-        let eopts = ExportOptions { version: GeoParquetVersion::V2_0, ..ExportOptions::default() };
+        // No covering: boxes of the coordinates before reprojection; the import's layout
+        // gives the table its own.
+        let eopts = ExportOptions { version: GeoParquetVersion::V2_0, covering: CoveringChoice::None, ..ExportOptions::default() };
         export_geoparquet(&file, &table, &tmp, &eopts)?;
         drop(file);
         let o = ConvertOptions { table: Some(table.clone()), format: Some(Format::GeoParquet), ..opts.clone() };

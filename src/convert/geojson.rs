@@ -257,6 +257,10 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
             spec_units: None,
             description: (t == PType::Json).then(|| "JSON text of mixed or nested GeoJSON property values".to_string()),
             needs_str_stats: matches!(t, PType::Str | PType::Json),
+            dictionary: None,
+            json: None,
+            to_json: false,
+            struct_path: None,
         };
         let d = p.description.clone();
         p.finish_strings(st, opts.max_fixed_string);
@@ -439,6 +443,14 @@ fn cell(a: &ArrayRef, i: usize) -> Value {
         DataType::Binary => Value::String(a.as_binary::<i32>().value(i).iter().map(|b| format!("{b:02x}")).collect()),
         // ISO 8601 text (RFC 7946 leaves property values to the producer; text is what
         // GeoJSON readers parse as dates), e.g. 2024-05-01T12:00:00Z or 2024-05-01.
+        // A named zone such as "UTC" needs chrono-tz to display (not built): UTC instants are
+        // shown with the offset +00:00, which is the same instant.
+        DataType::Timestamp(u, Some(tz)) if tz.as_ref() != "+00:00" => match arrow_cast::cast(a, &DataType::Timestamp(*u, Some("+00:00".into()))) {
+            Ok(b) if matches!(tz.as_ref(), "UTC" | "utc" | "Etc/UTC" | "Z") => cell(&b, i),
+            _ => arrow_cast::display::ArrayFormatter::try_new(a.as_ref(), &arrow_cast::display::FormatOptions::default())
+                .map(|f| Value::String(f.value(i).to_string()))
+                .unwrap_or(Value::Null),
+        },
         DataType::Timestamp(_, _) | DataType::Date32 => arrow_cast::display::ArrayFormatter::try_new(a.as_ref(), &arrow_cast::display::FormatOptions::default())
             .map(|f| Value::String(f.value(i).to_string()))
             .unwrap_or(Value::Null),
@@ -446,6 +458,10 @@ fn cell(a: &ArrayRef, i: usize) -> Value {
             let l = a.as_list::<i32>();
             let v = l.value(i);
             Value::Array((0..v.len()).map(|j| cell(&v, j)).collect())
+        }
+        DataType::Dictionary(_, _) => {
+            let d = a.as_any_dictionary();
+            cell(d.values(), d.normalized_keys()[i])
         }
         _ => Value::Null,
     }
@@ -505,7 +521,11 @@ impl<'a> FeatureWriter<'a> {
                 Some(ColumnKind::Dataset) => {
                     let c = t.table().column(&name)?;
                     let units = c.text_attr(names::UNITS)?;
-                    plan::out_plan(c.dtype(), false, units.as_deref(), None, false).map(|(p, _)| (p, false))
+                    // A categorical column's labels, not its codes (HEP001 §8.7, issue #22).
+                    match crate::h5col::categorical::categories_of(t.table(), &name)? {
+                        Some(cats) => Ok((plan::categorical_out_plan(c.dtype(), &cats.labels).0, false)),
+                        None => plan::out_plan(c.dtype(), false, units.as_deref(), None, false).map(|(p, _)| (p, false)),
+                    }
                 }
                 Some(ColumnKind::List) => {
                     let lc = t.table().list_column(&name)?;

@@ -56,6 +56,7 @@
 
 pub mod append;
 pub mod arrow;
+pub mod categorical;
 mod convert_crs;
 #[cfg(feature = "gis")]
 pub mod fgb;
@@ -67,7 +68,9 @@ pub mod gis;
 #[cfg(feature = "gis")]
 pub mod gpkg;
 pub mod lake;
+pub mod nested_json;
 mod plan;
+pub mod renest;
 #[cfg(feature = "gis")]
 pub mod shp;
 pub mod sort;
@@ -80,9 +83,10 @@ use crate::h5col::File;
 
 pub use append::{append_file, AppendOptions, AppendReport};
 pub use arrow::{append_record_batches, import_record_batches, ArrowPlan};
-pub use geoparquet::export::{export_geoparquet, ExportOptions, ExportReport, GeoParquetVersion};
+pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, ExportReport, GeoParquetVersion};
 pub use geojson::{export_geojson, import_geojson};
 pub use geoparquet::import::{import_geoparquet, ImportOptions, ImportReport, PointForm};
+pub use nested_json::NestedPolicy;
 
 /// Rows per record batch read or written, and per exported row group: one Marquet row block
 /// at the default chunk length (HEP002 §10.2).
@@ -248,6 +252,12 @@ pub struct ConvertOptions {
     /// Lakehouse sources (CSV, plain Parquet, Iceberg, GeoMesa) and the GeoMesa layout on
     /// export ([`lake`]).
     pub lake: lake::LakeOptions,
+    /// Which geometry columns of a GeoParquet output get a bbox covering column (default:
+    /// the non-point ones; `--covering` every one, `--no-covering` none; issue #22).
+    pub covering: CoveringChoice,
+    /// Nested Arrow columns HEP001 cannot hold (lists of structs, maps, nested lists): JSON
+    /// text with a warning (default) or refused (`--nested`, issue #22).
+    pub nested: NestedPolicy,
 }
 
 /// What [`convert`] did.
@@ -371,11 +381,13 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
         progress: opts.progress.clone(),
         layout: opts.layout.clone(),
         crs: convert_crs::stated(opts)?,
+        nested: opts.nested,
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {
         version: opts.geoparquet_version.unwrap_or_default(),
         progress: opts.progress.clone(),
+        covering: opts.covering,
         ..ExportOptions::default()
     };
     match (fin, fout) {

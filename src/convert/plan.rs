@@ -15,6 +15,8 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, TimeUnit};
 
+use super::categorical::{CatPlan, CategoryStats};
+use super::nested_json::NestedPolicy;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::list::ListSpec;
@@ -61,6 +63,8 @@ pub enum Plan {
     ListOf(Dtype),
     /// List of strings (STRING_VALUES).
     ListOfStr,
+    /// A dictionary of strings as an HEP001 categorical column (§8.7, issue #22).
+    Categorical(Arc<CatPlan>),
 }
 
 /// A planned column: where it comes from (field index path, struct children flattened).
@@ -73,6 +77,16 @@ pub struct Planned {
     pub description: Option<String>,
     /// Needs string statistics before the plan is final.
     pub needs_str_stats: bool,
+    /// The source is a dictionary of strings (`Some(ordered)`): a categorical column when
+    /// the pre-scan's labels allow ([`Planned::finish_categories`]).
+    pub dictionary: Option<bool>,
+    /// The Arrow type of a nested value kept as JSON text ([`super::nested_json`]), or
+    /// `arrow.json` for a source column that already is JSON text.
+    pub json: Option<String>,
+    /// The source's values are turned into JSON text (a nested value, not `arrow.json`).
+    pub to_json: bool,
+    /// The field names from the root, for a child of a flattened struct.
+    pub struct_path: Option<Vec<String>>,
 }
 
 fn int_dtype(size: usize, signed: bool) -> Dtype {
@@ -134,16 +148,21 @@ fn is_string_type(dt: &DataType) -> bool {
     }
 }
 
-/// Plan the columns of `field` (index path `path`); structs are flattened into
-/// `parent.child` columns. Unsupported types go to `skipped`.
+/// Plan the columns of `field` (index path `path`, field names `names` from the root);
+/// structs are flattened into `parent.child` columns whose `arrow_field` attribute records
+/// the nesting; nested values HEP001 cannot hold are JSON text or refused (`nested`).
+/// Other unsupported types go to `skipped`.
+#[allow(clippy::too_many_arguments)]
 pub fn plan_field(
     field: &Field,
     name: String,
     path: Vec<usize>,
+    names: Vec<String>,
     may_have_nulls: bool,
+    nested: NestedPolicy,
     out: &mut Vec<Planned>,
     skipped: &mut Vec<(String, String)>,
-) {
+) -> Result<()> {
     let mk = |plan: Plan| Planned {
         name: name.clone(),
         path: path.clone(),
@@ -151,15 +170,39 @@ pub fn plan_field(
         spec_units: None,
         description: None,
         needs_str_stats: false,
+        dictionary: None,
+        json: None,
+        to_json: false,
+        struct_path: (names.len() > 1).then(|| names.clone()),
     };
     let dt = field.data_type();
+    if super::nested_json::needs_json(dt) {
+        if nested == NestedPolicy::Refuse {
+            return Err(MarquetError::Unsupported(format!(
+                "column {name:?}: Arrow type {} (a list of structs, a map or a nested list) has no HEP001 column; \
+                 keep it as JSON text with --nested json (Rust: ImportOptions::nested)",
+                super::nested_json::type_name(dt)
+            )));
+        }
+        out.push(Planned {
+            needs_str_stats: true,
+            json: Some(super::nested_json::type_name(dt)),
+            to_json: true,
+            description: Some(format!(
+                "JSON text of the source's nested Arrow values ({}), which HEP001 cannot hold",
+                super::nested_json::type_name(dt)
+            )),
+            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+        });
+        return Ok(());
+    }
     if let Some(d) = leaf_dtype(dt) {
         out.push(match dt {
             DataType::Float32 => mk(Plan::Float { f16: false, f32: true }),
             DataType::Float64 => mk(Plan::Float { f16: false, f32: false }),
             _ => mk(Plan::Int(d)),
         });
-        return;
+        return Ok(());
     }
     match dt {
         DataType::Float16 => out.push(Planned {
@@ -167,7 +210,18 @@ pub fn plan_field(
             ..mk(Plan::Float { f16: true, f32: true })
         }),
         DataType::Boolean => out.push(mk(Plan::Bool { nullable: may_have_nulls && field.is_nullable() })),
-        d if is_string_type(d) => out.push(Planned { needs_str_stats: true, ..mk(Plan::FixedStr { size: 1, alt_fill: false }) }),
+        DataType::Dictionary(_, v) if is_string_type(v) => out.push(Planned {
+            needs_str_stats: true,
+            dictionary: Some(field.dict_is_ordered().unwrap_or(false)),
+            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+        }),
+        d if is_string_type(d) => out.push(Planned {
+            needs_str_stats: true,
+            // JSON text already (the Arrow canonical extension type, as our export writes it).
+            json: (field.metadata().get(super::arrow::EXTENSION_NAME).map(String::as_str) == Some(super::nested_json::ARROW_JSON))
+                .then(|| super::nested_json::ARROW_JSON.to_string()),
+            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+        }),
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => out.push(mk(Plan::Binary)),
         DataType::Timestamp(u, tz) => {
             let utc = tz.is_some();
@@ -198,11 +252,14 @@ pub fn plan_field(
             for (i, f) in fields.iter().enumerate() {
                 let mut p = path.clone();
                 p.push(i);
-                plan_field(f, format!("{name}.{}", f.name()), p, true, out, skipped);
+                let mut n = names.clone();
+                n.push(f.name().clone());
+                plan_field(f, format!("{name}.{}", f.name()), p, n, true, nested, out, skipped)?;
             }
         }
         other => skipped.push((name, format!("arrow type {other} has no HEP001 counterpart"))),
     }
+    Ok(())
 }
 
 impl Planned {
@@ -227,10 +284,28 @@ impl Planned {
         };
     }
 
-    /// Create the H5Col column.
+    /// Make a dictionary column categorical (HEP001 §8.7) when the pre-scan's labels allow
+    /// (see [`CategoryStats::finish`]); otherwise it keeps its string plan.
+    pub fn finish_categories(&mut self, st: CategoryStats, max_fixed: usize) {
+        let Some(ordered) = self.dictionary else { return };
+        if let Some(cp) = st.finish(ordered, max_fixed) {
+            self.description = None;
+            self.plan = Plan::Categorical(Arc::new(cp));
+        }
+    }
+
+    /// Create the H5Col column, with its `arrow_field` attribute.
     /// `checksum` adds HDF5's Fletcher-32 filter to its datasets
     /// ([`crate::marquet::WriteLayout::checksums`]).
     pub fn create(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64, checksum: bool) -> Result<()> {
+        self.create_column(t, chunk_rows, checksum)?;
+        match self.arrow_field() {
+            Some(a) => t.table().set_column_text_attr(&self.name, crate::spec::names::ARROW_FIELD, &a),
+            None => Ok(()),
+        }
+    }
+
+    fn create_column(&self, t: &crate::marquet::MarquetTable, chunk_rows: u64, checksum: bool) -> Result<()> {
         let col = |dtype: Dtype| {
             let mut s = ColumnSpec::new(dtype).with_chunk_rows(chunk_rows);
             s.filters = crate::marquet::checksummed(s.filters, checksum);
@@ -267,11 +342,44 @@ impl Planned {
             Plan::Date32 => t.add_column(&self.name, &col(int_dtype(4, true))).map(|_| ()),
             Plan::ListOf(d) => list(ListSpec::of(d.clone())),
             Plan::ListOfStr => list(ListSpec::strings()),
+            Plan::Categorical(cp) => {
+                let labels: Vec<&str> = cp.labels.iter().map(String::as_str).collect();
+                let cats = crate::h5col::categorical::create_categories(t.table(), &self.name, &labels, cp.ordered)?;
+                crate::h5col::categorical::add_categorical_column(t.table(), &self.name, &col(cp.dtype.clone()), &cats).map(|_| ())
+            }
         }
+    }
+
+    /// The array this plan stores, from the source's array `a`: JSON text for a nested
+    /// value ([`super::nested_json`]), `a` itself otherwise.
+    pub fn prepare(&self, a: ArrayRef) -> Result<ArrayRef> {
+        match self.to_json {
+            true => super::nested_json::json_text(&a, &self.name),
+            false => Ok(a),
+        }
+    }
+
+    /// The `arrow_field` attribute of the column (see [`crate::spec::names::ARROW_FIELD`]).
+    pub fn arrow_field(&self) -> Option<String> {
+        if self.json.is_none() && self.struct_path.is_none() {
+            return None;
+        }
+        let mut m = serde_json::Map::new();
+        if let Some(p) = &self.struct_path {
+            m.insert("path".into(), serde_json::json!(p));
+        }
+        if let Some(j) = &self.json {
+            m.insert("json".into(), serde_json::json!(j));
+        }
+        Some(serde_json::Value::Object(m).to_string())
     }
 
     /// Convert one batch's array to H5Col values.
     pub fn values(&self, a: &ArrayRef) -> Result<ColumnValues> {
+        if self.to_json {
+            let a = self.prepare(a.clone())?;
+            return Planned { to_json: false, ..self.clone() }.values(&a);
+        }
         let n = a.len();
         let missing: Vec<bool> = (0..n).map(|i| a.is_null(i)).collect();
         let arr = |values: H5Array| ColumnValues::Array { values, missing: Some(missing.clone()) };
@@ -332,6 +440,7 @@ impl Planned {
                 let leaf = leaf.slice_elems(&r);
                 ColumnValues::List(rebase(offs, &missing, ListValues::Leaf(leaf)))
             }
+            Plan::Categorical(cp) => cp.values(a, &self.name)?,
             Plan::ListOfStr => {
                 let (offs, vals) = list_parts(a)?;
                 let s = strings(&vals)?;
@@ -519,6 +628,16 @@ pub enum OutPlan {
     Bytes { text: bool },
     ListOf(Dtype),
     ListOfStr,
+    /// A categorical column (HEP001 §8.7) as `Dictionary<key, utf8>` over its labels.
+    Categorical { key: DataType, labels: Arc<StringArray> },
+}
+
+/// The export plan of a categorical column with code type `codes` and `labels`:
+/// `Dictionary<key, utf8>` (see [`super::categorical::key_type`]).
+pub fn categorical_out_plan(codes: &Dtype, labels: &[String]) -> (OutPlan, DataType) {
+    let key = super::categorical::key_type(codes);
+    let dt = DataType::Dictionary(Box::new(key.clone()), Box::new(DataType::Utf8));
+    (OutPlan::Categorical { key, labels: Arc::new(StringArray::from_iter_values(labels)) }, dt)
 }
 
 /// Plan the export of column `name` (dataset dtype or list leaf); `None` = not exportable.
@@ -566,7 +685,7 @@ pub fn out_plan(
             }
             Ok((OutPlan::EnumNames(members.clone()), DataType::Utf8))
         }
-        other => Err(format!("{other:?} has no Parquet mapping here")),
+        other => Err(format!("{other} has no Parquet mapping here")),
     }
 }
 
@@ -610,7 +729,7 @@ fn numeric_array(d: &Dtype, bytes: &[u8], nulls: Option<NullBuffer>) -> Result<A
         Dtype::Int { size: 8, signed: false, .. } => prim!(UInt64Array, u64, bytes, nulls),
         Dtype::Float { size: 4, .. } => prim!(Float32Array, f32, bytes, nulls),
         Dtype::Float { size: 8, .. } => prim!(Float64Array, f64, bytes, nulls),
-        other => return Err(MarquetError::Unsupported(format!("{other:?} values"))),
+        other => return Err(MarquetError::Unsupported(format!("{other} values"))),
     })
 }
 
@@ -658,6 +777,7 @@ pub fn out_array(p: &OutPlan, a: &H5Array, missing: &[bool]) -> Result<ArrayRef>
             let v: Vec<i32> = a.bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4]))).collect();
             Arc::new(Date32Array::new(v.into(), nulls))
         }
+        OutPlan::Categorical { key, labels } => super::categorical::dictionary_array(key, labels, a, missing)?,
         _ => return Err(MarquetError::Unsupported("list plan for a dataset column".into())),
     })
 }

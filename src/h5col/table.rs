@@ -109,6 +109,18 @@ impl Table {
         read_token(self.id(), name)
     }
 
+    /// Set a string attribute on column `column` (its dataset, or its list column group).
+    pub fn set_column_text_attr(&self, column: &str, name: &str, value: &str) -> Result<()> {
+        let o = h5::object_open(self.id(), column)?;
+        h5::attr_write_utf8(o.id(), name, value)
+    }
+
+    /// Read a string attribute of column `column` (dataset or list column group).
+    pub fn column_text_attr(&self, column: &str, name: &str) -> Result<Option<String>> {
+        let o = h5::object_open(self.id(), column)?;
+        read_token(o.id(), name)
+    }
+
     /// Write `column-order` (HEP001 §6): the logical order of the columns, by name.
     pub fn set_column_order(&self, names_in_order: &[String]) -> Result<()> {
         h5::attr_write_utf8_array(self.id(), names::COLUMN_ORDER, names_in_order)

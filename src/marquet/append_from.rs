@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::error::{MarquetError, Result};
-use crate::h5col::{Batch, ColumnKind, ColumnValues};
+use crate::h5col::{categorical, Batch, ColumnKind, ColumnValues};
 use crate::progress::Progress;
 
 use super::spatial_index::RTreeOnAppend;
@@ -61,6 +61,27 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
                 this.path()
             )));
         }
+        // Categorical codes are carried over by label (HEP001 §8.7): every label of the
+        // source must be a category of the target.
+        match (categorical::categories_of(this.table(), c)?, categorical::categories_of(src.table(), c)?) {
+            (Some(d), Some(sc)) => {
+                if let Some(l) = sc.labels.iter().find(|l| d.code_of(l).is_none()) {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "{}: column '{c}': the source's label {l:?} is not a category of the target ({} categories)",
+                        this.path(),
+                        d.labels.len()
+                    )));
+                }
+            }
+            (None, None) => {}
+            (d, _) => {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "{}: column '{c}' is categorical in the {} only",
+                    this.path(),
+                    if d.is_some() { "target" } else { "source" }
+                )));
+            }
+        }
     }
     Ok(())
 }
@@ -68,12 +89,24 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
 pub(crate) fn append_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
     this.check_append_source(src)?;
     let mut staged = this.begin_append()?;
-    let n = stage_batches_from(&mut staged, src, batch_rows, progress)?;
+    let n = stage_batches_from(&mut staged, this, src, batch_rows, progress)?;
     staged.commit(rtree)?;
     Ok(n)
 }
-fn stage_batches_from(staged: &mut StagedAppend<'_>, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
+fn stage_batches_from(staged: &mut StagedAppend<'_>, this: &MarquetTable, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
     let (cols, geoms) = appendable(src)?;
+    // Source code → target code of each categorical column (checked by check_append_source).
+    let mut recode: std::collections::HashMap<String, (Vec<Option<i64>>, crate::h5col::Dtype)> = Default::default();
+    for c in &cols {
+        if let (Some(d), Some(sc)) = (categorical::categories_of(this.table(), c)?, categorical::categories_of(src.table(), c)?) {
+            let map: Vec<Option<i64>> = sc.labels.iter().map(|l| d.code_of(l)).collect();
+            let identity = map.iter().enumerate().all(|(i, m)| *m == Some(i as i64));
+            let dtype = this.table().column(c)?.dtype().to_le();
+            if !identity || src.table().column(c)?.dtype().to_le() != dtype {
+                recode.insert(c.clone(), (map, dtype));
+            }
+        }
+    }
     let n = src.nrows()?;
     let step = batch_rows.max(1);
     let mut s = 0u64;
@@ -92,8 +125,22 @@ fn stage_batches_from(staged: &mut StagedAppend<'_>, src: &MarquetTable, batch_r
                 Some(ColumnKind::Dataset) => {
                     let col = src.table().column(c)?;
                     let a = col.read(s, e - s)?;
-                    let missing = a.missing(col.fill());
-                    ColumnValues::Array { values: a, missing: Some(missing) }
+                    let mut missing = a.missing(col.fill());
+                    match recode.get(c) {
+                        Some((map, dtype)) => {
+                            let codes: Vec<i64> = (0..a.len())
+                                .map(|i| match a.get_i128(i).and_then(|k| usize::try_from(k).ok()).and_then(|k| map.get(k).copied().flatten()) {
+                                    Some(k) if !missing[i] => k,
+                                    _ => {
+                                        missing[i] = true;
+                                        0
+                                    }
+                                })
+                                .collect();
+                            ColumnValues::Array { values: codes_array(dtype, &codes, &col.path)?, missing: Some(missing) }
+                        }
+                        None => ColumnValues::Array { values: a, missing: Some(missing) },
+                    }
                 }
                 None => continue,
             };
@@ -104,4 +151,20 @@ fn stage_batches_from(staged: &mut StagedAppend<'_>, src: &MarquetTable, batch_r
         progress.report(s, Some(n));
     }
     Ok(n)
+}
+
+/// Categorical codes as an array of the target column's integer type.
+fn codes_array(dtype: &crate::h5col::Dtype, codes: &[i64], path: &str) -> Result<crate::h5col::Array> {
+    use crate::h5col::{Array, Dtype};
+    Ok(match dtype {
+        Dtype::Int { size: 1, signed: true, .. } => Array::from_i8(&codes.iter().map(|&c| c as i8).collect::<Vec<_>>()),
+        Dtype::Int { size: 2, signed: true, .. } => Array::from_i16(&codes.iter().map(|&c| c as i16).collect::<Vec<_>>()),
+        Dtype::Int { size: 4, signed: true, .. } => Array::from_i32(&codes.iter().map(|&c| c as i32).collect::<Vec<_>>()),
+        Dtype::Int { size: 8, signed: true, .. } => Array::from_i64(codes),
+        Dtype::Int { size: 1, signed: false, .. } => Array::from_u8(&codes.iter().map(|&c| c as u8).collect::<Vec<_>>()),
+        Dtype::Int { size: 2, signed: false, .. } => Array::from_u16(&codes.iter().map(|&c| c as u16).collect::<Vec<_>>()),
+        Dtype::Int { size: 4, signed: false, .. } => Array::from_u32(&codes.iter().map(|&c| c as u32).collect::<Vec<_>>()),
+        Dtype::Int { size: 8, signed: false, .. } => Array::from_u64(&codes.iter().map(|&c| c as u64).collect::<Vec<_>>()),
+        other => return Err(MarquetError::Unsupported(format!("{path}: categorical codes of type {other}"))),
+    })
 }

@@ -82,6 +82,15 @@ pub const CATEGORIES: &str = "CATEGORIES";
 /// meaningful order; must be true on a `SORTED_ROWS` index (HEP001 §8.7, §11.5, §11.6).
 pub const ORDERED: &str = "ordered";
 
+// ---- Arrow sources (issue #22) ----
+/// Column attribute (UTF-8 JSON) recording the Arrow field an imported column came from,
+/// where its name and type do not say it: `"path"`, the field names from the root for a
+/// child of a struct flattened into `parent.child` columns (re-nested on GeoParquet
+/// export), and `"json"`, the Arrow type of a nested value (a list of structs, a map, a
+/// nested list) that HEP001 cannot hold and that is stored as JSON text instead. An extra
+/// attribute, as HEP001 §4 allows (no reserved name).
+pub const ARROW_FIELD: &str = "arrow_field";
+
 // ---- search indexes ----
 /// Group under a table group holding every search-index dataset and its accompanying datasets
 /// (HEP001 §11.1).

@@ -72,6 +72,10 @@ fn span_cells(
         }
     } else {
         match t.kind_of(c)? {
+            // A categorical column's labels, not its codes (HEP001 §8.7).
+            Some(ColumnKind::Dataset) if h5col::categorical::categories_of(t, c)?.is_some() => {
+                v = h5col::categorical::read_labels(t, c, start, end - start)?;
+            }
             Some(ColumnKind::Dataset) => {
                 let col = t.column(c)?;
                 num = matches!(col.dtype(), h5col::Dtype::Int { .. } | h5col::Dtype::Float { .. });

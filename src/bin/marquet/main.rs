@@ -126,6 +126,12 @@ struct ConvertArgs {
     /// CRS when it is missing or wrong (coordinates unchanged).
     #[arg(long, value_name = "CODE")]
     to_crs: Option<String>,
+    /// Nested columns an HDF5 table cannot hold (a list of structs, a map, a nested list):
+    /// json = keep each value as JSON text, with a warning (default); refuse = stop with an
+    /// error naming the column. Structs are always kept, as `parent.child` columns nested
+    /// again on GeoParquet export.
+    #[arg(long, value_parser = ["json", "refuse"], value_name = "POLICY")]
+    nested: Option<String>,
     #[command(flatten)]
     layout: LayoutArgs,
     #[command(flatten)]
@@ -148,9 +154,15 @@ struct LayoutArgs {
     /// BLOCK_BBOX block length in rows (default 1024).
     #[arg(long, help_heading = "Layout")]
     block_length: Option<u64>,
-    /// No covering (bbox) column for non-point geometry columns.
-    #[arg(long, help_heading = "Layout")]
+    /// No covering (bbox) column: none in an HDF5 table; in GeoParquet output, none either
+    /// (default: one for each non-point geometry column).
+    #[arg(long, help_heading = "Layout", conflicts_with = "covering")]
     no_covering: bool,
+    /// A covering (bbox) column in GeoParquet output for every geometry column, point
+    /// columns too (GeoParquet 1.1 `covering`, also written in 1.0 and 2.0 output;
+    /// `geopandas.read_parquet(bbox=...)` needs one).
+    #[arg(long, help_heading = "Layout")]
+    covering: bool,
     /// Chunk length in rows of geometry and attribute columns (default 2048).
     #[arg(long, help_heading = "Layout")]
     chunk_rows: Option<u64>,
@@ -173,6 +185,16 @@ struct LayoutArgs {
 }
 
 impl LayoutArgs {
+    /// The bbox coverings of GeoParquet output (`--covering`, `--no-covering`).
+    fn covering(&self) -> marquet::convert::CoveringChoice {
+        use marquet::convert::CoveringChoice;
+        match (self.covering, self.no_covering) {
+            (true, _) => CoveringChoice::All,
+            (_, true) => CoveringChoice::None,
+            _ => CoveringChoice::NonPoint,
+        }
+    }
+
     fn layout(&self) -> Result<marquet::marquet::WriteLayout, marquet::MarquetError> {
         let mut l = marquet::marquet::WriteLayout::default().with_spatial_order(!self.keep_order);
         if self.no_index {
@@ -330,10 +352,17 @@ fn convert(a: ConvertArgs) -> ExitCode {
     };
     lake.geomesa_export = a.parquet_layout.as_deref() == Some("geomesa");
     let bar = Bar::rows("convert");
+    let covering = a.layout.covering();
+    let nested = match a.nested.as_deref() {
+        Some("refuse") => marquet::convert::NestedPolicy::Refuse,
+        _ => marquet::convert::NestedPolicy::Json,
+    };
     let opts = ConvertOptions {
         table: a.table,
         geoparquet_version: v,
         progress: bar.progress(),
+        covering,
+        nested,
         layout,
         // One --crs for every source (the lakehouse readers' and issue #22's).
         crs: lake.crs.clone(),
@@ -345,6 +374,9 @@ fn convert(a: ConvertArgs) -> ExitCode {
     bar.finish();
     match res {
         Ok(r) => {
+            for w in r.import.iter().flat_map(|i| &i.warnings) {
+                eprintln!("warning: {w}");
+            }
             out::print(&r.to_string());
             ExitCode::SUCCESS
         }

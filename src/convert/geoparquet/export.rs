@@ -15,6 +15,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 use crate::convert::arrow::ArrowPlan;
+pub use super::export_covering::CoveringChoice;
 use super::meta::{self, WriteColumn};
 use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
 use crate::error::{MarquetError, Result};
@@ -78,11 +79,20 @@ pub struct ExportOptions {
     pub compression: ExportCompression,
     /// Called after each row group with the rows written so far.
     pub progress: crate::Progress,
+    /// Which geometry columns get a bbox covering column (default: those that are not
+    /// point columns; `convert --covering` / `--no-covering`, issue #22).
+    pub covering: CoveringChoice,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { version: GeoParquetVersion::V2_0, row_group_rows: DEFAULT_BATCH_ROWS, compression: ExportCompression::Zstd, progress: crate::Progress::default() }
+        ExportOptions {
+            version: GeoParquetVersion::V2_0,
+            row_group_rows: DEFAULT_BATCH_ROWS,
+            compression: ExportCompression::Zstd,
+            progress: crate::Progress::default(),
+            covering: CoveringChoice::default(),
+        }
     }
 }
 
@@ -203,13 +213,16 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     };
     // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
     // as the ordinary H5Col data they also are, and reported (crate::convert::arrow::ArrowPlan).
-    let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?;
+    // Struct columns flattened on import are nested again (issue #22).
+    let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?.renested();
     report.notes.extend(plan.notes.iter().cloned());
     report.skipped.extend(plan.skipped.iter().cloned());
     let geo_names: Vec<String> = plan.geometry_columns.iter().map(|g| g.name.clone()).collect();
     let primary = geo_names.first().cloned();
     let infos: HashMap<String, GeometryColumnInfo> = plan.geometry_columns.iter().map(|g| (g.name.clone(), g.clone())).collect();
-    let schema = plan.schema();
+    // Bbox covering columns: the table's own or computed (super::export_covering).
+    let cov = super::export_covering::plan_coverings(&plan.schema(), &plan.geometry_columns, opts.covering);
+    let schema = cov.schema();
     let geo_fields: Vec<(usize, String)> =
         schema.fields().iter().enumerate().filter(|(_, f)| infos.contains_key(f.name())).map(|(i, f)| (i, f.name().clone())).collect();
     let compression = match opts.compression {
@@ -224,8 +237,8 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         .set_created_by(format!("marquet version {}", env!("CARGO_PKG_VERSION")))
         .build();
     let out = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
-    // No embedded ARROW:schema: readers such as pyarrow would take the schema metadata from
-    // it and miss the `geo` key, which is only known (exactly) once every row is written.
+    // No ARROW:schema up front: it would lack the `geo` key, which is only known (exactly)
+    // once every row is written; it is appended to the footer at the end.
     let mut wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
     if opts.version == GeoParquetVersion::V2_0 {
         // OGC:CRS84 stated in the logical type too (super::export_crs, issue #22).
@@ -236,10 +249,12 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
     let n = t.nrows()?;
     let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();
+    let mut seen = super::pandas_meta::Seen::new(schema.fields().len());
     let mut s = 0u64;
     while s < n {
         let e = (s + rg as u64).min(n);
-        let batch = plan.read_range(&t, s, e)?;
+        let batch = cov.batch(&plan.read_range(&t, s, e)?, s, &out_path)?;
+        seen.add(&batch);
         for (i, name) in &geo_fields {
             let info = &infos[name];
             let sm = summaries.get_mut(name).ok_or_else(|| MarquetError::InvalidArgument(name.clone()))?;
@@ -287,20 +302,49 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
             orientation_ccw: info.orientation_ccw,
             epoch: info.epoch,
             bbox: sm.bbox_vec(opts.version == GeoParquetVersion::V2_0),
-            covering: info.covering.clone(),
+            covering: cov.covering.get(g).cloned(),
             encoding: "WKB",
         });
     }
     if opts.version == GeoParquetVersion::V1_0 && wcols.iter().any(|c| c.covering.is_some()) {
-        report.notes.push("1.0 has no covering: the bbox columns are written as ordinary struct columns".into());
+        report.notes.push("1.0 has no covering: the bbox columns are described with the 1.1 `covering` key, which 1.0 readers ignore".into());
     }
+    let mut kv: HashMap<String, String> = HashMap::new();
     match &primary {
         Some(primary) => {
-            let geo = meta::write_geo(opts.version.geo_version(), primary, &wcols);
-            w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
+            kv.insert("geo".to_string(), meta::write_geo(opts.version.geo_version(), primary, &wcols));
         }
         None => report.notes.push("no geometry column can be interpreted: written as plain Parquet without `geo` metadata".into()),
     }
+    // pandas dtypes (issue #22), and the Arrow schema written last, with the whole footer
+    // metadata in it, as pyarrow writes it: readers take dictionary (categorical) types and
+    // timezones from it.
+    // An ordered categorical whose row groups met its labels out of order comes back from
+    // the dictionary pages in another order: it is declared unordered (see pandas_meta::Seen).
+    let fields: Vec<arrow_schema::Field> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            if f.dict_is_ordered() == Some(true) && !seen.in_order(i) {
+                report.notes.push(format!(
+                    "column {}: an ordered categorical whose rows do not meet its labels in order: written unordered (a Parquet dictionary page lists the labels as the rows meet them)",
+                    f.name()
+                ));
+                return f.as_ref().clone().with_dict_is_ordered(false);
+            }
+            f.as_ref().clone()
+        })
+        .collect();
+    let schema = arrow_schema::Schema::new(fields);
+    kv.insert(super::pandas_meta::PANDAS_KEY.to_string(), super::pandas_meta::pandas_metadata(&schema, &seen));
+    let arrow_schema = parquet::arrow::encode_arrow_schema(&schema.clone().with_metadata(kv.clone()));
+    let mut kv: Vec<(String, String)> = kv.into_iter().collect();
+    kv.sort();
+    for (k, v) in kv {
+        w.append_key_value_metadata(KeyValue::new(k, v));
+    }
+    w.append_key_value_metadata(KeyValue::new(parquet::arrow::ARROW_SCHEMA_META_KEY.to_string(), arrow_schema));
     w.close().map_err(|e| io_err(&out_path, e))?;
     report.rows = n;
     Ok(report)

@@ -9,6 +9,8 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use parquet::basic::{EdgeInterpolationAlgorithm, LogicalType};
 
+use crate::convert::categorical::CategoryStats;
+use crate::convert::nested_json::NestedPolicy;
 use crate::convert::plan::{self, Planned, StrStats};
 use super::meta::{self, Encoding, GeoColumnMeta};
 use crate::convert::sort::{HilbertSorter, KeyCollector};
@@ -55,6 +57,9 @@ pub struct ImportOptions {
     /// The CRS of every geometry column, stated by the user (`convert --crs`, issue #22),
     /// replacing whatever the source says (or does not say); `None` keeps the source's.
     pub crs: Option<Crs>,
+    /// Nested Arrow columns HEP001 cannot hold (lists of structs, maps, nested lists): JSON
+    /// text with a warning (the default) or refused (issue #22).
+    pub nested: NestedPolicy,
 }
 
 impl Default for ImportOptions {
@@ -68,6 +73,7 @@ impl Default for ImportOptions {
             strict: false,
             progress: crate::Progress::default(),
             crs: None,
+            nested: NestedPolicy::default(),
         }
     }
 }
@@ -117,6 +123,9 @@ pub struct ImportReport {
     pub skipped: Vec<(String, String)>,
     /// Deviations from the GeoParquet specification (see [`crate::convert::code`]).
     pub findings: Vec<Finding>,
+    /// What a user should hear about (the CLI prints them on stderr): nested columns kept
+    /// as JSON text. Not part of the `Display` text.
+    pub warnings: Vec<String>,
 }
 
 impl ImportReport {
@@ -403,7 +412,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         }
         let may_null = column_may_have_nulls(&md, &sdescr, i);
         let mut local = Vec::new();
-        plan_field_sanitized(f, i, may_null, &mut local, &mut skipped, &mut used);
+        plan_field_sanitized(f, i, may_null, opts.nested, &mut local, &mut skipped, &mut used)?;
         planned.extend(local);
     }
 
@@ -422,6 +431,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
     }
     let str_cols: Vec<usize> = (0..planned.len()).filter(|&i| planned[i].needs_str_stats).collect();
     let mut str_stats: Vec<StrStats> = vec![StrStats::default(); planned.len()];
+    let mut cat_stats: Vec<CategoryStats> = vec![CategoryStats::default(); planned.len()];
     let mut gscan: Vec<GeomScan> = (0..geoms.len()).map(|_| GeomScan::default()).collect();
     if !str_cols.is_empty() || !scan_geom.is_empty() {
         let mut roots_needed: BTreeSet<usize> = str_cols.iter().map(|&i| planned[i].path[0]).collect();
@@ -435,9 +445,12 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             for &i in &str_cols {
                 let mut p = planned[i].path.clone();
                 p[0] = pos[&p[0]];
-                let a = plan::array_at(&batch, &p);
+                let a = planned[i].prepare(plan::array_at(&batch, &p))?;
                 for s in plan::strings(&a)?.into_iter().flatten() {
                     str_stats[i].add(s);
+                }
+                if planned[i].dictionary.is_some() {
+                    cat_stats[i].add(&a)?;
                 }
             }
             for &g in &scan_geom {
@@ -458,8 +471,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             }
         }
     }
-    for (i, p) in planned.iter_mut().enumerate() {
+    for (i, (p, cats)) in planned.iter_mut().zip(cat_stats).enumerate() {
         p.finish_strings(&str_stats[i], opts.max_fixed_string);
+        p.finish_categories(cats, opts.max_fixed_string);
     }
     // Storage forms.
     for (gi, gp) in geoms.iter_mut().enumerate() {
@@ -550,6 +564,12 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
         order.push((p.path[0], p.name.clone()));
         report.columns.push((p.name.clone(), describe_plan(p, schema.field(p.path[0]).data_type())));
+        if let (Some(j), true) = (&p.json, p.to_json) {
+            report.warnings.push(format!(
+                "column {:?}: {j} has no HEP001 column: kept as JSON text (refuse instead with --nested refuse)",
+                p.name
+            ));
+        }
     }
     // column-order: the source schema order.
     order.sort_by_key(|(r, _)| *r);
@@ -738,17 +758,19 @@ fn plan_field_sanitized(
     f: &arrow_schema::Field,
     root: usize,
     may_null: bool,
+    nested: NestedPolicy,
     out: &mut Vec<Planned>,
     skipped: &mut Vec<(String, String)>,
     used: &mut BTreeSet<String>,
-) {
+) -> Result<()> {
     let start = out.len();
-    plan::plan_field(f, f.name().to_string(), vec![root], may_null, out, skipped);
+    plan::plan_field(f, f.name().to_string(), vec![root], vec![f.name().to_string()], may_null, nested, out, skipped)?;
     for p in &mut out[start..] {
         let n = sanitize_name(&p.name, used);
         used.insert(n.clone());
         p.name = n;
     }
+    Ok(())
 }
 
 fn describe_plan(p: &Planned, src: &DataType) -> String {
@@ -768,7 +790,10 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
         Date32 => "int32, units \"days since 1970-01-01\"".into(),
         ListOf(d) => format!("list column of {d}"),
         ListOfStr => "list column of strings (STRING_VALUES)".into(),
+        Categorical(cp) => format!("categorical ({} labels, {} codes, HEP001 §8.7)", cp.labels.len(), cp.dtype),
     };
+    let to = if p.json.is_some() { format!("JSON text, {to}") } else { to };
+    let src = crate::convert::nested_json::type_name(src);
     if p.path.len() > 1 {
         format!("struct field of {src} flattened -> {to}")
     } else {

@@ -414,7 +414,7 @@ pub struct WriteColumn {
     pub epoch: Option<f64>,
     /// Written as `bbox`: 4, 6 or 8 numbers in GeoParquet order (all minima, then all maxima).
     pub bbox: Option<Vec<f64>>,
-    /// Name of the covering struct column, written as `covering.bbox` (not in 1.0 output).
+    /// Name of the covering struct column, written as `covering.bbox` (in 1.0 output too).
     pub covering: Option<String>,
     /// The `encoding` string, e.g. `"WKB"` or `"point"`.
     pub encoding: &'static str,
@@ -423,7 +423,6 @@ pub struct WriteColumn {
 /// Build the `geo` JSON for `version` ("2.0.0", "1.1.0", "1.0.0").
 pub fn write_geo(version: &str, primary: &str, cols: &[WriteColumn]) -> String {
     let mut columns = Map::new();
-    let v1_0 = version.starts_with("1.0");
     for c in cols {
         let mut o = Map::new();
         o.insert("encoding".into(), Value::String(c.encoding.into()));
@@ -452,7 +451,9 @@ pub fn write_geo(version: &str, primary: &str, cols: &[WriteColumn]) -> String {
         if let Some(b) = &c.bbox {
             o.insert("bbox".into(), serde_json::json!(b));
         }
-        if let (Some(cov), false) = (&c.covering, v1_0) {
+        // Also in 1.0 output, which has no such key: 1.0 readers ignore it, others (geopandas'
+        // `read_parquet(bbox=…)`) use it (issue #22).
+        if let Some(cov) = &c.covering {
             o.insert(
                 "covering".into(),
                 serde_json::json!({"bbox": {
