@@ -55,6 +55,107 @@ pub(super) fn exact(p: &Predicate, g: &geo::Geometry<f64>, w: &geo::Geometry<f64
     }
 }
 
+/// Layer 4's decision for one row, the same for the one-shot query and the warm reader:
+/// the query's window, predicate and the column's edge rules, fixed once per query.
+pub(super) struct ExactTest<'a> {
+    predicate: Predicate,
+    wbox: BBox,
+    window_geo: geo::Geometry<f64>,
+    /// A box window not wrapping the antimeridian: it decides rows whose box lies inside
+    /// it without the exact test (such a geometry intersects the window, and is within it
+    /// when its box is inside the window's interior).
+    box_window: Option<BBox>,
+    planar: bool,
+    model: crate::spatial::geodesic::EdgeModel,
+    info: &'a GeometryColumnInfo,
+}
+
+impl<'a> ExactTest<'a> {
+    /// The test of `q` on column `info` (`predicate`: `q.predicate`, or `BBoxOnly` under
+    /// non-planar edges).
+    pub(super) fn new(q: &Query, predicate: Predicate, info: &'a GeometryColumnInfo) -> ExactTest<'a> {
+        ExactTest {
+            predicate,
+            wbox: q.window.bbox(),
+            window_geo: q.window.to_geo(),
+            box_window: match &q.window {
+                Window::BBox(b) if b.xmin <= b.xmax => Some(*b),
+                _ => None,
+            },
+            planar: info.edges.is_planar(),
+            model: crate::marquet::bounds::edge_model(&info.edges),
+            info,
+        }
+    }
+
+    fn inside(&self, g: &BBox, strict: bool) -> bool {
+        self.box_window.as_ref().is_some_and(|w| {
+            if strict {
+                g.xmin > w.xmin && g.xmax < w.xmax && g.ymin > w.ymin && g.ymax < w.ymax
+            } else {
+                g.xmin >= w.xmin && g.xmax <= w.xmax && g.ymin >= w.ymin && g.ymax <= w.ymax
+            }
+        })
+    }
+
+    /// Does the point `(px, py)` match? (A NaN coordinate, an empty point, never does.)
+    pub(super) fn point(&self, px: f64, py: f64, st: &mut QueryStats) -> bool {
+        st.exact_tested += 1;
+        if px.is_nan() || py.is_nan() {
+            return false;
+        }
+        let pbox = BBox::xy(px, py, px, py);
+        match self.predicate {
+            Predicate::BBoxOnly => intersects(&pbox, &self.wbox),
+            Predicate::Intersects if self.box_window.is_some() => self.inside(&pbox, false),
+            Predicate::Within if self.box_window.is_some() => self.inside(&pbox, true),
+            _ => {
+                let g = geo::Geometry::Point(geo::Point::new(px, py));
+                exact(&self.predicate, &g, &self.window_geo, &pbox, &self.wbox, st)
+            }
+        }
+    }
+
+    /// Does the WKB value of table row `row` match? The box first (under the column's
+    /// edges), then the box shortcut of a box window, then `geo`.
+    pub(super) fn wkb(&self, w: &[u8], row: u64, st: &mut QueryStats) -> Result<bool> {
+        st.exact_tested += 1;
+        let path = &self.info.path;
+        let scanned = crate::wkb::scan(w).map_err(|e| e.into_marquet(path.clone(), Some(row)))?;
+        if scanned.is_empty {
+            return Ok(false);
+        }
+        let gbox = if self.planar {
+            scanned.bbox
+        } else {
+            crate::marquet::bounds::geometry_box(w, self.model, self.info.orientation_ccw)
+                .map_err(|e| e.into_marquet(path.clone(), Some(row)))?
+        };
+        if !intersects(&gbox, &self.wbox) {
+            return Ok(false); // no predicate can hold
+        }
+        Ok(match self.predicate {
+            Predicate::BBoxOnly => true,
+            Predicate::Intersects if self.inside(&gbox, false) => true,
+            Predicate::Within if self.inside(&gbox, true) => true,
+            _ => {
+                let g: geo::Geometry<f64> = crate::wkb::decode(w).map_err(|e| e.into_marquet(path.clone(), Some(row)))?.into();
+                exact(&self.predicate, &g, &self.window_geo, &gbox, &self.wbox, st)
+            }
+        })
+    }
+}
+
+/// Coordinate `off` (a byte offset) of a point element stored as f32 or f64
+/// little-endian; NaN when the element is too short.
+pub(super) fn point_coord(el: &[u8], off: usize, f32: bool) -> f64 {
+    if f32 {
+        el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)
+    } else {
+        el.get(off..off + 8).and_then(|b| b.try_into().ok()).map(f64::from_le_bytes).unwrap_or(f64::NAN)
+    }
+}
+
 /// The geometry column, opened once per query and read run by run.
 pub(super) enum GeomSource {
     Var { lc: ListColumn, mask: bool, path: String },

@@ -6,14 +6,12 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::ColumnKind;
 use crate::spatial::geom_box::intersects;
 use crate::spatial::packed_rtree;
-use crate::marquet::bounds;
 use crate::marquet::spatial_index::IndexState;
 use crate::marquet::MarquetTable;
 use crate::spec::BBox;
-use crate::wkb;
 
 use super::*;
-use super::exact::{exact, GeomSource};
+use super::exact::{point_coord, ExactTest, GeomSource};
 
 /// Rows read from a column in one piece at most.
 pub const READ_ROWS: u64 = 65_536;
@@ -163,27 +161,10 @@ pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryRe
     }
 
     // Layer 4: the exact predicate.
-    let window_geo = q.window.to_geo();
+    let test = ExactTest::new(q, predicate, &info);
     let mut rows = Vec::new();
-    let model = bounds::edge_model(&info.edges);
     let src = GeomSource::open(this, &info)?;
     let mut wkb = q.with_wkb.then(crate::marquet::WkbBuffer::new);
-    // A box window (not wrapping the antimeridian) decides rows whose box lies inside
-    // it without the exact test: such a geometry intersects the window, and is within
-    // it when its box is inside the window's interior.
-    let box_window = match &q.window {
-        Window::BBox(b) if b.xmin <= b.xmax => Some(*b),
-        _ => None,
-    };
-    let inside = |g: &BBox, strict: bool| {
-        box_window.as_ref().is_some_and(|w| {
-            if strict {
-                g.xmin > w.xmin && g.xmax < w.xmax && g.ymin > w.ymin && g.ymax < w.ymax
-            } else {
-                g.xmin >= w.xmin && g.xmax <= w.xmax && g.ymin >= w.ymin && g.ymax <= w.ymax
-            }
-        })
-    };
     for (group, members) in read_groups(&runs) {
         let (s, e) = (group.start, group.end);
         // Offsets (relative to `s`) of the rows to test: the members, not the gaps.
@@ -195,37 +176,12 @@ pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryRe
                 let miss = a.missing(col.fill());
                 let mut points = None;
                 let code = crate::spec::GeometryType::new(crate::spec::GeometryKind::Point, *dims).iso_code().to_le_bytes();
-                let get = |el: &[u8], off: usize| -> f64 {
-                    if *f32 {
-                        el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)
-                    } else {
-                        el.get(off..off + 8)
-                            .and_then(|b| b.try_into().ok())
-                            .map(f64::from_le_bytes)
-                            .unwrap_or(f64::NAN)
-                    }
-                };
                 for i in wanted {
                     if miss[i] {
                         continue;
                     }
-                    st.exact_tested += 1;
                     let el = a.element(i);
-                    let (px, py) = (get(el, *x), get(el, *y));
-                    if px.is_nan() || py.is_nan() {
-                        continue; // empty point
-                    }
-                    let pbox = BBox::xy(px, py, px, py);
-                    let hit = match predicate {
-                        Predicate::BBoxOnly => intersects(&pbox, &wbox),
-                        Predicate::Intersects if box_window.is_some() => inside(&pbox, false),
-                        Predicate::Within if box_window.is_some() => inside(&pbox, true),
-                        _ => {
-                            let g = geo::Geometry::Point(geo::Point::new(px, py));
-                            exact(&predicate, &g, &window_geo, &pbox, &wbox, &mut st)
-                        }
-                    };
-                    if hit {
+                    if test.point(point_coord(el, *x, *f32), point_coord(el, *y, *f32), &mut st) {
                         rows.push(s + i as u64);
                         if let Some(out) = wkb.as_mut() {
                             let p = points.get_or_insert_with(|| crate::marquet::points_from(&a, &miss, *dims));
@@ -238,34 +194,8 @@ pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryRe
                 let values = src.read_wkb(s, e, &mut st)?;
                 for i in wanted {
                     let Some(w) = &values[i] else { continue };
-                    st.exact_tested += 1;
-                    let row = s + i as u64;
-                    let scanned = wkb::scan(w).map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?;
-                    if scanned.is_empty {
-                        continue;
-                    }
-                    let gbox = if planar {
-                        scanned.bbox
-                    } else {
-                        bounds::geometry_box(w, model, info.orientation_ccw)
-                            .map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?
-                    };
-                    if !intersects(&gbox, &wbox) {
-                        continue; // no predicate can hold
-                    }
-                    let hit = match predicate {
-                        Predicate::BBoxOnly => true,
-                        Predicate::Intersects if inside(&gbox, false) => true,
-                        Predicate::Within if inside(&gbox, true) => true,
-                        _ => {
-                            let g: geo::Geometry<f64> = wkb::decode(w)
-                                .map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?
-                                .into();
-                            exact(&predicate, &g, &window_geo, &gbox, &wbox, &mut st)
-                        }
-                    };
-                    if hit {
-                        rows.push(row);
+                    if test.wkb(w, s + i as u64, &mut st)? {
+                        rows.push(s + i as u64);
                         if let Some(out) = wkb.as_mut() {
                             out.push(Some(w));
                         }

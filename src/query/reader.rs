@@ -28,12 +28,10 @@ use crate::h5col::Array;
 use crate::spatial::geom_box::intersects;
 use crate::spatial::packed_rtree;
 use crate::marquet::snapshot::{ColumnSnapshot, GeometryData};
+use super::exact::{point_coord, ExactTest};
 use crate::marquet::spatial_index::IndexState;
-use crate::marquet::{bounds, MarquetTable, WkbBuffer};
-use crate::spec::BBox;
-use crate::wkb;
+use crate::marquet::{MarquetTable, WkbBuffer};
 
-use super::exact::exact;
 use super::layers::{pieces, push_run, read_groups};
 use super::{Predicate, Query, QueryResult, QueryStats, Window};
 
@@ -196,24 +194,10 @@ impl SpatialReader {
         }
 
         // Layer 4: the exact predicate.
-        let window_geo = q.window.to_geo();
         let info = &snap.info;
-        let model = bounds::edge_model(&info.edges);
+        let test = ExactTest::new(q, predicate, info);
         let mut rows = Vec::new();
         let mut out = q.with_wkb.then(WkbBuffer::new);
-        let box_window = match &q.window {
-            Window::BBox(b) if b.xmin <= b.xmax => Some(*b),
-            _ => None,
-        };
-        let inside = |g: &BBox, strict: bool| {
-            box_window.as_ref().is_some_and(|w| {
-                if strict {
-                    g.xmin > w.xmin && g.xmax < w.xmax && g.ymin > w.ymin && g.ymax < w.ymax
-                } else {
-                    g.xmin >= w.xmin && g.xmax <= w.xmax && g.ymin >= w.ymin && g.ymax <= w.ymax
-                }
-            })
-        };
         for (group, members) in read_groups(&runs) {
             let (s, e) = (group.start, group.end);
             let wanted = members.iter().flat_map(|m| (m.start - s) as usize..(m.end - s) as usize);
@@ -225,34 +209,12 @@ impl SpatialReader {
                     let miss = a.missing(fill.as_deref());
                     let mut points = None;
                     let code = crate::spec::GeometryType::new(crate::spec::GeometryKind::Point, dims).iso_code().to_le_bytes();
-                    let get = |el: &[u8], off: usize| -> f64 {
-                        if f32 {
-                            el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)
-                        } else {
-                            el.get(off..off + 8).and_then(|b| b.try_into().ok()).map(f64::from_le_bytes).unwrap_or(f64::NAN)
-                        }
-                    };
                     for i in wanted {
                         if miss[i] {
                             continue;
                         }
-                        st.exact_tested += 1;
                         let el = a.element(i);
-                        let (px, py) = (get(el, x), get(el, y));
-                        if px.is_nan() || py.is_nan() {
-                            continue;
-                        }
-                        let pbox = BBox::xy(px, py, px, py);
-                        let hit = match predicate {
-                            Predicate::BBoxOnly => intersects(&pbox, &wbox),
-                            Predicate::Intersects if box_window.is_some() => inside(&pbox, false),
-                            Predicate::Within if box_window.is_some() => inside(&pbox, true),
-                            _ => {
-                                let g = geo::Geometry::Point(geo::Point::new(px, py));
-                                exact(&predicate, &g, &window_geo, &pbox, &wbox, &mut st)
-                            }
-                        };
-                        if hit {
+                        if test.point(point_coord(el, x, f32), point_coord(el, y, f32), &mut st) {
                             rows.push(s + i as u64);
                             if let Some(o) = out.as_mut() {
                                 let p = points.get_or_insert_with(|| crate::marquet::points_from(&a, &miss, dims));
@@ -271,7 +233,12 @@ impl SpatialReader {
                             continue;
                         }
                         let w = &a.bytes[i * size..(i + 1) * size];
-                        test_wkb(w, s + i as u64, info, planar, model, predicate, &wbox, &window_geo, &inside, &mut st, &mut rows, &mut out)?;
+                        if test.wkb(w, s + i as u64, &mut st)? {
+                            rows.push(s + i as u64);
+                            if let Some(o) = out.as_mut() {
+                                o.push(Some(w));
+                            }
+                        }
                     }
                 }
                 d @ GeometryData::Var { .. } => {
@@ -290,7 +257,12 @@ impl SpatialReader {
                                 message: "empty slice for a non-null row (HEP002 §7.2)".into(),
                             });
                         }
-                        test_wkb(w, s + i as u64, info, planar, model, predicate, &wbox, &window_geo, &inside, &mut st, &mut rows, &mut out)?;
+                        if test.wkb(w, s + i as u64, &mut st)? {
+                            rows.push(s + i as u64);
+                            if let Some(o) = out.as_mut() {
+                                o.push(Some(w));
+                            }
+                        }
                     }
                 }
             }
@@ -298,54 +270,6 @@ impl SpatialReader {
         st.rows_matched = rows.len() as u64;
         Ok(QueryResult { rows, stats: st, wkb: out })
     }
-}
-
-/// The exact layer for one WKB row (the one-shot query's rules): the box first (under the
-/// column's edges), then the box shortcut of a box window, then `geo`.
-#[allow(clippy::too_many_arguments)]
-fn test_wkb(
-    w: &[u8],
-    row: u64,
-    info: &crate::marquet::GeometryColumnInfo,
-    planar: bool,
-    model: crate::spatial::geodesic::EdgeModel,
-    predicate: Predicate,
-    wbox: &BBox,
-    window_geo: &geo::Geometry<f64>,
-    inside: &dyn Fn(&BBox, bool) -> bool,
-    st: &mut QueryStats,
-    rows: &mut Vec<u64>,
-    out: &mut Option<WkbBuffer>,
-) -> Result<()> {
-    st.exact_tested += 1;
-    let scanned = wkb::scan(w).map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?;
-    if scanned.is_empty {
-        return Ok(());
-    }
-    let gbox = if planar {
-        scanned.bbox
-    } else {
-        bounds::geometry_box(w, model, info.orientation_ccw).map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?
-    };
-    if !intersects(&gbox, wbox) {
-        return Ok(());
-    }
-    let hit = match predicate {
-        Predicate::BBoxOnly => true,
-        Predicate::Intersects if inside(&gbox, false) => true,
-        Predicate::Within if inside(&gbox, true) => true,
-        _ => {
-            let g: geo::Geometry<f64> = wkb::decode(w).map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?.into();
-            exact(&predicate, &g, window_geo, &gbox, wbox, st)
-        }
-    };
-    if hit {
-        rows.push(row);
-        if let Some(o) = out.as_mut() {
-            o.push(Some(w));
-        }
-    }
-    Ok(())
 }
 
 impl SpatialReader {
