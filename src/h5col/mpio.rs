@@ -5,7 +5,8 @@
 //! calls with the same arguments (HDF5 requires that of every metadata change; data
 //! written that way is written once, by rank 0: see `crate::h5::mpio`).
 
-use super::{search_index, Batch, ColumnKind, ColumnValues, File, ListArray, Table};
+use super::write::Prepared;
+use super::{search_index, Batch, File, Table};
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, mpio, mpio::MPI_Comm};
 use crate::spec::names;
@@ -119,49 +120,4 @@ impl Table {
         h5::flush(self.id())?;
         Ok(slab)
     }
-
-    /// Check and encode this rank's batch for every column (nothing is written).
-    fn prepare_rows(&self, batch: &Batch) -> Result<Vec<Prepared>> {
-        let k = batch.nrows()?;
-        let cols = self.discover_columns()?;
-        for name in batch.columns.keys() {
-            if !cols.contains(name) {
-                return Err(MarquetError::InvalidArgument(format!("{} is not a column", self.member_path(name))));
-            }
-        }
-        if !batch.missing_rest {
-            if let Some(c) = cols.iter().find(|c| !batch.columns.contains_key(*c)) {
-                return Err(MarquetError::InvalidArgument(format!(
-                    "batch has no values for column '{c}' (set missing_rest to write missing values)"
-                )));
-            }
-        }
-        let mut out = Vec::new();
-        for name in &cols {
-            match self.kind_of(name)? {
-                Some(ColumnKind::Dataset) => {
-                    let col = self.column(name)?;
-                    let bytes = col.encode_values(batch.columns.get(name), k)?;
-                    out.push(Prepared::Dataset(col, bytes));
-                }
-                Some(ColumnKind::List) => {
-                    let lc = self.list_column(name)?;
-                    let v = match batch.columns.get(name) {
-                        Some(ColumnValues::List(l)) => l.clone(),
-                        Some(_) => return Err(MarquetError::InvalidArgument(format!("column '{name}' is a list column"))),
-                        None => ListArray::nulls(k as usize, lc.leaf_dtype()?),
-                    };
-                    lc.check_values(&v)?;
-                    out.push(Prepared::List(lc, v));
-                }
-                None => {}
-            }
-        }
-        Ok(out)
-    }
-}
-
-enum Prepared {
-    Dataset(super::Column, Vec<u8>),
-    List(super::list::ListColumn, ListArray),
 }

@@ -62,6 +62,40 @@ impl Table {
     /// many batches is all-or-nothing (docs/FAULTS.md F2). Returns the rows staged.
     pub(crate) fn stage_unguarded(&self, batch: &Batch, at: u64) -> Result<u64> {
         let k = batch.nrows()?;
+        // Validate everything before touching the file.
+        let prepared = self.prepare_rows(batch)?;
+        let n = self.nrows()?;
+        if at < n {
+            return Err(MarquetError::InvalidArgument(format!("{}: cannot stage rows at {at}, below NROWS {n}", self.path())));
+        }
+        let end = at.checked_add(k).ok_or_else(|| MarquetError::InvalidArgument("row count overflow".into()))?;
+        if k == 0 {
+            return Ok(0);
+        }
+        // Step 2: extend every column dataset back to back (no data writes in between),
+        // so that extents stay equal (HEP001 §13 req 2) in any state that reaches disk.
+        for p in &prepared {
+            if let Prepared::Dataset(col, _) = p {
+                col.ensure_len(end)?;
+            }
+        }
+        // Flush the new extents (all equal, beyond NROWS) before any data: HDF5 may write
+        // any dirty object header at any time, so this is what keeps extents equal on disk.
+        h5::flush(self.id())?;
+        // Step 3: write.
+        for p in &prepared {
+            match p {
+                Prepared::Dataset(col, bytes) => h5::dataset_write(col.ds.id(), at, &col.info.dtype.to_le(), bytes, &col.path)?,
+                Prepared::List(lc, v) => lc.append_rows(at, v)?,
+            }
+        }
+        Ok(k)
+    }
+
+    /// Check `batch` against the table's columns and encode it, column by column (nothing
+    /// is written): the first step of every append, serial or collective.
+    pub(crate) fn prepare_rows(&self, batch: &Batch) -> Result<Vec<Prepared>> {
+        let k = batch.nrows()?;
         let cols = self.discover_columns()?;
         for name in batch.columns.keys() {
             if !cols.contains(name) {
@@ -75,58 +109,28 @@ impl Table {
                 )));
             }
         }
-        // Validate everything before touching the file.
-        let mut prepared = Vec::new();
+        let mut out = Vec::new();
         for name in &cols {
             match self.kind_of(name)? {
                 Some(ColumnKind::Dataset) => {
                     let col = self.column(name)?;
                     let bytes = col.encode_values(batch.columns.get(name), k)?;
-                    prepared.push((name.clone(), Some(col), None, bytes));
+                    out.push(Prepared::Dataset(col, bytes));
                 }
                 Some(ColumnKind::List) => {
                     let lc = self.list_column(name)?;
                     let v = match batch.columns.get(name) {
                         Some(ColumnValues::List(l)) => l.clone(),
-                        Some(_) => {
-                            return Err(MarquetError::InvalidArgument(format!("column '{name}' is a list column")))
-                        }
+                        Some(_) => return Err(MarquetError::InvalidArgument(format!("column '{name}' is a list column"))),
                         None => ListArray::nulls(k as usize, lc.leaf_dtype()?),
                     };
                     lc.check_values(&v)?;
-                    prepared.push((name.clone(), None, Some((lc, v)), Vec::new()));
+                    out.push(Prepared::List(lc, v));
                 }
                 None => {}
             }
         }
-        let n = self.nrows()?;
-        if at < n {
-            return Err(MarquetError::InvalidArgument(format!("{}: cannot stage rows at {at}, below NROWS {n}", self.path())));
-        }
-        let end = at.checked_add(k).ok_or_else(|| MarquetError::InvalidArgument("row count overflow".into()))?;
-        if k == 0 {
-            return Ok(0);
-        }
-        // Step 2: extend every column dataset back to back (no data writes in between),
-        // so that extents stay equal (HEP001 §13 req 2) in any state that reaches disk.
-        for (_, col, _, _) in &prepared {
-            if let Some(col) = col {
-                col.ensure_len(end)?;
-            }
-        }
-        // Flush the new extents (all equal, beyond NROWS) before any data: HDF5 may write
-        // any dirty object header at any time, so this is what keeps extents equal on disk.
-        h5::flush(self.id())?;
-        // Step 3: write.
-        for (_, col, list, bytes) in &prepared {
-            if let Some(col) = col {
-                h5::dataset_write(col.ds.id(), at, &col.info.dtype.to_le(), bytes, &col.path)?;
-            }
-            if let Some((lc, v)) = list {
-                lc.append_rows(at, v)?;
-            }
-        }
-        Ok(k)
+        Ok(out)
     }
 
     /// HEP001 §12.3 steps 4–6 for rows `[n_old, n_new)` already staged by
@@ -330,4 +334,12 @@ impl Table {
         }
         Ok(())
     }
+}
+
+/// One column's share of a batch, checked and encoded by [`Table::prepare_rows`].
+pub(crate) enum Prepared {
+    /// A column dataset and its encoded rows.
+    Dataset(super::Column, Vec<u8>),
+    /// A list column and its entries.
+    List(super::list::ListColumn, ListArray),
 }
