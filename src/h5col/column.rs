@@ -303,6 +303,13 @@ impl Column {
         Ok(Array { dtype: mem, bytes })
     }
 
+    /// Write rows encoded in the column's little-endian element layout (what
+    /// [`Column::read`] returns and `encode_values` makes) from row `start`, within the
+    /// extent; no NROWS, GENERATION or index handling (the callers keep HEP001 §12).
+    pub(crate) fn write_encoded(&self, start: u64, bytes: &[u8]) -> Result<()> {
+        h5::dataset_write(self.ds.id(), start, &self.info.dtype.to_le(), bytes, &self.path)
+    }
+
     /// Read the rows `rows` (ascending, each below the extent), in that order: one read per
     /// span of nearby rows ([`take_spans`]), so rows in one chunk cost one decompression.
     pub fn take(&self, rows: &[u64]) -> Result<Array> {

@@ -164,7 +164,7 @@ fn replay(t: &Table, record: &Path) -> Result<()> {
             Some(ColumnKind::Dataset) => {
                 let old = u.column(name)?.read(start, end.saturating_sub(start))?;
                 let col = t.column(name)?;
-                h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &old.bytes, &col.path)?;
+                col.write_encoded(start, &old.bytes)?;
             }
             None => return Err(MarquetError::InvalidArgument(format!("{}: the undo record names column {name}, which {} lacks", record.display(), t.path()))),
         }

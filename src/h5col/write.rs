@@ -85,7 +85,7 @@ impl Table {
         // Step 3: write.
         for p in &prepared {
             match p {
-                Prepared::Dataset(col, bytes) => h5::dataset_write(col.ds.id(), at, &col.info.dtype.to_le(), bytes, &col.path)?,
+                Prepared::Dataset(col, bytes) => col.write_encoded(at, bytes)?,
                 Prepared::List(lc, v) => lc.append_rows(at, v)?,
             }
         }
@@ -236,7 +236,7 @@ impl Table {
         let col = self.column(name)?;
         let bytes = col.encode_values(Some(values), k)?;
         self.in_place(name, before_write, &mut || {
-            h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &bytes, &col.path)
+            col.write_encoded(start, &bytes)
         })
     }
 
@@ -320,7 +320,7 @@ impl Table {
             return Err(MarquetError::InvalidArgument(format!("{}: rows past the extent", col.path)));
         }
         let bytes = col.encode_values(Some(values), k)?;
-        h5::dataset_write(col.ds.id(), start, &col.info.dtype.to_le(), &bytes, &col.path)
+        col.write_encoded(start, &bytes)
     }
 
     /// Preallocate every column to at least `rows` (HEP001 §12.4), keeping extents equal.
