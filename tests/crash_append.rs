@@ -184,8 +184,7 @@ struct Summary {
 /// Damage HDF5 itself can leave when the kill lands inside `H5Fflush` (local ruling L9),
 /// among them a superblock whose end-of-file address was written before the data that
 /// extends the file ("truncated file").
-const STRUCTURAL: [&str; 6] =
-    ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent", "differs from extent", "truncated file"];
+use common::STRUCTURAL;
 
 /// Data and NROWS must always be exactly a committed state. A search index that passes
 /// the validity check but is wrong or unreadable is the known library bug described at

@@ -277,13 +277,7 @@ struct Summary {
     structural: u64,
 }
 
-/// HDF5 error texts that mean a kill inside H5Fflush damaged the file structure (see
-/// tests/crash_append.rs): counted and bounded, not taken as H5Col data loss.
-/// Damage HDF5 itself can leave when the kill lands inside `H5Fflush` (local ruling L9),
-/// among them a superblock whose end-of-file address was written before the data that
-/// extends the file ("truncated file").
-const STRUCTURAL: [&str; 6] =
-    ["addr overflow", "inflate() failed", "bad object header", "HEP001 §13 req 2: column extent", "differs from extent", "truncated file"];
+use common::STRUCTURAL;
 
 #[test]
 fn sigkill_during_appends_updates_truncations_and_replacements() {

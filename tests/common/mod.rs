@@ -207,3 +207,19 @@ impl Rng {
         self.0.f64()
     }
 }
+
+/// HDF5 error texts that mean a kill inside `H5Fflush` damaged the file's structure (local
+/// ruling L9: HDF5 does not journal metadata) — a superblock whose end-of-file address was
+/// written before the data extending the file ("truncated file"), an object header half
+/// written (it fails its metadata checksum) — counted and bounded by the crash tests, not
+/// taken as H5Col data loss.
+#[allow(dead_code)]
+pub const STRUCTURAL: [&str; 7] = [
+    "addr overflow",
+    "inflate() failed",
+    "bad object header",
+    "incorrect metadata checksum",
+    "HEP001 §13 req 2: column extent",
+    "differs from extent",
+    "truncated file",
+];
