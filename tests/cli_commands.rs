@@ -310,3 +310,32 @@ fn bench_writes_the_layout_it_is_given() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(err.contains("invalid value 'sideways' for '--rtree"), "{err}");
 }
+
+/// Issue #38: no writer makes a table inside a table group (HEP001 §7.6): `convert --table
+/// /cities/sub` into a file whose `/cities` is a table is refused with the rule named, and
+/// the file is left byte for byte as it was and conformant. A path held by a plain group is
+/// refused as "not a table", not as "table already exists".
+#[test]
+fn no_table_inside_a_table_and_clear_already_exists() {
+    let dir = common::TempDir::new("cli-nested-table");
+    let h5 = cities_h5(&dir);
+    let before = std::fs::read(&h5).unwrap();
+    let (code, _, err) = marquet(&["convert", &data(COUNTRIES), &h5, "--table", "/cities/sub"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/cities is a table") && err.contains("HEP001 §7.6"), "{err}");
+    assert_eq!(std::fs::read(&h5).unwrap(), before, "a refused convert leaves the file as it was");
+    let (code, out, err) = marquet(&["validate", &h5]);
+    assert_eq!(code, 0, "{out}{err}");
+    // A plain group at the path: said as such.
+    {
+        let f = File::open_rw(&h5).unwrap();
+        h5::group_create(f.id(), "/plain").unwrap();
+    }
+    let (code, _, err) = marquet(&["convert", &data(COUNTRIES), &h5, "--table", "/plain"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/plain already exists and is not a table"), "{err}");
+    // The library's own table creation says the same.
+    let f = File::open_rw(&h5).unwrap();
+    let e = f.create_table("/cities/deeper/t").err().expect("refused").to_string();
+    assert!(e.contains("/cities is a table"), "{e}");
+}

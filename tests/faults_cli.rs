@@ -151,6 +151,8 @@ fn a_second_process_waits_for_the_file_lock() {
     assert_eq!(code, 2);
     assert!(err.contains("unable to lock file"), "{err}");
     assert!(!err.contains("errno =") && !err.contains("file descriptor"), "{err}");
+    // Issue #38: the message says what holds the file and which option waits for it.
+    assert!(err.contains("another process has this file open") && err.contains("--lock-timeout"), "{err}");
     c.wait().unwrap();
     // Waiting: the holder lets go after 1.5 s, the reader then succeeds.
     let (mut c, _o) = hold();

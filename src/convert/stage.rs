@@ -75,6 +75,7 @@ pub(super) fn into_hdf5(
             if f.tables()?.contains(&t) {
                 return Err(MarquetError::InvalidArgument(format!("{}: table {t} already exists", output.display())));
             }
+            f.copy_tables_check(std::slice::from_ref(&t))?;
         }
     }
     let staged = ConvertOptions { output_format: Some(Format::Marquet), ..opts.clone() };

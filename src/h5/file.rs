@@ -119,6 +119,26 @@ pub fn is_lock_error(e: &MarquetError) -> bool {
     matches!(e, MarquetError::Hdf5 { message, .. } if message.contains("unable to lock file"))
 }
 
+/// A lock error as a user should read it (issue #38): another process has the file open
+/// (a writer, or a reader while this one wants to write), how long this one waited, and the
+/// knob that sets it — HDF5's "unable to lock file: Resource temporarily unavailable"
+/// stays at the end (and [`is_lock_error`] still recognises it).
+fn explain_lock_error(e: MarquetError) -> MarquetError {
+    match e {
+        MarquetError::Hdf5 { path, message, stack } => {
+            let waited = lock_timeout().as_secs_f64();
+            MarquetError::Hdf5 {
+                message: format!(
+                    "another process has this file open (HDF5's file lock); waited {waited} s for it (the command's --lock-timeout SECONDS, marquet::h5col::set_lock_timeout): {message}"
+                ),
+                path,
+                stack,
+            }
+        }
+        e => e,
+    }
+}
+
 /// Run `open` until it succeeds, fails for another reason than a file lock, or
 /// [`lock_timeout`] has passed.
 fn with_lock_retry<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
@@ -129,7 +149,7 @@ fn with_lock_retry<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
             Err(e) if is_lock_error(&e) => {
                 let now = std::time::Instant::now();
                 if now >= deadline {
-                    return Err(e);
+                    return Err(explain_lock_error(e));
                 }
                 std::thread::sleep(pause.min(deadline - now));
                 pause = (pause * 2).min(std::time::Duration::from_millis(250));

@@ -140,12 +140,43 @@ impl File {
 }
 
 impl File {
+    /// Could tables be published at `paths` ([`File::copy_tables_from`])? Refused, naming the
+    /// rule, when a readable object is at one of them or a group on the way is a table
+    /// (HEP001 §7.6); a link whose object cannot be read is no obstacle (the copy replaces
+    /// it). Run before any work by `convert` into an existing file.
+    pub fn copy_tables_check(&self, paths: &[String]) -> Result<()> {
+        for p in paths.iter().map(|p| normalize_table_path(p)) {
+            let prefix = |e: MarquetError| match e {
+                MarquetError::InvalidArgument(m) => MarquetError::InvalidArgument(format!("{}: {m}", self.path)),
+                e => e,
+            };
+            super::table::check_no_table_above(self.id(), &p).map_err(prefix)?;
+            if p != "/" && h5::path_exists(self.id(), &p)? && h5::object_open(self.id(), &p).is_ok() {
+                return Err(self.new_table_path_error(&p));
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a new table at `p`, where a readable object already is.
+    fn new_table_path_error(&self, p: &str) -> MarquetError {
+        let is_table = h5::object_open(self.id(), p).ok().is_some_and(|o| h5::is_group(o.id()) && is_table_group(o.id()).unwrap_or(false));
+        MarquetError::InvalidArgument(if is_table {
+            format!("{}: table {p} already exists", self.path)
+        } else {
+            format!("{}: {p} already exists and is not a table (a new table needs a path where nothing is)", self.path)
+        })
+    }
+}
+
+impl File {
     /// Copy the tables at `paths` of `src` (each with every column and index below it)
     /// into this file at the same paths, then flush once (`H5Ocopy`: chunks are copied as
     /// stored, each link is made after its object is complete). Refused, before anything is
     /// copied, when this file already has an object at one of the paths. Used to publish
     /// tables staged in a file of their own (issue #19, docs/FAULTS.md F2).
     pub fn copy_tables_from(&self, src: &File, paths: &[String]) -> Result<()> {
+        self.copy_tables_check(paths)?;
         let paths: Vec<String> = paths.iter().map(|p| normalize_table_path(p)).collect();
         for p in &paths {
             src.table(p)?;
@@ -154,7 +185,7 @@ impl File {
             }
             if h5::path_exists(self.id(), p)? {
                 if h5::object_open(self.id(), p).is_ok() {
-                    return Err(MarquetError::InvalidArgument(format!("{}: table {p} already exists", self.path)));
+                    return Err(self.new_table_path_error(p));
                 }
                 // A link whose object cannot be read: a copy killed inside its final flush
                 // wrote the parent's link before the object it names (HDF5 writes

@@ -8,6 +8,47 @@ use crate::spec::names;
 
 use super::*;
 
+/// May a new table be made at `path` under `loc`? Refused, naming the rule, when an object
+/// is already there (a table, or a group or dataset that is not one), or when a group on the
+/// way is a table group (see [`check_no_table_above`]).
+pub fn check_new_table_path(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
+    check_no_table_above(loc, path)?;
+    let cur = normalize_table_path(path);
+    if cur != "/" && h5::link_exists(loc, &cur)? {
+        let is_table = h5::object_open(loc, &cur).ok().map(|o| h5::is_group(o.id()) && is_table_group(o.id()).unwrap_or(false)).unwrap_or(false);
+        return Err(MarquetError::InvalidArgument(if is_table {
+            format!("table {cur} already exists")
+        } else {
+            format!("{cur} already exists and is not a table: a new table needs a path where nothing is")
+        }));
+    }
+    Ok(())
+}
+
+/// No group on the way to `path` (its parent, grandparent, …) is a table group: HEP001 §7.6
+/// allows no table group inside a table group (issue #38: `convert --table /p/sub` into a
+/// file whose `/p` is a table wrote a non-conformant file).
+pub fn check_no_table_above(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
+    let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let mut cur = String::new();
+    for p in parts.iter().take(parts.len().saturating_sub(1)) {
+        cur.push('/');
+        cur.push_str(p);
+        if !h5::link_exists(loc, &cur)? {
+            return Ok(());
+        }
+        if let Ok(o) = h5::object_open(loc, &cur) {
+            if h5::is_group(o.id()) && is_table_group(o.id())? {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "{cur} is a table: a table cannot be made inside a table group (HEP001 §7.6), so /{} is refused",
+                    parts.join("/")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// An open H5Col table group.
 pub struct Table {
     grp: Hid,
@@ -22,13 +63,12 @@ impl Table {
         if parts.is_empty() {
             return Err(MarquetError::InvalidArgument("a table needs a group path such as /stations".into()));
         }
-        for (i, p) in parts.iter().enumerate() {
+        check_new_table_path(loc, path)?;
+        for p in parts.iter() {
             cur.push('/');
             cur.push_str(p);
             if !h5::link_exists(loc, &cur)? {
                 h5::group_create(loc, &cur)?;
-            } else if i == parts.len() - 1 {
-                return Err(MarquetError::InvalidArgument(format!("{cur} already exists")));
             }
         }
         let grp = h5::object_open(loc, &cur)?;

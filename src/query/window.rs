@@ -54,15 +54,32 @@ impl Window {
     }
 
     /// The window as a `geo` geometry for the exact predicates: a box becomes a `Rect`, a
-    /// wrapping box the two rectangles `xmin..180` and `-180..xmax`.
+    /// wrapping box the two rectangles `xmin..180` and `-180..xmax`. A box of zero area is
+    /// the geometry it really is (issue #38; OGC/DE-9IM as shapely/GEOS read such a box):
+    /// a `Line` when one side has zero length, a `Point` when both have — never a
+    /// degenerate `Rect`, whose area-less "interior" made `within` answer wrongly.
     pub fn to_geo(&self) -> geo::Geometry<f64> {
         match self {
-            Window::BBox(b) if b.xmin > b.xmax => geo::Geometry::MultiPolygon(geo::MultiPolygon(vec![
-                geo::Rect::new((b.xmin, b.ymin), (180f64.max(b.xmin), b.ymax)).to_polygon(),
-                geo::Rect::new(((-180f64).min(b.xmax), b.ymin), (b.xmax, b.ymax)).to_polygon(),
-            ])),
-            Window::BBox(b) => geo::Geometry::Rect(geo::Rect::new((b.xmin, b.ymin), (b.xmax, b.ymax))),
+            Window::BBox(b) if b.xmin > b.xmax => {
+                let parts = [box_geo(b.xmin, b.ymin, 180f64.max(b.xmin), b.ymax), box_geo((-180f64).min(b.xmax), b.ymin, b.xmax, b.ymax)];
+                match parts {
+                    [geo::Geometry::Rect(a), geo::Geometry::Rect(c)] => {
+                        geo::Geometry::MultiPolygon(geo::MultiPolygon(vec![a.to_polygon(), c.to_polygon()]))
+                    }
+                    [a, c] => geo::Geometry::GeometryCollection(geo::GeometryCollection(vec![a, c])),
+                }
+            }
+            Window::BBox(b) => box_geo(b.xmin, b.ymin, b.xmax, b.ymax),
             Window::Geometry(g) => g.into(),
         }
+    }
+}
+
+/// The box `x0..x1 × y0..y1` (`x0 <= x1`, `y0 <= y1`) as the geometry of its dimension.
+fn box_geo(x0: f64, y0: f64, x1: f64, y1: f64) -> geo::Geometry<f64> {
+    match (x0 == x1, y0 == y1) {
+        (true, true) => geo::Geometry::Point(geo::Point::new(x0, y0)),
+        (true, false) | (false, true) => geo::Geometry::Line(geo::Line::new((x0, y0), (x1, y1))),
+        (false, false) => geo::Geometry::Rect(geo::Rect::new((x0, y0), (x1, y1))),
     }
 }

@@ -119,9 +119,10 @@ impl std::fmt::Display for ExportReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "exported {} rows in {} row group(s){}{}",
+            "exported {} rows{}{}{}",
             self.rows,
-            self.row_groups,
+            // Row groups are Parquet's: GeoJSON and the GIS formats have none (issue #38).
+            if self.row_groups > 0 { format!(" in {} row group(s)", self.row_groups) } else { String::new() },
             if self.version.is_empty() { String::new() } else { format!(", geo version {}", self.version) },
             if self.native_types { ", Parquet GEOMETRY/GEOGRAPHY logical types" } else { "" }
         )?;
