@@ -13,6 +13,10 @@ fn main() {
     if root.join("testdata/bad/README.md").is_file() && root.join("testdata/peers/SOURCES.md").is_file() {
         println!("cargo::rustc-cfg=marquet_fixtures");
     }
+    println!("cargo::rustc-check-cfg=cfg(hdf5_1_14)");
+    if std::env::var_os("DEP_HDF5_VERSION_1_14_0").is_some() {
+        println!("cargo::rustc-cfg=hdf5_1_14");
+    }
     println!("cargo::rustc-check-cfg=cfg(hdf5_2)");
     if std::env::var_os("DEP_HDF5_VERSION_2_0_0").is_some() {
         println!("cargo::rustc-cfg=hdf5_2");

@@ -18,7 +18,12 @@
 #   * exports CMAKE=<absolute path of that cmake> (honoured by the `cmake`
 #     crate used by hdf5-metno-sys's build script).
 #   * checks cargo/rustc (rust-version of Cargo.toml, 1.88), a C compiler and make.  It does
-#     NOT install Rust or system packages (.ci/run does apt installs).
+#     NOT install Rust.
+#   * system libraries (issue #30): PROJ (libproj-dev, linked by the default feature `proj`),
+#     and with MARQUET_NEEDS="build test" (scripts/test.sh) zlib1g-dev, pkg-config, valgrind,
+#     gfortran and python3-venv. Missing ones are installed with apt-get when running as root;
+#     otherwise it stops at once, before any compiling, naming the exact command. SQLite is
+#     compiled in (rusqlite's `bundled`), HDF5 is built from source: neither is needed.
 #   * cargo-nextest is NOT required: tests run with plain `cargo test`
 #     (see scripts/test.sh).
 #
@@ -111,6 +116,48 @@ _marquet_bootstrap() {
             return 1
         fi
     done
+    # ---- system libraries (issue #30) ----------------------------------------------
+    # The default build links PROJ (feature `proj`: CRS codes and reprojection) from the
+    # system; SQLite is compiled in (rusqlite `bundled`), HDF5 is built from source. Checked
+    # by linking a one-line program, so the answer comes before minutes of compiling.
+    # MARQUET_NEEDS (default "build") adds "test": what scripts/test.sh needs beyond the
+    # build (zlib headers for h5dump, pkg-config and valgrind for the C ABI tests, gfortran
+    # for the Fortran ones, venv for the Python checks).
+    local need=() want="${MARQUET_NEEDS:-build}"
+    _mq_links() { printf 'int main(void){return 0;}\n' | cc -x c - "$@" -o /dev/null >/dev/null 2>&1; }
+    _mq_links -lproj || need+=(libproj-dev)
+    case " $want " in *" test "*)
+        printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1 || need+=(zlib1g-dev)
+        command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+        command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+        command -v gfortran >/dev/null 2>&1 || need+=(gfortran)
+        python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
+        ;;
+    esac
+    if [ "${#need[@]}" -gt 0 ]; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "$say installing system packages: ${need[*]} (apt-get, running as root)" >&2
+            DEBIAN_FRONTEND=noninteractive apt-get -q update >&2 \
+                && DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "${need[@]}" >&2 || {
+                echo "$say ERROR: apt-get install ${need[*]} failed" >&2
+                return 1
+            }
+            if printf '%s\n' "${need[@]}" | grep -qx libproj-dev && ! _mq_links -lproj; then
+                echo "$say ERROR: libproj-dev is installed but -lproj still does not link" >&2
+                return 1
+            fi
+        else
+            echo "$say ERROR: missing system packages: ${need[*]}. Install them first:" >&2
+            echo "$say     sudo apt-get install ${need[*]}        (Debian/Ubuntu)" >&2
+            echo "$say     (Fedora: proj-devel; macOS: brew install proj). Or build without PROJ" >&2
+            echo "$say     (no CRS codes, no reprojection): cargo build --release --no-default-features --features geoparquet,static-hdf5,gis" >&2
+            return 1
+        fi
+    else
+        echo "$say system libraries OK (libproj links${want:+; needs: $want})" >&2
+    fi
+    unset -f _mq_links
+
     echo "$say OK (cargo-nextest not required; tests use plain cargo test)" >&2
     unset -f _mq_ver_ge _mq_cmake_version
     return 0

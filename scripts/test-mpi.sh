@@ -38,7 +38,10 @@ T0=$SECONDS
 
 command -v cmake >/dev/null 2>&1 || source scripts/bootstrap.sh
 # bindgen (mpi-sys) needs libclang.
-if ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 && ! ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
+# The unversioned libclang.so comes only with libclang-NN-dev, which also brings clang's own
+# headers bindgen needs; libclang-cpp*.so (another library) or a runtime-only libclang.so.1
+# does not do (issue #30: the old glob matched libclang-cpp.so.14 and bindgen panicked).
+if ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing libclang-dev (bindgen of mpi-sys)"
         DEBIAN_FRONTEND=noninteractive apt-get -q update >&2

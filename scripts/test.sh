@@ -3,7 +3,8 @@
 #
 #   bash scripts/test.sh [extra cargo test args...]
 #
-# 1. source scripts/bootstrap.sh   (cmake >= 3.26 on PATH, toolchain checks)
+# 1. source scripts/bootstrap.sh   (cmake >= 3.26 on PATH, toolchain checks, and the system
+#    packages of the build and the tests: apt-get as root, else the exact command to run)
 # 2. h5dump >= 1.12 via scripts/build-h5dump.sh (cached after the first build,
 #    ~3.5 min from scratch on 2 cores), exported as MARQUET_H5DUMP
 # 3. cargo test --workspace "$@"   (unit, integration and doc tests; plain
@@ -20,7 +21,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 _t() { echo "[test.sh] $1 took $(( SECONDS - $2 ))s" >&2; }
 
 t=$SECONDS
-source scripts/bootstrap.sh
+MARQUET_NEEDS="build test" source scripts/bootstrap.sh
 _t bootstrap "$t"
 
 t=$SECONDS

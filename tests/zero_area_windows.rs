@@ -44,7 +44,8 @@ fn rows() -> Vec<Geometry> {
 /// for w in [LineString([(0,0),(10,0)]), Point(5,0), LineString([(3,-2),(3,2)])]:
 ///     print([[i for i, g in enumerate(rows) if getattr(g, p)(w)] for p in ("intersects", "within", "contains")])
 /// ```
-const EXPECTED: [((f64, f64, f64, f64), &[u64], &[u64], &[u64]); 3] = [
+type Case = ((f64, f64, f64, f64), &'static [u64], &'static [u64], &'static [u64]);
+const EXPECTED: [Case; 3] = [
     ((0., 0., 10., 0.), &[0, 1, 2, 3, 4, 6, 7], &[2, 3], &[6, 7]),
     ((5., 0., 5., 0.), &[2, 3, 6, 7], &[3], &[3, 6, 7]),
     ((3., -2., 3., 2.), &[0, 2, 6, 7], &[], &[]),

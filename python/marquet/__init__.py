@@ -46,6 +46,20 @@ __all__ = [
 
 __version__ = _library_version()
 
+
+def _use_bundled_proj_data() -> None:
+    """The wheel carries PROJ's database next to its own libproj (marquet/proj/proj.db,
+    scripts/build-wheel.sh): CRS codes and reprojection then work without PROJ installed,
+    and never meet another PROJ version's database (issue #30)."""
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proj")
+    if os.path.isfile(os.path.join(d, "proj.db")):
+        from ._marquet import _set_proj_data
+
+        _set_proj_data(d)
+
+
+_use_bundled_proj_data()
+
 PathLike = Union[str, "os.PathLike[str]"]
 BBox = Tuple[float, float, float, float]
 
@@ -397,9 +411,13 @@ def convert(
     index: bool = True,
     rtree: str = "auto",
     covering: bool = True,
+    crs: Optional[str] = None,
+    to_crs: Optional[str] = None,
 ) -> dict:
-    """Convert between GeoParquet, GeoJSON and Marquet HDF5 by file extension, as
-    ``marquet convert``; returns ``{"table", "rows", "report"}``."""
+    """Convert between GeoParquet, GeoJSON, FlatGeobuf, GeoPackage, Shapefile, CSV, Iceberg
+    and Marquet HDF5 by file extension, as ``marquet convert``; returns ``{"table", "rows",
+    "report"}``. ``crs`` states the input's CRS (``"EPSG:25832"``, a URN, WKT or PROJJSON)
+    when it names none or a wrong one; ``to_crs`` reprojects (``marquet convert --to-crs``)."""
     return _convert(
-        os.fspath(input), os.fspath(output), table, geoparquet_version, keep_order, index, rtree, covering
+        os.fspath(input), os.fspath(output), table, geoparquet_version, keep_order, index, rtree, covering, crs, to_crs
     )

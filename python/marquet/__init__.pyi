@@ -132,4 +132,6 @@ def convert(
     index: bool = True,
     rtree: str = "auto",
     covering: bool = True,
+    crs: Optional[str] = None,
+    to_crs: Optional[str] = None,
 ) -> dict: ...

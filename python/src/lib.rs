@@ -472,7 +472,7 @@ fn _validate(py: Python<'_>, path: PathBuf, table: Option<String>, strict: bool)
 
 /// Convert between GeoParquet, GeoJSON and Marquet by file extension (`marquet convert`).
 #[pyfunction]
-#[pyo3(signature = (input, output, table=None, geoparquet_version=None, keep_order=false, index=true, rtree="auto", covering=true))]
+#[pyo3(signature = (input, output, table=None, geoparquet_version=None, keep_order=false, index=true, rtree="auto", covering=true, crs=None, to_crs=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert<'py>(
     py: Python<'py>,
@@ -484,6 +484,8 @@ fn convert<'py>(
     index: bool,
     rtree: &str,
     covering: bool,
+    crs: Option<String>,
+    to_crs: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let lay = layout(keep_order, index, rtree, covering).py(py)?;
     let version = match geoparquet_version.as_deref() {
@@ -494,7 +496,7 @@ fn convert<'py>(
     };
     let r = py
         .detach(move || {
-            let opts = ConvertOptions { table, geoparquet_version: version, layout: lay, ..ConvertOptions::default() };
+            let opts = ConvertOptions { table, geoparquet_version: version, layout: lay, crs, to_crs, ..ConvertOptions::default() };
             conv::convert(&input, &output, &opts)
         })
         .py(py)?;
@@ -530,6 +532,14 @@ fn _library_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Make PROJ read its database (`proj.db`) from `dir` only: the wheel carries one beside
+/// its own libproj (issue #30), so CRS codes and reprojection work on a machine without
+/// PROJ installed and never meet another PROJ version's database.
+#[pyfunction]
+fn _set_proj_data(dir: std::path::PathBuf) -> PyResult<()> {
+    marquet::crs::proj::set_search_paths(&[dir]).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
 #[pymodule]
 fn _marquet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Table>()?;
@@ -540,5 +550,6 @@ fn _marquet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(_library_version, m)?)?;
     m.add_function(wrap_pyfunction!(_cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_proj_data, m)?)?;
     Ok(())
 }

@@ -86,6 +86,25 @@ extern "C" {
     fn proj_list_destroy(l: *mut PjObjList);
     fn proj_int_list_destroy(l: *mut c_int);
     fn proj_errno_reset(p: *const PjObj) -> c_int;
+    fn proj_context_set_search_paths(ctx: *mut PjContext, count_paths: c_int, paths: *const *const c_char);
+}
+
+/// Directories searched for PROJ's resource files (`proj.db`) by every context created
+/// after [`set_search_paths`]; empty = PROJ's own rules (`PROJ_DATA`, its install prefix).
+static SEARCH_PATHS: std::sync::RwLock<Vec<CString>> = std::sync::RwLock::new(Vec::new());
+
+/// Make every PROJ context created from now on look for `proj.db` in `dirs` only (PROJ's
+/// `proj_context_set_search_paths`). The Python wheel calls it with the `proj.db` it carries
+/// (issue #30): it then works on a machine without PROJ installed, and never mixes its
+/// libproj with another version's database. A directory with a NUL byte is an error.
+pub fn set_search_paths(dirs: &[std::path::PathBuf]) -> Result<(), String> {
+    let mut v = Vec::with_capacity(dirs.len());
+    for d in dirs {
+        let s = d.to_str().ok_or_else(|| format!("PROJ data directory {} is not UTF-8", d.display()))?;
+        v.push(CString::new(s).map_err(|_| format!("PROJ data directory {s:?} contains a NUL byte"))?);
+    }
+    *SEARCH_PATHS.write().unwrap_or_else(|e| e.into_inner()) = v;
+    Ok(())
 }
 
 /// PROJ's message for the last error of a live context.
@@ -121,6 +140,13 @@ impl Ctx {
         unsafe {
             proj_context_set_enable_network(c, 0);
             proj_log_level(c, PJ_LOG_NONE);
+        }
+        let paths = SEARCH_PATHS.read().unwrap_or_else(|e| e.into_inner());
+        if !paths.is_empty() {
+            let ptrs: Vec<*const c_char> = paths.iter().map(|p| p.as_ptr()).collect();
+            // SAFETY: live context; `ptrs` points at NUL-terminated strings that outlive the
+            // call (PROJ copies them); the count is the array's length (a handful of paths).
+            unsafe { proj_context_set_search_paths(c, ptrs.len() as c_int, ptrs.as_ptr()) };
         }
         Some(Ctx(c))
     }

@@ -19,7 +19,41 @@ pub fn chunk_info(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64
 
 /// Where a stored chunk is: its filter mask, file address and byte size, or `None` when
 /// unallocated.
+///
+/// HDF5's `H5Dget_chunk_info_by_coord` walks the dataset's whole chunk index on every call
+/// (to find the filter mask), so reading a dataset of n chunks chunk by chunk cost O(n²)
+/// (issue #38: `--values-chunk-bytes 100` made `validate` of 43k rows take minutes). With
+/// HDF5 ≥ 1.14 the index is walked once by `H5Dchunk_iter` into a table kept per thread,
+/// valid while this process writes nothing ([`super::write_generation`]) for that open of
+/// that dataset at that extent; other processes' writes are not seen by an open file anyway
+/// (no SWMR). Older HDF5 asks per chunk.
 pub fn chunk_location(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64, u64)>> {
+    #[cfg(hdf5_1_14)]
+    if let Some(t) = table::get(ds, path)? {
+        return Ok(t.find(offset));
+    }
+    chunk_location_by_coord(ds, offset, path)
+}
+
+thread_local! {
+    /// Walks of a whole chunk index made by this thread (see [`chunk_index_walks`]).
+    static WALKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread has had HDF5 walk a dataset's whole chunk index (each
+/// `H5Dget_chunk_info_by_coord` does, and each chunk table of [`chunk_location`] is one
+/// walk): for I/O-pattern tests that reading n chunks costs O(n), not O(n²) (issue #38).
+pub fn chunk_index_walks() -> u64 {
+    WALKS.with(|w| w.get())
+}
+
+fn walked() {
+    WALKS.with(|w| w.set(w.get() + 1));
+}
+
+/// One chunk's location, asked of HDF5 directly (O(chunks) per call, see [`chunk_location`]).
+fn chunk_location_by_coord(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64, u64)>> {
+    walked();
     locked(|| unsafe {
         let mut mask: c_uint = 0;
         let mut addr: hdf5_sys::h5::haddr_t = 0;
@@ -88,4 +122,81 @@ pub fn chunk_write_raw(ds: hid_t, offset: u64, data: &[u8], path: &str) -> Resul
         )
     }))
     .map(|_| ())
+}
+
+/// The chunk tables of [`chunk_location`] (HDF5 ≥ 1.14).
+#[cfg(hdf5_1_14)]
+mod table {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Tables kept per thread (the datasets a query or a scan reads at once).
+    const KEEP: usize = 32;
+    /// Larger indexes are asked chunk by chunk (32 bytes of table per chunk).
+    const MAX_CHUNKS: u64 = 1 << 22;
+
+    /// (file serial number, object token, write generation, extent, chunk length).
+    type Key = (u64, [u8; 16], u64, u64, u64);
+
+    /// Every stored chunk of one 1-D dataset: element offset → (filter mask, address, size),
+    /// sorted by offset.
+    pub(super) struct Table(Vec<(u64, (u32, u64, u64))>);
+
+    impl Table {
+        pub(super) fn find(&self, offset: u64) -> Option<(u32, u64, u64)> {
+            self.0.binary_search_by_key(&offset, |e| e.0).ok().map(|i| self.0[i].1)
+        }
+    }
+
+    thread_local! {
+        static TABLES: RefCell<Vec<(Key, Rc<Table>)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// The table of `ds`, built on first use; `None` for what it does not serve (not 1-D,
+    /// not chunked, too many chunks), which is then asked chunk by chunk.
+    pub(super) fn get(ds: hid_t, path: &str) -> Result<Option<Rc<Table>>> {
+        let info = dataset_info(ds, path)?;
+        let (Some(chunk), [extent]) = (info.chunk.as_ref().and_then(|c| (c.len() == 1).then(|| c[0])), info.dims.as_slice()) else {
+            return Ok(None);
+        };
+        if chunk == 0 || extent.div_ceil(chunk) > MAX_CHUNKS {
+            return Ok(None);
+        }
+        let (fileno, token) = object_identity(ds, path)?;
+        let key: Key = (fileno, token, write_generation(), *extent, chunk);
+        if let Some(t) = TABLES.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, t)| t.clone())) {
+            return Ok(Some(t));
+        }
+        let mut entries: Vec<(u64, (u32, u64, u64))> = Vec::new();
+        unsafe extern "C" fn cb(offset: *const hsize_t, mask: c_uint, addr: hdf5_sys::h5::haddr_t, size: hsize_t, data: *mut c_void) -> std::os::raw::c_int {
+            // SAFETY: `data` is the `entries` vector below, alive for the whole iteration;
+            // `offset` points at the chunk's rank (1) coordinates.
+            let v = unsafe { &mut *(data as *mut Vec<(u64, (u32, u64, u64))>) };
+            let o = unsafe { *offset };
+            if addr != hdf5_sys::h5::HADDR_UNDEF && size != 0 {
+                v.push((o, (mask, addr, size)));
+            }
+            0
+        }
+        walked();
+        locked(|| unsafe {
+            check(
+                h5d::H5Dchunk_iter(ds, H5P_DEFAULT, Some(cb), &mut entries as *mut _ as *mut c_void),
+                path,
+                "H5Dchunk_iter",
+            )
+        })?;
+        entries.sort_unstable_by_key(|e| e.0);
+        let t = Rc::new(Table(entries));
+        TABLES.with(|c| {
+            let mut c = c.borrow_mut();
+            c.retain(|(k, _)| !(k.0 == key.0 && k.1 == key.1));
+            if c.len() >= KEEP {
+                c.remove(0);
+            }
+            c.push((key, t.clone()));
+        });
+        Ok(Some(t))
+    }
 }

@@ -21,6 +21,25 @@ use super::svg::window_svg;
 pub const COUNTRIES: &str = "testdata/peers/geoarrow-data/natural-earth/natural-earth_countries_geo.parquet";
 pub const CITIES: &str = "testdata/peers/geoarrow-data/natural-earth/natural-earth_cities_geo.parquet";
 
+/// The two inputs compiled into the binary (204 KB), so that `marquet demo` runs wherever the
+/// command is installed — from the Python wheel too (issue #30) — without the repository.
+const BUNDLED: [(&str, &[u8]); 2] = [
+    (COUNTRIES, include_bytes!("../../../testdata/peers/geoarrow-data/natural-earth/natural-earth_countries_geo.parquet")),
+    (CITIES, include_bytes!("../../../testdata/peers/geoarrow-data/natural-earth/natural-earth_cities_geo.parquet")),
+];
+
+/// Where the demo reads input `src`: under `data_root` when given, else the bundled copy
+/// written into `out_dir` (next to what the demo writes, so the user sees the inputs too).
+fn input(data_root: Option<&Path>, out_dir: &Path, src: &str) -> Result<PathBuf> {
+    if let Some(root) = data_root {
+        return Ok(root.join(src));
+    }
+    let (_, bytes) = BUNDLED.iter().find(|(n, _)| *n == src).expect("src is one of the bundled inputs");
+    let p = out_dir.join(Path::new(src).file_name().unwrap_or_default());
+    std::fs::write(&p, bytes).map_err(|e| MarquetError::Io { path: p.display().to_string(), source: e })?;
+    Ok(p)
+}
+
 /// The window the demo queries: western Europe.
 pub const WINDOW: BBox = BBox {
     xmin: -10.0,
@@ -58,8 +77,9 @@ fn hits(t: &MarquetTable, geom: &str, rows: &[u64]) -> Result<Hits> {
     Ok(Hits { features })
 }
 
-/// Run the demo, writing into `out_dir`; returns a human-readable transcript.
-pub fn run(data_root: &Path, out_dir: &Path) -> Result<String> {
+/// Run the demo, writing into `out_dir`; returns a human-readable transcript. The inputs are
+/// read under `data_root` (a repository root holding testdata/peers), or the bundled copies.
+pub fn run(data_root: Option<&Path>, out_dir: &Path) -> Result<String> {
     std::fs::create_dir_all(out_dir).map_err(|e| MarquetError::Io { path: out_dir.display().to_string(), source: e })?;
     let h5 = out_dir.join("natural_earth.h5");
     if h5.exists() {
@@ -70,7 +90,7 @@ pub fn run(data_root: &Path, out_dir: &Path) -> Result<String> {
     let _ = writeln!(s, "1. Import GeoParquet into {}", h5.display());
     let f = File::create(&h5)?;
     for (src, table) in [(COUNTRIES, "/countries"), (CITIES, "/cities")] {
-        let rep = convert::import_geoparquet(&data_root.join(src), &f, &ImportOptions::new(table))?;
+        let rep = convert::import_geoparquet(&input(data_root, out_dir, src)?, &f, &ImportOptions::new(table))?;
         let g = rep.geometry_columns.first();
         let _ = writeln!(
             s,

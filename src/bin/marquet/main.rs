@@ -324,7 +324,8 @@ struct DemoArgs {
     /// Where to write the demo files.
     #[arg(long, default_value = "marquet-demo")]
     out: PathBuf,
-    /// The repository root holding testdata/peers (default: where this binary was built from).
+    /// A repository root holding testdata/peers to read the inputs from (default: the copies
+    /// compiled into the command, written into --out).
     #[arg(long)]
     data: Option<PathBuf>,
 }
@@ -644,9 +645,8 @@ fn index(a: IndexArgs) -> ExitCode {
 }
 
 fn demo(a: DemoArgs) -> ExitCode {
-    let root = a.data.clone().unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     let spin = Bar::spinner("demo");
-    let res = demo::run(&root, &a.out);
+    let res = demo::run(a.data.as_deref(), &a.out);
     spin.finish();
     match res {
         Ok(s) => {
