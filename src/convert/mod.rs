@@ -258,6 +258,9 @@ pub struct ConvertOptions {
     /// Nested Arrow columns HEP001 cannot hold (lists of structs, maps, nested lists): JSON
     /// text with a warning (default) or refused (`--nested`, issue #22).
     pub nested: NestedPolicy,
+    /// Store string columns as UTF-8 bytes in list columns with a null mask (local ruling
+    /// L17), the form netCDF-C reads; set for an output that is a netCDF-4 file.
+    pub text_as_bytes: bool,
 }
 
 /// What [`convert`] did.
@@ -382,6 +385,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
         layout: opts.layout.clone(),
         crs: convert_crs::stated(opts)?,
         nested: opts.nested,
+        text_as_bytes: opts.text_as_bytes,
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {
