@@ -205,14 +205,15 @@ pub enum Format {
 }
 
 impl Format {
-    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`, `.h5`/`.hdf5`/`.he5`,
-    /// `.fgb`, `.gpkg`, `.shp`.
+    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`,
+    /// `.h5`/`.hdf5`/`.he5`/`.hdf` and netCDF-4's `.nc`/`.nc4`, `.fgb`, `.gpkg`, `.shp`.
     pub fn from_path(p: &Path) -> Option<Format> {
         let ext = p.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
             "parquet" | "geoparquet" | "pq" => Format::GeoParquet,
             "geojson" | "json" => Format::GeoJson,
-            "h5" | "hdf5" | "he5" | "hdf" => Format::Marquet,
+            // netCDF-4 files are HDF5 files (issue #35).
+            "h5" | "hdf5" | "he5" | "hdf" | "nc" | "nc4" => Format::Marquet,
             "fgb" => Format::FlatGeobuf,
             "gpkg" => Format::GeoPackage,
             "shp" => Format::Shapefile,
