@@ -372,4 +372,28 @@ mod tests {
         let s = Array::from_strings(&["a", "", "bc"], true);
         assert_eq!(s.missing(Some(&vec![0u8; 3])), vec![false, true, false]);
     }
+
+    /// Local ruling L17: the string fill 0xFF equals no text ('' and U+FFFF included),
+    /// whatever the element size; fills compare by their bytes up to the terminator.
+    #[test]
+    fn string_fill_equals_no_text() {
+        let f = recommended_fill(&Dtype::FixedString { size: 4, utf8: true, nullterm: true, spacepad: false }).unwrap().unwrap();
+        assert_eq!(f, vec![0xff, 0, 0, 0]);
+        let s = Array::from_strings_sized(&["", "\u{FFFF}", "\u{FFFD}", "a"], true, 4).unwrap();
+        assert_eq!(s.missing(Some(&f)), vec![false; 4]);
+        let mut with_fill = s.clone();
+        with_fill.bytes[..4].copy_from_slice(&f);
+        assert_eq!(with_fill.missing(Some(STRING_FILL)), vec![true, false, false, false], "a shorter fill compares by bytes");
+        let e = Array::from_strings_sized(&["ok", "a\0b"], true, 8).unwrap_err().to_string();
+        assert!(e.contains("element 1") && e.contains("NUL"), "{e}");
+    }
+
+    #[test]
+    fn fixed_strings_of_other_sizes_concatenate_byte_for_byte() {
+        let mut a = Array::from_byte_strings(&[b"ab".to_vec(), vec![0xff]], true).unwrap();
+        a.extend(&Array::from_byte_strings(&[b"longer".to_vec(), Vec::new()], true).unwrap()).unwrap();
+        let got: Vec<&[u8]> = (0..a.len()).map(|i| a.get_str_bytes(i).unwrap()).collect();
+        assert_eq!(got, [&b"ab"[..], &[0xff][..], &b"longer"[..], &b""[..]]);
+        assert_eq!(a.dtype.size(), 7);
+    }
 }
