@@ -5,12 +5,15 @@
 # tests/plain_hdf5.rs to read default Marquet files with h5py alone (no hdf5plugin), and by
 # tests/crs.rs and tests/gis_formats.rs (DuckDB's ST_CRS; GDAL through pyogrio reads the
 # FlatGeobuf, GeoPackage and Shapefile files Marquet writes; testdata/crs/make_fixtures.py),
-# and by tests/schemas.rs (geopandas dtypes and bbox reads; testdata/schemas/make_fixtures.py).
+# and by tests/schemas.rs (geopandas dtypes and bbox reads; testdata/schemas/make_fixtures.py),
+# and by tests/netcdf.rs (netCDF4-python, xarray with its netcdf4 and h5netcdf engines read a
+# netCDF-4 file holding Marquet tables; testdata/netcdf/make_fixture.py,
+# testdata/strings/make_fixtures.py).
 # Idempotent; prints the venv path.
 #   VENV defaults to ~/.cache/marquet/pyvenv
 set -euo pipefail
 VENV="${VENV:-$HOME/.cache/marquet/pyvenv}"
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py, duckdb, pyproj' 2>/dev/null; then
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py, duckdb, pyproj, netCDF4, xarray, h5netcdf' 2>/dev/null; then
   echo "$VENV"
   exit 0
 fi
@@ -23,6 +26,6 @@ fi
 mkdir -p "$(dirname "$VENV")"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py duckdb pyproj
+"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py duckdb pyproj netCDF4 xarray h5netcdf
 "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__, "pyogrio", pyogrio.__version__, "GDAL", pyogrio.__gdal_version_string__)' >&2
 echo "$VENV"

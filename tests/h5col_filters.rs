@@ -47,7 +47,8 @@ fn random_rows(r: &mut SplitMix64, n: usize) -> Vec<Row> {
                     (r.range(-5.0, 5.0) * 4.0).round() / 4.0
                 }
             }),
-            // "" is the string column's fill: it is a missing row.
+            // "" stands for a missing row (written with a missing flag, so as the column's
+            // fill 0xFF, local ruling L17).
             s: Some(STRINGS[r.int(0, 5) as usize]).filter(|s| !s.is_empty()),
             c: (r.f64() > 0.1).then(|| r.int(0, 2) as i8),
         })
@@ -66,7 +67,7 @@ fn batch(rows: &[Row]) -> Batch {
             "f",
             ColumnValues::Array { values: Array::from_f64(&rows.iter().map(|r| r.f.unwrap_or(0.0)).collect::<Vec<_>>()), missing: miss(&|r| r.f.is_none()) },
         )
-        .with("s", ColumnValues::Array { values: Array::from_strings_sized(&strs, true, 4).unwrap(), missing: None })
+        .with("s", ColumnValues::Array { values: Array::from_strings_sized(&strs, true, 4).unwrap(), missing: miss(&|r| r.s.is_none()) })
         .with(
             "c",
             ColumnValues::Array { values: Array::from_i8(&rows.iter().map(|r| r.c.unwrap_or(0)).collect::<Vec<_>>()), missing: miss(&|r| r.c.is_none()) },

@@ -175,7 +175,10 @@ pub unsafe extern "C" fn marquet_batch_set_points(
 }
 
 fn column_values(a: Array, valid: Option<Vec<bool>>) -> ColumnValues {
-    ColumnValues::Array { values: a, missing: valid.map(|v| v.into_iter().map(|b| !b).collect()) }
+    // Always with flags, so a present value equal to the fill is refused (issue #38), never
+    // stored as missing.
+    let n = a.len();
+    ColumnValues::Array { values: a, missing: Some(valid.map(|v| v.into_iter().map(|b| !b).collect()).unwrap_or_else(|| vec![false; n])) }
 }
 
 /// Set an attribute column's values from `nrows` int32 values; `valid` (NULL = all

@@ -58,9 +58,10 @@ impl CategoryStats {
     }
 
     /// The categorical plan, or `None` when the column stays a string column (too many
-    /// labels, or a label longer than `max_fixed` bytes).
+    /// labels, a label longer than `max_fixed` bytes, or a label holding NUL, which the
+    /// variable-length labels cannot hold, local ruling L17).
     pub fn finish(self, ordered: bool, max_fixed: usize) -> Option<CatPlan> {
-        if self.too_many || self.max_len > max_fixed {
+        if self.too_many || self.max_len > max_fixed || self.labels.iter().any(|l| l.contains('\0')) {
             return None;
         }
         // The recommended fill of a signed code type (its minimum + 1, HEP001 §8.5) is

@@ -240,13 +240,14 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     }
     // Column plans.
     let mut used: BTreeSet<String> = BTreeSet::from(["geometry".to_string()]);
+    let text_bytes = opts.text_as_bytes || plan::text_as_bytes(file)?;
     let mk = |name: String, t: PType, st: &StrStats, used: &mut BTreeSet<String>| -> Option<Planned> {
         let plan = match t {
             PType::Null => return None,
             PType::Bool => Plan::Bool { nullable: true },
             PType::Int => Plan::Int(Dtype::I64),
             PType::Float => Plan::Float { f16: false, f32: false },
-            PType::Str | PType::Json => Plan::FixedStr { size: 1, alt_fill: false },
+            PType::Str | PType::Json => Plan::FixedStr { size: 2 },
         };
         let n = super::geoparquet::import::sanitize_name(&name, used);
         used.insert(n.clone());
@@ -263,7 +264,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
             struct_path: None,
         };
         let d = p.description.clone();
-        p.finish_strings(st, opts.max_fixed_string);
+        p.finish_strings(st, opts.max_fixed_string, text_bytes);
         if d.is_some() && p.description.is_none() {
             p.description = d;
         }

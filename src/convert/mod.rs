@@ -205,14 +205,15 @@ pub enum Format {
 }
 
 impl Format {
-    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`, `.h5`/`.hdf5`/`.he5`,
-    /// `.fgb`, `.gpkg`, `.shp`.
+    /// From a file extension: `.parquet`/`.geoparquet`, `.geojson`/`.json`,
+    /// `.h5`/`.hdf5`/`.he5`/`.hdf` and netCDF-4's `.nc`/`.nc4`, `.fgb`, `.gpkg`, `.shp`.
     pub fn from_path(p: &Path) -> Option<Format> {
         let ext = p.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
             "parquet" | "geoparquet" | "pq" => Format::GeoParquet,
             "geojson" | "json" => Format::GeoJson,
-            "h5" | "hdf5" | "he5" | "hdf" => Format::Marquet,
+            // netCDF-4 files are HDF5 files (issue #35).
+            "h5" | "hdf5" | "he5" | "hdf" | "nc" | "nc4" => Format::Marquet,
             "fgb" => Format::FlatGeobuf,
             "gpkg" => Format::GeoPackage,
             "shp" => Format::Shapefile,
@@ -258,6 +259,9 @@ pub struct ConvertOptions {
     /// Nested Arrow columns HEP001 cannot hold (lists of structs, maps, nested lists): JSON
     /// text with a warning (default) or refused (`--nested`, issue #22).
     pub nested: NestedPolicy,
+    /// Store string columns as UTF-8 bytes in list columns with a null mask (local ruling
+    /// L17), the form netCDF-C reads; set for an output that is a netCDF-4 file.
+    pub text_as_bytes: bool,
 }
 
 /// What [`convert`] did.
@@ -382,6 +386,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
         layout: opts.layout.clone(),
         crs: convert_crs::stated(opts)?,
         nested: opts.nested,
+        text_as_bytes: opts.text_as_bytes,
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {

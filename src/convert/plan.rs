@@ -22,27 +22,37 @@ use crate::h5col::Dtype;
 use crate::h5col::list::ListSpec;
 use crate::h5col::{Array as H5Array, ColumnSpec, ColumnValues, ListArray, ListValues};
 
-/// The description we write on list-of-bytes columns that hold UTF-8 text, so the exporter
-/// writes them back as strings.
-pub const TEXT_BYTES_DESCRIPTION: &str = "UTF-8 text stored as a list of bytes (converted from a Parquet string column)";
+/// The description we write on list-of-bytes columns that hold UTF-8 text, so the exporter,
+/// `dump` and `query` read them back as strings (local ruling L17).
+pub const TEXT_BYTES_DESCRIPTION: &str = crate::spec::names::TEXT_BYTES_DESCRIPTION;
 
-/// Fill of fixed-length string columns that hold empty strings: U+FFFF, a noncharacter.
-pub const STRING_ALT_FILL: &str = "\u{FFFF}";
+/// True for the description of a list-of-bytes column that holds text.
+pub fn is_text_bytes(description: Option<&str>) -> bool {
+    description == Some(TEXT_BYTES_DESCRIPTION)
+}
 
 /// Statistics of a string column gathered in the pre-scan.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StrStats {
+    /// The longest value in bytes.
     pub max_len: usize,
-    pub has_empty: bool,
-    pub has_alt_fill: bool,
+    /// Some value holds NUL, which a null-terminated HDF5 string cannot hold.
+    pub has_nul: bool,
 }
 
 impl StrStats {
+    /// Count one value.
     pub fn add(&mut self, s: &str) {
         self.max_len = self.max_len.max(s.len());
-        self.has_empty |= s.is_empty();
-        self.has_alt_fill |= s == STRING_ALT_FILL;
+        self.has_nul |= s.as_bytes().contains(&0);
     }
+}
+
+/// The string storage rule (local ruling L17) for a table written into `file`: text as a
+/// list of bytes when the file is a netCDF-4 file (its root has `_NCProperties`), because
+/// netCDF-C crashes on fixed-length string columns with a fill value (issue #35 bug A).
+pub fn text_as_bytes(file: &crate::h5col::File) -> Result<bool> {
+    crate::h5::attr_exists(file.id(), "_NCProperties")
 }
 
 /// How one Arrow column becomes an H5Col column.
@@ -51,8 +61,8 @@ pub enum Plan {
     Int(Dtype),
     Float { f16: bool, f32: bool },
     Bool { nullable: bool },
-    /// Fixed-length UTF-8 of `size` bytes with fill `fill` (empty = "").
-    FixedStr { size: usize, alt_fill: bool },
+    /// Fixed-length null-terminated UTF-8 of `size` bytes with fill 0xFF (local ruling L17).
+    FixedStr { size: usize },
     /// UTF-8 text as a list of bytes with a mask.
     TextBytes,
     Binary,
@@ -192,7 +202,7 @@ pub fn plan_field(
                 "JSON text of the source's nested Arrow values ({}), which HEP001 cannot hold",
                 super::nested_json::type_name(dt)
             )),
-            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+            ..mk(Plan::FixedStr { size: 2 })
         });
         return Ok(());
     }
@@ -213,16 +223,23 @@ pub fn plan_field(
         DataType::Dictionary(_, v) if is_string_type(v) => out.push(Planned {
             needs_str_stats: true,
             dictionary: Some(field.dict_is_ordered().unwrap_or(false)),
-            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+            ..mk(Plan::FixedStr { size: 2 })
         }),
         d if is_string_type(d) => out.push(Planned {
             needs_str_stats: true,
             // JSON text already (the Arrow canonical extension type, as our export writes it).
             json: (field.metadata().get(super::arrow::EXTENSION_NAME).map(String::as_str) == Some(super::nested_json::ARROW_JSON))
                 .then(|| super::nested_json::ARROW_JSON.to_string()),
-            ..mk(Plan::FixedStr { size: 1, alt_fill: false })
+            ..mk(Plan::FixedStr { size: 2 })
         }),
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => out.push(mk(Plan::Binary)),
+        // What pandas gives for a column of None: kept as a string column whose rows are
+        // all missing (issue #38), so a later batch with text can be appended to it.
+        DataType::Null => out.push(Planned {
+            needs_str_stats: true,
+            description: Some("every value missing in the source (Arrow type null)".into()),
+            ..mk(Plan::FixedStr { size: 2 })
+        }),
         DataType::Timestamp(u, tz) => {
             let utc = tz.is_some();
             let mut p = Planned { spec_units: Some(timestamp_units(*u, utc)), ..mk(Plan::Timestamp(*u)) };
@@ -264,23 +281,20 @@ pub fn plan_field(
 
 impl Planned {
     /// Finalize a string plan from pre-scan statistics.
-    pub fn finish_strings(&mut self, st: &StrStats, max_fixed: usize) {
+    /// One rule for every string column (local ruling L17): fixed-length null-terminated
+    /// UTF-8 sized to the longest value, fill 0xFF (no text equals it, so `''`, U+FFFF and
+    /// every other value stay values); UTF-8 bytes in a list column with a null mask when a
+    /// value holds NUL (which a null-terminated string would cut), is longer than
+    /// `max_fixed` bytes, or `text_as_bytes` ([`text_as_bytes`]: a netCDF-4 target).
+    pub fn finish_strings(&mut self, st: &StrStats, max_fixed: usize, text_as_bytes: bool) {
         if !self.needs_str_stats {
             return;
         }
-        self.plan = if st.max_len > max_fixed {
+        self.plan = if st.max_len > max_fixed || st.has_nul || text_as_bytes {
             self.description = Some(TEXT_BYTES_DESCRIPTION.into());
             Plan::TextBytes
-        } else if !st.has_empty {
-            Plan::FixedStr { size: st.max_len + 1, alt_fill: false }
-        } else if !st.has_alt_fill {
-            self.description = Some(
-                "holds empty strings, so missing values use the fill value U+FFFF instead of the empty string".into(),
-            );
-            Plan::FixedStr { size: (st.max_len + 1).max(STRING_ALT_FILL.len() + 1), alt_fill: true }
         } else {
-            self.description = Some(TEXT_BYTES_DESCRIPTION.into());
-            Plan::TextBytes
+            Plan::FixedStr { size: (st.max_len + 1).max(2) }
         };
     }
 
@@ -328,13 +342,9 @@ impl Planned {
             Plan::Float { f32, .. } => t.add_column(&self.name, &col(if *f32 { Dtype::F32 } else { Dtype::F64 })).map(|_| ()),
             Plan::Bool { nullable: false } => t.add_column(&self.name, &col(Dtype::hep001_bool())).map(|_| ()),
             Plan::Bool { nullable: true } => t.add_column(&self.name, &col(nullable_bool())).map(|_| ()),
-            Plan::FixedStr { size, alt_fill } => {
-                let mut s = col(Dtype::FixedString { size: *size, utf8: true, nullterm: true, spacepad: false });
-                if *alt_fill {
-                    let mut f = vec![0u8; *size];
-                    f[..STRING_ALT_FILL.len()].copy_from_slice(STRING_ALT_FILL.as_bytes());
-                    s.fill = Some(f);
-                }
+            Plan::FixedStr { size } => {
+                let d = Dtype::FixedString { size: *size, utf8: true, nullterm: true, spacepad: false };
+                let s = col(d.clone()).with_fill(crate::h5col::recommended_fill(&d)?.unwrap_or_default());
                 t.add_column(&self.name, &s).map(|_| ())
             }
             Plan::TextBytes | Plan::Binary => list(ListSpec::bytes(vec![crate::h5col::Filter::Deflate(4)])),
@@ -381,7 +391,11 @@ impl Planned {
             return Planned { to_json: false, ..self.clone() }.values(&a);
         }
         let n = a.len();
-        let missing: Vec<bool> = (0..n).map(|i| a.is_null(i)).collect();
+        // Logical nulls: an Arrow `null` array has no validity buffer, yet every row is null.
+        let missing: Vec<bool> = match a.logical_nulls() {
+            Some(nb) => (0..n).map(|i| nb.is_null(i)).collect(),
+            None => vec![false; n],
+        };
         let arr = |values: H5Array| ColumnValues::Array { values, missing: Some(missing.clone()) };
         Ok(match &self.plan {
             Plan::Int(_) => arr(int_values(a)?),
@@ -401,10 +415,12 @@ impl Planned {
                     ColumnValues::array(H5Array::from_bools(&v))
                 }
             }
-            Plan::FixedStr { size, .. } => {
+            Plan::FixedStr { size } => {
                 let s = strings(a)?;
                 let v: Vec<&str> = s.iter().map(|x| x.unwrap_or("")).collect();
-                arr(H5Array::from_strings_sized(&v, true, *size)?)
+                arr(H5Array::from_strings_sized(&v, true, *size).map_err(|e| {
+                    MarquetError::InvalidArgument(format!("column {:?}: {e}", self.name))
+                })?)
             }
             Plan::TextBytes => {
                 let s = strings(a)?;
@@ -565,6 +581,7 @@ fn int_or_float_values(a: &ArrayRef) -> Result<H5Array> {
 pub fn strings(a: &ArrayRef) -> Result<Vec<Option<&str>>> {
     let n = a.len();
     match a.data_type() {
+        DataType::Null => Ok(vec![None; a.len()]),
         DataType::Utf8 => Ok(a.as_string::<i32>().iter().collect()),
         DataType::LargeUtf8 => Ok(a.as_string::<i64>().iter().collect()),
         DataType::Utf8View => Ok(a.as_string_view().iter().collect()),
@@ -653,7 +670,7 @@ pub fn out_plan(
             return Ok((OutPlan::ListOfStr, DataType::List(Arc::new(Field::new("element", DataType::Utf8, true)))));
         }
         if *dtype == Dtype::U8 || matches!(dtype, Dtype::Int { size: 1, signed: false, .. }) {
-            let text = description == Some(TEXT_BYTES_DESCRIPTION);
+            let text = is_text_bytes(description);
             return Ok((OutPlan::Bytes { text }, if text { DataType::Utf8 } else { DataType::Binary }));
         }
         let Some(adt) = arrow_numeric(dtype) else { return Err(format!("list of {dtype} is not exported")) };

@@ -53,6 +53,21 @@ pub(crate) fn reclaim(dir: &Path, prefix: &str, suffix: &str) {
     }
 }
 
+/// Refuse a netCDF-3 (classic, 64-bit offset or CDF-5) file by its magic number with an
+/// error that says what to do; it is no HDF5 file (issue #35).
+fn refuse_netcdf3(output: &Path) -> Result<()> {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    let n = std::fs::File::open(output).and_then(|mut f| f.read(&mut magic)).unwrap_or(0);
+    if n == 4 && &magic[..3] == b"CDF" && matches!(magic[3], 1 | 2 | 5) {
+        return Err(MarquetError::InvalidArgument(format!(
+            "{}: a netCDF-3 file (not HDF5) cannot hold Marquet tables; convert it to netCDF-4 first (nccopy -k nc4)",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Run `run` (the conversion proper) into a staging file, then publish its tables to
 /// `output` as described in the module documentation.
 pub(super) fn into_hdf5(
@@ -66,10 +81,14 @@ pub(super) fn into_hdf5(
         reclaim(dir, ".marquet-", ".partial.h5");
     }
     let existed = std::fs::symlink_metadata(output).is_ok();
+    let mut text_as_bytes = opts.text_as_bytes;
     if existed {
         crate::error::check_regular_file(output)?;
+        refuse_netcdf3(output)?;
         // Refuse before any work what the publication would refuse after it.
         let f = File::open(output)?;
+        // A netCDF-4 file: string columns in the form netCDF-C reads (local ruling L17).
+        text_as_bytes |= super::plan::text_as_bytes(&f)?;
         if let Some(t) = &opts.table {
             let t = normalize_table_path(t);
             if f.tables()?.contains(&t) {
@@ -78,7 +97,7 @@ pub(super) fn into_hdf5(
             f.copy_tables_check(std::slice::from_ref(&t))?;
         }
     }
-    let staged = ConvertOptions { output_format: Some(Format::Marquet), ..opts.clone() };
+    let staged = ConvertOptions { output_format: Some(Format::Marquet), text_as_bytes, ..opts.clone() };
     let res = (|| {
         let mut report = run(input, &tmp, &staged)?;
         if existed {

@@ -132,7 +132,9 @@ pub fn dataset_info(ds: hid_t, path: &str) -> Result<DatasetInfo> {
         check(h5p::H5Pfill_value_defined(dcpl.0, &mut st), path, "H5Pfill_value_defined")?;
         let fill = if st == H5D_fill_value_t::H5D_FILL_VALUE_USER_DEFINED {
             match &dtype {
-                Dtype::VarString { .. } | Dtype::StdRef | Dtype::ObjRef | Dtype::Other { .. } => Some(Vec::new()),
+                // The fill's bytes (a NULL pointer reads as "", as h5py and netCDF-C read it).
+                Dtype::VarString { utf8 } => Some(vlen_fill(dcpl.0, *utf8, path)?),
+                Dtype::StdRef | Dtype::ObjRef | Dtype::Other { .. } => Some(Vec::new()),
                 _ => {
                     let mem = dtype.mem_for_read();
                     let mt = mem.to_hid()?;
@@ -263,6 +265,67 @@ pub fn dataset_read_pipeline(ds: hid_t, start: u64, count: u64, mem: &Dtype, pat
         check(h5d::H5Dread(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, buf.as_mut_ptr() as *mut c_void), path, "H5Dread")
     })?;
     Ok(())
+}
+
+/// The user-defined fill value of a variable-length string dataset, as bytes (a NULL
+/// pointer is ""). Call inside `locked`.
+unsafe fn vlen_fill(dcpl: hid_t, utf8: bool, path: &str) -> Result<Vec<u8>> {
+    let mt = Dtype::VarString { utf8 }.to_hid()?;
+    let mut p: *mut c_char = ptr::null_mut();
+    check(h5p::H5Pget_fill_value(dcpl, mt.0, &mut p as *mut *mut c_char as *mut c_void), path, "H5Pget_fill_value")?;
+    let out = if p.is_null() { Vec::new() } else { std::ffi::CStr::from_ptr(p).to_bytes().to_vec() };
+    if !p.is_null() {
+        let sp = Hid::new(h5s::H5Screate(h5s::H5S_class_t::H5S_SCALAR), path, "H5Screate")?;
+        h5t::H5Treclaim(mt.0, sp.0, H5P_DEFAULT, &mut p as *mut *mut c_char as *mut c_void);
+    }
+    Ok(out)
+}
+
+/// Read elements `[start, start + count)` of a rank-1 variable-length string dataset: the
+/// bytes of each (HDF5 strings end at their first NUL; a NULL pointer reads as empty, as
+/// h5py and netCDF-C read it).
+pub fn dataset_read_vlen_strings(ds: hid_t, start: u64, count: u64, utf8: bool, path: &str) -> Result<Vec<Vec<u8>>> {
+    check_within_extent(ds, start, count, path)?;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let (fs, ms) = select_1d(ds, start, count, path)?;
+    let mt = Dtype::VarString { utf8 }.to_hid()?;
+    locked(|| unsafe {
+        let mut ptrs: Vec<*mut c_char> = vec![ptr::null_mut(); count as usize];
+        check(h5d::H5Dread(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, ptrs.as_mut_ptr() as *mut c_void), path, "H5Dread")?;
+        let out = ptrs
+            .iter()
+            .map(|p| if p.is_null() { Vec::new() } else { std::ffi::CStr::from_ptr(*p).to_bytes().to_vec() })
+            .collect();
+        h5t::H5Treclaim(mt.0, ms.0, H5P_DEFAULT, ptrs.as_mut_ptr() as *mut c_void);
+        Ok(out)
+    })
+}
+
+/// Write variable-length strings at `start` of a rank-1 variable-length string dataset.
+/// A value holding NUL is refused (an HDF5 string ends at its first NUL), naming its
+/// position.
+pub fn dataset_write_vlen_strings(ds: hid_t, start: u64, values: &[&[u8]], utf8: bool, path: &str) -> Result<()> {
+    if values.is_empty() {
+        return Ok(());
+    }
+    let mut owned = Vec::with_capacity(values.len());
+    for (i, v) in values.iter().enumerate() {
+        owned.push(std::ffi::CString::new(*v).map_err(|_| {
+            MarquetError::InvalidArgument(format!(
+                "{path}: element {} holds a NUL byte, which an HDF5 variable-length string cannot hold",
+                start + i as u64
+            ))
+        })?);
+    }
+    let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+    let (fs, ms) = select_1d(ds, start, values.len() as u64, path)?;
+    let mt = Dtype::VarString { utf8 }.to_hid()?;
+    let r = locked(|| unsafe {
+        check(h5d::H5Dwrite(ds, mt.0, ms.0, fs.0, H5P_DEFAULT, ptrs.as_ptr() as *const c_void), path, "H5Dwrite")
+    });
+    wrote(r).map(|_| ())
 }
 
 /// Write elements (layout of `mem`) at `start` of a rank-1 dataset. The whole chunks of a

@@ -58,19 +58,51 @@ impl Array {
     }
 
     /// Fixed-length strings of an explicit byte size (values longer than `size - 1` are refused).
+    /// A value holding NUL is refused naming its position: a null-terminated string ends
+    /// at its first NUL, so it would be stored cut (issue #38).
     pub fn from_strings_sized(v: &[&str], utf8: bool, size: usize) -> Result<Array> {
+        let b: Vec<&[u8]> = v.iter().map(|s| s.as_bytes()).collect();
+        Array::from_byte_strings_sized(&b, utf8, size)
+    }
+
+    /// [`Array::from_strings_sized`] of byte strings.
+    pub fn from_byte_strings_sized(v: &[&[u8]], utf8: bool, size: usize) -> Result<Array> {
         let mut bytes = vec![0u8; v.len() * size];
         for (i, s) in v.iter().enumerate() {
             if s.len() >= size {
                 return Err(MarquetError::InvalidArgument(format!(
-                    "string {s:?} needs {} bytes, column holds {}",
+                    "string {:?} (element {i}) needs {} bytes, column holds {}",
+                    String::from_utf8_lossy(s),
                     s.len() + 1,
                     size
                 )));
             }
-            bytes[i * size..i * size + s.len()].copy_from_slice(s.as_bytes());
+            if s.contains(&0) {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "string {:?} (element {i}) holds a NUL byte, which a null-terminated HDF5 string cannot hold",
+                    String::from_utf8_lossy(s)
+                )));
+            }
+            bytes[i * size..i * size + s.len()].copy_from_slice(s);
         }
         Ok(Array { dtype: Dtype::FixedString { size, utf8, nullterm: true, spacepad: false }, bytes })
+    }
+
+    /// Byte strings (none holding NUL, e.g. read from a variable-length string dataset) as
+    /// fixed-length null-terminated strings sized to the longest + 1.
+    pub fn from_byte_strings(v: &[Vec<u8>], utf8: bool) -> Result<Array> {
+        let size = v.iter().map(|s| s.len()).max().unwrap_or(0) + 1;
+        let b: Vec<&[u8]> = v.iter().map(|s| s.as_slice()).collect();
+        Array::from_byte_strings_sized(&b, utf8, size)
+    }
+
+    /// The bytes of string element `i` up to its terminator (padding kept for
+    /// space-padded types), `None` for other types.
+    pub fn get_str_bytes(&self, i: usize) -> Option<&[u8]> {
+        match &self.dtype {
+            Dtype::FixedString { .. } => Some(str_bytes(self.element(i))),
+            _ => None,
+        }
     }
 
     /// Opaque elements of `size` bytes with `tag`.
@@ -116,8 +148,22 @@ impl Array {
         Array { dtype: self.dtype.clone(), bytes: self.bytes[start * s..end * s].to_vec() }
     }
 
-    /// Append another array of the same datatype.
+    /// Append another array of the same datatype (fixed-length strings of another size are
+    /// re-padded to the longer of the two).
     pub fn extend(&mut self, other: &Array) -> Result<()> {
+        if let (
+            Dtype::FixedString { size: a, utf8, nullterm: true, spacepad: false },
+            Dtype::FixedString { size: b, nullterm: true, spacepad: false, .. },
+        ) = (&self.dtype, &other.dtype)
+        {
+            if a != b {
+                let size = (*a).max(*b);
+                let mut v: Vec<&[u8]> = (0..self.len()).map(|i| str_bytes(self.element(i))).collect();
+                v.extend((0..other.len()).map(|i| str_bytes(other.element(i))));
+                *self = Array::from_byte_strings_sized(&v, *utf8, size)?;
+                return Ok(());
+            }
+        }
         if other.dtype.to_le() != self.dtype.to_le() {
             return Err(MarquetError::InvalidArgument("cannot concatenate arrays of different datatypes".into()));
         }
@@ -205,6 +251,11 @@ impl Array {
 /// `missing(v, fill) = isnan(fill) ? isnan(v) : (v == fill)` (bitwise for non-floats).
 pub fn is_missing(dtype: &Dtype, v: &[u8], fill: Option<&[u8]>) -> bool {
     let Some(fill) = fill else { return false };
+    if let Dtype::FixedString { .. } | Dtype::VarString { .. } = dtype {
+        // Strings compare by their bytes up to the terminator, whatever the storage size
+        // (a variable-length column is read into fixed-length elements, `Column::read`).
+        return str_bytes(v) == str_bytes(fill);
+    }
     if fill.len() != v.len() {
         return false;
     }
@@ -225,13 +276,23 @@ pub fn is_missing(dtype: &Dtype, v: &[u8], fill: Option<&[u8]>) -> bool {
                 v == fill
             }
         }
-        Dtype::FixedString { .. } => fixed_str(v) == fixed_str(fill),
         _ => v == fill,
     }
 }
 
+/// The bytes of a string element up to its first NUL (the whole element when it has none).
+pub fn str_bytes(e: &[u8]) -> &[u8] {
+    &e[..e.iter().position(|&b| b == 0).unwrap_or(e.len())]
+}
+
+/// The fill value of every string column Marquet writes (local ruling L17): the single byte
+/// 0xFF, which is neither UTF-8 nor ASCII, so no text value can ever equal it — an empty
+/// string, U+FFFF or any other text stays a value and is never read as missing.
+pub const STRING_FILL: &[u8] = b"\xff";
+
 /// HEP001's recommended fill value for `dtype` (§8.5, and Marquet's opaque amendment,
-/// ruling R14). `Ok(None)` for booleans (which must not declare one); an error for types
+/// ruling R14), except for strings: [`STRING_FILL`] (HEP001 §8.5 override rule for
+/// strings, local ruling L17). `Ok(None)` for booleans (which must not declare one); an error for types
 /// without a recommendation (the caller must choose).
 pub fn recommended_fill(dtype: &Dtype) -> Result<Option<Vec<u8>>> {
     Ok(Some(match dtype {
@@ -248,7 +309,11 @@ pub fn recommended_fill(dtype: &Dtype) -> Result<Option<Vec<u8>>> {
         Dtype::Int { size, signed: false, .. } => vec![0xff; *size],
         Dtype::Float { size: 8, .. } => names::FILL_F64.to_le_bytes().to_vec(),
         Dtype::Float { size: 4, .. } => names::FILL_F32.to_le_bytes().to_vec(),
-        Dtype::FixedString { size, .. } => vec![0u8; *size],
+        Dtype::FixedString { size, .. } => {
+            let mut f = vec![0u8; (*size).max(1)];
+            f[0] = STRING_FILL[0];
+            f
+        }
         Dtype::Enum { .. } if dtype.is_boolean() => return Ok(None),
         Dtype::Enum { base, members } => {
             let Some((_, v)) = members.iter().find(|(n, _)| n == names::MISSING) else {
@@ -306,5 +371,29 @@ mod tests {
         assert_eq!(a.missing(None), vec![false, false, false]);
         let s = Array::from_strings(&["a", "", "bc"], true);
         assert_eq!(s.missing(Some(&vec![0u8; 3])), vec![false, true, false]);
+    }
+
+    /// Local ruling L17: the string fill 0xFF equals no text ('' and U+FFFF included),
+    /// whatever the element size; fills compare by their bytes up to the terminator.
+    #[test]
+    fn string_fill_equals_no_text() {
+        let f = recommended_fill(&Dtype::FixedString { size: 4, utf8: true, nullterm: true, spacepad: false }).unwrap().unwrap();
+        assert_eq!(f, vec![0xff, 0, 0, 0]);
+        let s = Array::from_strings_sized(&["", "\u{FFFF}", "\u{FFFD}", "a"], true, 4).unwrap();
+        assert_eq!(s.missing(Some(&f)), vec![false; 4]);
+        let mut with_fill = s.clone();
+        with_fill.bytes[..4].copy_from_slice(&f);
+        assert_eq!(with_fill.missing(Some(STRING_FILL)), vec![true, false, false, false], "a shorter fill compares by bytes");
+        let e = Array::from_strings_sized(&["ok", "a\0b"], true, 8).unwrap_err().to_string();
+        assert!(e.contains("element 1") && e.contains("NUL"), "{e}");
+    }
+
+    #[test]
+    fn fixed_strings_of_other_sizes_concatenate_byte_for_byte() {
+        let mut a = Array::from_byte_strings(&[b"ab".to_vec(), vec![0xff]], true).unwrap();
+        a.extend(&Array::from_byte_strings(&[b"longer".to_vec(), Vec::new()], true).unwrap()).unwrap();
+        let got: Vec<&[u8]> = (0..a.len()).map(|i| a.get_str_bytes(i).unwrap()).collect();
+        assert_eq!(got, [&b"ab"[..], &[0xff][..], &b"longer"[..], &b""[..]]);
+        assert_eq!(a.dtype.size(), 7);
     }
 }

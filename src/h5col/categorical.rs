@@ -31,8 +31,12 @@ impl Categories {
 }
 
 /// Create (or reuse, when it exists with the same labels) the categories dataset
-/// `CATEGORIES/<name>`: fixed-length null-terminated UTF-8 labels, sized to the longest,
-/// with the HEP001 boolean `ordered`. Returns its absolute path.
+/// `CATEGORIES/<name>`: variable-length UTF-8 labels without a fill value (HEP001 §8.7
+/// "any datatype suitable for labels"; categories are not columns), with the HEP001
+/// boolean `ordered`. Variable-length, because netCDF-C crashes on fixed-length strings
+/// longer than one byte with a fill value and, before 4.9.1, without one (local ruling
+/// L17, docs/netcdf-c-bug-fixed-string-fill.md). A label holding NUL is refused. Returns
+/// its absolute path.
 pub fn create_categories(t: &Table, name: &str, labels: &[&str], ordered: bool) -> Result<String> {
     let rel = format!("{}/{name}", names::CATEGORIES);
     let path = t.member_path(&rel);
@@ -46,13 +50,13 @@ pub fn create_categories(t: &Table, name: &str, labels: &[&str], ordered: bool) 
     if !h5::link_exists(t.id(), names::CATEGORIES)? {
         h5::group_create(t.id(), names::CATEGORIES)?;
     }
-    let a = super::Array::from_strings(labels, true);
-    let ds = h5::dataset_create(
-        t.id(),
-        &rel,
-        &DatasetSpec { dtype: a.dtype.clone(), len: labels.len() as u64, chunk: None, filters: vec![], fill: None },
-    )?;
-    h5::dataset_write(ds.id(), 0, &a.dtype, &a.bytes, &path)?;
+    if let Some(l) = labels.iter().find(|l| l.contains('\0')) {
+        return Err(MarquetError::InvalidArgument(format!("{path}: category label {l:?} holds a NUL byte")));
+    }
+    let dtype = Dtype::VarString { utf8: true };
+    let ds = h5::dataset_create(t.id(), &rel, &DatasetSpec { dtype, len: labels.len() as u64, chunk: None, filters: vec![], fill: None })?;
+    let b: Vec<&[u8]> = labels.iter().map(|l| l.as_bytes()).collect();
+    h5::dataset_write_vlen_strings(ds.id(), 0, &b, true, &path)?;
     h5::attr_write(ds.id(), names::ORDERED, &Dtype::hep001_bool(), &Space::Scalar, &[ordered as u8])?;
     Ok(path)
 }
@@ -95,6 +99,9 @@ fn read_categories(t: &Table, path: &str) -> Result<Categories> {
             let mem = info.dtype.to_le();
             let a = super::Array { dtype: mem.clone(), bytes: h5::dataset_read(ds.id(), 0, n, &mem, path)? };
             a.to_string_vec().unwrap_or_default()
+        }
+        Dtype::VarString { utf8 } => {
+            h5::dataset_read_vlen_strings(ds.id(), 0, n, *utf8, path)?.into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect()
         }
         // Integer or float categories: their decimal text is the label.
         Dtype::Int { .. } | Dtype::Float { .. } => {

@@ -298,6 +298,13 @@ impl Column {
                 format!("rows {start}..{} past the dataset extent {}", start.saturating_add(count), self.len()),
             ));
         }
+        if let Dtype::VarString { utf8 } = self.info.dtype {
+            // Variable-length strings (HEP001 §8.3, other producers) are read into
+            // fixed-length elements sized to this read's longest value: the same logical
+            // bytes, compared with the fill by [`crate::h5col::is_missing`] (issue #35).
+            let v = h5::dataset_read_vlen_strings(self.ds.id(), start, count, utf8, &self.path)?;
+            return Array::from_byte_strings(&v, utf8).map_err(|e| MarquetError::InvalidArgument(format!("{}: {e}", self.path)));
+        }
         let mem = self.info.dtype.to_le();
         let bytes = h5::dataset_read(self.ds.id(), start, count, &mem, &self.path)?;
         Ok(Array { dtype: mem, bytes })
@@ -313,6 +320,16 @@ impl Column {
     /// Read the rows `rows` (ascending, each below the extent), in that order: one read per
     /// span of nearby rows ([`take_spans`]), so rows in one chunk cost one decompression.
     pub fn take(&self, rows: &[u64]) -> Result<Array> {
+        if let Dtype::VarString { utf8 } = self.info.dtype {
+            let mut v: Vec<Vec<u8>> = Vec::with_capacity(rows.len());
+            for span in take_spans(rows, &self.path)? {
+                let a = self.read(span.start, span.end - span.start)?;
+                for &r in &rows[span.first..span.last] {
+                    v.push(crate::h5col::array::str_bytes(a.element((r - span.start) as usize)).to_vec());
+                }
+            }
+            return Array::from_byte_strings(&v, utf8);
+        }
         let mem = self.info.dtype.to_le();
         let es = mem.size();
         let mut bytes = Vec::with_capacity(rows.len() * es);
@@ -339,6 +356,12 @@ impl Column {
 
     /// Encode batch values to bytes in the column's layout, writing fill for missing rows.
     pub(super) fn encode_values(&self, v: Option<&ColumnValues>, k: u64) -> Result<Vec<u8>> {
+        if let Dtype::VarString { .. } = self.info.dtype {
+            return Err(MarquetError::Unsupported(format!(
+                "{}: writing to a variable-length string column (written by another producer) is not supported",
+                self.path
+            )));
+        }
         let dt = self.info.dtype.to_le();
         let es = dt.size();
         let fill = self.info.fill.clone();
@@ -349,17 +372,42 @@ impl Column {
                 })?;
                 Ok(f.repeat(k as usize))
             }
+            // Text stored as a list of bytes elsewhere (e.g. a staged batch, local ruling
+            // L17) into a string column: the same bytes, nulls as missing.
+            Some(ColumnValues::List(l)) if matches!(dt, Dtype::FixedString { .. }) && matches!(&l.values, ListValues::Leaf(a) if a.dtype.size() == 1) => {
+                let missing: Vec<bool> = (0..l.len()).map(|i| l.is_null(i)).collect();
+                let rows: Vec<&[u8]> = (0..l.len()).map(|i| l.bytes_of(i).unwrap_or_default()).collect();
+                let Dtype::FixedString { size, utf8, .. } = dt else { unreachable!() };
+                let values = Array::from_byte_strings_sized(&rows, utf8, size.max(rows.iter().map(|r| r.len() + 1).max().unwrap_or(1)))
+                    .map_err(|e| MarquetError::InvalidArgument(format!("{}: {e}", self.path)))?;
+                self.encode_values(Some(&ColumnValues::Array { values, missing: Some(missing) }), k)
+            }
             Some(ColumnValues::List(_)) => {
                 Err(MarquetError::InvalidArgument(format!("{} is not a list column", self.path)))
             }
             Some(ColumnValues::Array { values, missing }) => {
                 let values = convert_array(values, &dt, &self.path)?;
                 let nvals = values.len();
-                let mut bytes = values.bytes;
                 if let Some(m) = missing {
                     if m.len() != nvals {
                         return Err(MarquetError::InvalidArgument("missing flags length mismatch".into()));
                     }
+                }
+                // A present value equal to the fill would read back as missing (HEP001
+                // §8.5): refuse it, naming the row, instead of changing it (issue #38;
+                // Marquet's own string fill cannot be met, local ruling L17).
+                // Values given without missing flags are taken as already encoded.
+                if let (Some(f), Some(m)) = (fill.as_deref(), missing.as_ref()) {
+                    if let Some(i) = (0..nvals).find(|&i| !m[i] && crate::h5col::is_missing(&dt, values.element(i), Some(f))) {
+                        return Err(MarquetError::InvalidArgument(format!(
+                            "{}: the value {} of batch row {i} equals the column's fill value, so it would read back as missing (HEP001 §8.5); the column cannot hold it",
+                            self.path,
+                            values.display(i).escape_debug()
+                        )));
+                    }
+                }
+                let mut bytes = values.bytes;
+                if let Some(m) = missing {
                     let f = fill.as_ref().ok_or_else(|| {
                         MarquetError::InvalidArgument(format!("{}: column has no fill value for missing rows", self.path))
                     })?;
@@ -390,10 +438,10 @@ fn convert_array(a: &Array, dt: &Dtype, path: &str) -> Result<Array> {
         return Ok(a.clone());
     }
     match (dt, &a.dtype) {
-        (Dtype::FixedString { size, utf8, .. }, Dtype::FixedString { .. }) => {
-            let s = a.to_string_vec().unwrap_or_default();
-            let refs: Vec<&str> = s.iter().map(|x| x.as_str()).collect();
-            Array::from_strings_sized(&refs, *utf8, *size).map_err(|e| MarquetError::InvalidArgument(format!("{path}: {e}")))
+        (Dtype::FixedString { size, utf8, nullterm: true, spacepad: false }, Dtype::FixedString { .. }) => {
+            // Re-padded byte for byte: never through a lossy text decoding.
+            let refs: Vec<&[u8]> = (0..a.len()).map(|i| a.get_str_bytes(i).unwrap_or_default()).collect();
+            Array::from_byte_strings_sized(&refs, *utf8, *size).map_err(|e| MarquetError::InvalidArgument(format!("{path}: {e}")))
         }
         (Dtype::Float { size: 8, .. }, Dtype::Float { size: 4, .. }) => Ok(Array::from_f64(&a.to_f64_vec().unwrap_or_default())),
         (Dtype::Enum { base, .. }, Dtype::Int { .. }) => {

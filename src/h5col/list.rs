@@ -657,6 +657,13 @@ impl ListColumn {
         Ok(h5::attr_read(self.id(), name)?.and_then(|a| a.as_str().map(|s| s.to_string())))
     }
 
+    /// True when this is a list of bytes that holds UTF-8 text, one string per row (its
+    /// `description` is [`names::TEXT_BYTES_DESCRIPTION`], local ruling L17): readers show
+    /// its rows as text.
+    pub fn is_text(&self) -> Result<bool> {
+        Ok(self.text_attr(names::DESCRIPTION)?.as_deref() == Some(names::TEXT_BYTES_DESCRIPTION) && self.leaf_dtype()?.size() == 1)
+    }
+
     /// Is this a list of strings (its `VALUES` member is itself a string list,
     /// `CLASS = STRING_VALUES`, HEP001 §9.4)?
     pub fn is_string_list(&self) -> Result<bool> {

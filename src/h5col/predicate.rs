@@ -118,7 +118,8 @@ fn domain(d: &Dtype) -> Option<Domain> {
     match d {
         Dtype::Int { .. } | Dtype::Enum { .. } => Some(Domain::Int),
         Dtype::Float { size: 4 | 8, .. } => Some(Domain::Float),
-        Dtype::FixedString { .. } | Dtype::Opaque { .. } => Some(Domain::Bytes),
+        // Variable-length strings are read as fixed-length ones (`Column::read`).
+        Dtype::FixedString { .. } | Dtype::VarString { .. } | Dtype::Opaque { .. } => Some(Domain::Bytes),
         _ => None,
     }
 }
@@ -373,6 +374,12 @@ pub fn filter_rows(t: &Table, column: &str, filter: &ColumnFilter) -> Result<Fil
 
 /// Like [`filter_rows`], with control over which index may answer.
 pub fn filter_rows_with(t: &Table, column: &str, filter: &ColumnFilter, choice: IndexChoice) -> Result<FilterOutcome> {
+    if t.kind_of(column)? == Some(ColumnKind::List) {
+        let lc = t.list_column(column)?;
+        if lc.is_text()? {
+            return filter_text_bytes(t, &lc, column, filter);
+        }
+    }
     if t.kind_of(column)? != Some(ColumnKind::Dataset) {
         return Err(MarquetError::InvalidArgument(format!("{} is not a column dataset", t.member_path(column))));
     }
@@ -418,6 +425,29 @@ pub fn filter_rows_with(t: &Table, column: &str, filter: &ColumnFilter, choice: 
         }
     }
     let rows = scan(&col, &c, nrows, chunk, None, &mut stats)?;
+    Ok(FilterOutcome { rows, stats })
+}
+
+/// A filter on text stored as a list of bytes (local ruling L17): a scan that compares each
+/// row's bytes as a string column's value would be compared (no index applies).
+fn filter_text_bytes(t: &Table, lc: &super::list::ListColumn, column: &str, filter: &ColumnFilter) -> Result<FilterOutcome> {
+    let dt = Dtype::FixedString { size: 2, utf8: true, nullterm: true, spacepad: false };
+    let c = compile(&Resolver::new(t, column, &dt, &lc.path)?, filter)?;
+    let nrows = t.nrows()?;
+    let mut stats = FilterStats { chunks_total: nrows.div_ceil(DEFAULT_SCAN_ROWS), ..Default::default() };
+    let mut rows = Vec::new();
+    let mut start = 0;
+    while start < nrows {
+        let end = start.saturating_add(DEFAULT_SCAN_ROWS).min(nrows);
+        let l = lc.read(start, end)?;
+        stats.rows_examined += end - start;
+        for i in 0..l.len() {
+            if l.bytes_of(i).is_some_and(|b| c.test(&Key::S(b.to_vec()))) {
+                rows.push(start + i as u64);
+            }
+        }
+        start = end;
+    }
     Ok(FilterOutcome { rows, stats })
 }
 

@@ -121,6 +121,12 @@ impl Table {
                     let lc = self.list_column(name)?;
                     let v = match batch.columns.get(name) {
                         Some(ColumnValues::List(l)) => l.clone(),
+                        // Strings into text stored as a list of bytes (local ruling L17).
+                        Some(ColumnValues::Array { values, missing }) if values.dtype.is_string() && lc.leaf_dtype()?.size() == 1 => {
+                            ListArray::from_bytes_rows((0..values.len()).map(|i| {
+                                if missing.as_ref().is_some_and(|m| m[i]) { None } else { values.get_str_bytes(i) }
+                            }))
+                        }
                         Some(_) => return Err(MarquetError::InvalidArgument(format!("column '{name}' is a list column"))),
                         None => ListArray::nulls(k as usize, lc.leaf_dtype()?),
                     };

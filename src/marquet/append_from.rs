@@ -32,6 +32,16 @@ fn appendable(t: &MarquetTable) -> Result<(BTreeSet<String>, BTreeSet<String>)> 
     Ok((cols, geoms))
 }
 
+/// Is column `c` text: a string column dataset, or UTF-8 bytes in a list column (local
+/// ruling L17)? Text moves between the two forms (`h5col::Table::prepare_rows`).
+fn is_text(t: &MarquetTable, c: &str) -> Result<bool> {
+    Ok(match t.table().kind_of(c)? {
+        Some(crate::h5col::ColumnKind::Dataset) => t.table().column(c)?.dtype().is_string(),
+        Some(crate::h5col::ColumnKind::List) => t.table().list_column(c)?.is_text()?,
+        None => false,
+    })
+}
+
 /// The body of [`MarquetTable::check_append_source`].
 pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Result<()> {
     let (dcols, dgeo) = appendable(this)?;
@@ -55,7 +65,7 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
                 this.path()
             )));
         }
-        if !dgeo.contains(c) && this.table().kind_of(c)? != src.table().kind_of(c)? {
+        if !dgeo.contains(c) && this.table().kind_of(c)? != src.table().kind_of(c)? && !(is_text(this, c)? && is_text(src, c)?) {
             return Err(MarquetError::InvalidArgument(format!(
                 "{}: column '{c}' is a list column in only one of the two tables",
                 this.path()

@@ -28,6 +28,9 @@ pub const INDEX_NAME: &str = "_index";
 /// Free-text description of a table, column or index (HEP001 §7.4, §8.6, §11.3): scalar
 /// fixed-length UTF-8, lowercase by naming rule 4.
 pub const DESCRIPTION: &str = "description";
+/// The `description` of a list-of-bytes column that holds UTF-8 text, one string per row
+/// (Marquet's string storage for netCDF-4 targets and values holding NUL, local ruling L17).
+pub const TEXT_BYTES_DESCRIPTION: &str = "UTF-8 text stored as a list of bytes (converted from a Parquet string column)";
 /// Physical units of a column (HEP001 §8.6): scalar fixed-length UTF-8; absent means
 /// dimensionless. Geometry columns should not carry it (HEP002 §6.1).
 pub const UNITS: &str = "units";

@@ -86,7 +86,15 @@ fn span_cells(
                 }
             }
             Some(ColumnKind::List) => {
-                let l = t.list_column(c)?.read(start, end)?;
+                let lc = t.list_column(c)?;
+                let l = lc.read(start, end)?;
+                // Text stored as a list of UTF-8 bytes prints as text (issue #38).
+                if lc.is_text()? {
+                    for i in 0..l.len() {
+                        v.push(l.bytes_of(i).map(|b| String::from_utf8_lossy(b).into_owned()));
+                    }
+                    return Ok((v, geometries, num));
+                }
                 for i in 0..l.len() {
                     v.push((!l.is_null(i)).then(|| {
                         let r = l.range(i);

@@ -132,6 +132,11 @@ struct ConvertArgs {
     /// again on GeoParquet export.
     #[arg(long, value_parser = ["json", "refuse"], value_name = "POLICY")]
     nested: Option<String>,
+    /// How string columns are stored in an HDF5 output: fixed = fixed-length UTF-8 with the
+    /// fill value 0xFF (default); bytes = UTF-8 bytes in a list column with a null mask, the
+    /// form netCDF-C reads (always so in a netCDF-4 file; docs/RULINGS-LOCAL.md L17).
+    #[arg(long, value_parser = ["fixed", "bytes"], value_name = "FORM")]
+    strings: Option<String>,
     #[command(flatten)]
     layout: LayoutArgs,
     #[command(flatten)]
@@ -369,6 +374,7 @@ fn convert(a: ConvertArgs) -> ExitCode {
         crs: lake.crs.clone(),
         to_crs: a.to_crs,
         lake,
+        text_as_bytes: a.strings.as_deref() == Some("bytes"),
         ..ConvertOptions::default()
     };
     let res = convert(&a.input, &a.output, &opts);

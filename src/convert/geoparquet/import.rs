@@ -60,6 +60,10 @@ pub struct ImportOptions {
     /// Nested Arrow columns HEP001 cannot hold (lists of structs, maps, nested lists): JSON
     /// text with a warning (the default) or refused (issue #22).
     pub nested: NestedPolicy,
+    /// Store every string column as UTF-8 bytes in a list column with a null mask, the form
+    /// netCDF-C reads without crashing (local ruling L17); always so when the file written
+    /// is a netCDF-4 file (`_NCProperties` on its root).
+    pub text_as_bytes: bool,
 }
 
 impl Default for ImportOptions {
@@ -74,6 +78,7 @@ impl Default for ImportOptions {
             progress: crate::Progress::default(),
             crs: None,
             nested: NestedPolicy::default(),
+            text_as_bytes: false,
         }
     }
 }
@@ -471,8 +476,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             }
         }
     }
+    let text_bytes = opts.text_as_bytes || plan::text_as_bytes(file)?;
     for (i, (p, cats)) in planned.iter_mut().zip(cat_stats).enumerate() {
-        p.finish_strings(&str_stats[i], opts.max_fixed_string);
+        p.finish_strings(&str_stats[i], opts.max_fixed_string, text_bytes);
         p.finish_categories(cats, opts.max_fixed_string);
     }
     // Storage forms.
@@ -781,8 +787,8 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
         Float { .. } => "float64".into(),
         Bool { nullable: false } => "HEP001 boolean".into(),
         Bool { nullable: true } => "enum FALSE/TRUE/MISSING (nullable boolean, HEP001 §8.8)".into(),
-        FixedStr { size, alt_fill } => {
-            format!("fixed-length UTF-8 ({size} bytes){}", if *alt_fill { ", fill U+FFFF" } else { "" })
+        FixedStr { size } => {
+            format!("fixed-length UTF-8 ({size} bytes), fill 0xFF")
         }
         TextBytes => "list of bytes (UTF-8 text)".into(),
         Binary => "list of bytes".into(),
