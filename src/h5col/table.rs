@@ -14,7 +14,7 @@ use super::*;
 pub fn check_new_table_path(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
     check_no_table_above(loc, path)?;
     let cur = normalize_table_path(path);
-    if cur != "/" && h5::link_exists(loc, &cur)? {
+    if cur != "/" && h5::path_exists(loc, &cur)? {
         let is_table = h5::object_open(loc, &cur).ok().map(|o| h5::is_group(o.id()) && is_table_group(o.id()).unwrap_or(false)).unwrap_or(false);
         return Err(MarquetError::InvalidArgument(if is_table {
             format!("table {cur} already exists")
