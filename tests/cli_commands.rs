@@ -339,3 +339,39 @@ fn no_table_inside_a_table_and_clear_already_exists() {
     let e = f.create_table("/cities/deeper/t").err().expect("refused").to_string();
     assert!(e.contains("/cities is a table"), "{e}");
 }
+
+/// Issue #38: `dump` tells a missing value from an empty text and from the text "NULL":
+/// CSV writes a missing value as an empty field and `''` as `""`; the WKT format writes a
+/// missing value as NULL and the text "NULL" quoted. The values are read back with
+/// Python's csv module's rules by hand here: four rows, each cell exactly.
+#[test]
+fn dump_tells_null_from_empty_and_from_the_text_null() {
+    let dir = common::TempDir::new("cli-dump-null");
+    let gj = dir.join("t.geojson");
+    let feats: Vec<String> = [r#""""#, "null", r#""NULL""#, r#""a,\"b\"""#]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!(r#"{{"type":"Feature","properties":{{"id":{i},"name":{v}}},"geometry":{{"type":"Point","coordinates":[{i},0]}}}}"#))
+        .collect();
+    std::fs::write(&gj, format!(r#"{{"type":"FeatureCollection","features":[{}]}}"#, feats.join(","))).unwrap();
+    let h5 = dir.join("t.h5").display().to_string();
+    let (code, _, err) = marquet(&["convert", &gj.display().to_string(), &h5, "--table", "/t", "--keep-order"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = marquet(&["dump", &h5, "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert_eq!(lines[0], "geometry,id,name", "{out}");
+    assert_eq!(lines[1], r#"POINT (0 0),0,"""#, "'' is quoted: {out}");
+    assert_eq!(lines[2], "POINT (1 0),1,", "null is an empty field: {out}");
+    assert_eq!(lines[3], "POINT (2 0),2,NULL", "{out}");
+    assert_eq!(lines[4], r#"POINT (3 0),3,"a,""b""""#, "{out}");
+    let (code, out, err) = marquet(&["dump", &h5, "--format", "wkt"]);
+    assert_eq!(code, 0, "{err}");
+    let cells: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    let name = cells[0].iter().position(|c| *c == "name").expect("a name column");
+    assert_eq!(cells[1][name], "");
+    assert_eq!(cells[2][name], "NULL");
+    assert_eq!(cells[3][name], r#""NULL""#);
+    assert_eq!(cells[4][name], r#"a,"b""#);
+}

@@ -8,9 +8,13 @@ use marquet::marquet::{self as mq, MarquetTable, StorageForm};
 /// Output format of [`dump_rows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DumpFormat {
-    /// Tab-separated, geometries as WKT, missing values as `NULL`.
+    /// Tab-separated, geometries as WKT, missing values as `NULL`; a present value that
+    /// reads `NULL`, starts with `"` or holds a tab or a line break is written in double
+    /// quotes (inner quotes doubled), so that it never reads as a missing value or splits
+    /// a row (issue #38).
     Wkt,
-    /// RFC 4180 CSV, geometries as WKT, missing values as empty fields.
+    /// RFC 4180 CSV, geometries as WKT, missing values as empty fields and an empty text as
+    /// `""` (quoted), so that the two read apart (issue #38; as PostgreSQL's CSV COPY).
     Csv,
     /// An RFC 7946 FeatureCollection: the primary geometry column as the feature geometry,
     /// other geometry columns as WKT properties, numbers as JSON numbers, missing as null.
@@ -18,9 +22,24 @@ pub enum DumpFormat {
     GeoJson,
 }
 
+fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// A CSV field: quoted when it holds a separator, a quote or a line break, or is an empty
+/// text (an empty unquoted field is a missing value).
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+    if s.is_empty() || s.contains([',', '"', '\n', '\r']) {
+        quoted(s)
+    } else {
+        s.to_string()
+    }
+}
+
+/// A field of the tab-separated WKT format (see [`DumpFormat::Wkt`]).
+fn wkt_field(s: &str) -> String {
+    if s == "NULL" || s.starts_with('"') || s.contains(['\t', '\n', '\r']) {
+        quoted(s)
     } else {
         s.to_string()
     }
@@ -219,20 +238,17 @@ fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSp
     }
     let _ = (&primary, &numeric, &geometries);
     let csv = format == DumpFormat::Csv;
-    let null = if csv { "" } else { "NULL" };
     let sep = if csv { "," } else { "\t" };
-    let mut out = cols.iter().map(|c| if csv { csv_field(c) } else { c.clone() }).collect::<Vec<_>>().join(sep);
+    let field = |s: &str| if csv { csv_field(s) } else { wkt_field(s) };
+    let mut out = cols.iter().map(|c| field(c)).collect::<Vec<_>>().join(sep);
     out.push('\n');
     for r in 0..rows {
         let line: Vec<String> = cells
             .iter()
-            .map(|col| {
-                let s = col[r].as_deref().unwrap_or(null);
-                if csv {
-                    csv_field(s)
-                } else {
-                    s.to_string()
-                }
+            .map(|col| match col[r].as_deref() {
+                None if csv => String::new(),
+                None => "NULL".to_string(),
+                Some(s) => field(s),
             })
             .collect();
         out += &line.join(sep);
