@@ -128,10 +128,13 @@ std::string EncodeMetadata(const std::vector<std::pair<std::string, std::string>
     return s;
 }
 
+// Not an OGR field type (OFTMaxType is OFTInteger64List, a real one).
+constexpr OGRFieldType NO_FIELD = static_cast<OGRFieldType>(-1);
+
 // What a stored column is, as an OGR field (from its Arrow format).
 struct FieldKind
 {
-    OGRFieldType type = OFTMaxType;  // OFTMaxType: no OGR field (skipped)
+    OGRFieldType type = NO_FIELD;  // no OGR field: the column is left out
     OGRFieldSubType subtype = OFSTNone;
     bool geometry = false;
 };
@@ -929,7 +932,7 @@ bool OGRMarquetLayer::Init()
             if (crs == MARQUET_CRS_DEFAULT)
             {
                 srs = new OGRSpatialReference();
-                srs->SetFromUserInput("OGC:CRS84");
+                srs->SetFromUserInput("urn:ogc:def:crs:OGC:1.3:CRS84");  // HEP002 §8.1 default
             }
             else if (crs == MARQUET_CRS_PROJJSON)
             {
@@ -956,7 +959,7 @@ bool OGRMarquetLayer::Init()
             col.geom_field = m_defn->GetGeomFieldCount();
             m_defn->AddGeomFieldDefn(&gfd);
         }
-        else if (col.kind.type != OFTMaxType)
+        else if (col.kind.type != NO_FIELD)
         {
             OGRFieldDefn fd(col.name.c_str(), col.kind.type);
             fd.SetSubType(col.kind.subtype);
@@ -965,8 +968,9 @@ bool OGRMarquetLayer::Init()
         }
         else
         {
-            CPLDebug(DRIVER, "%s: column %s (Arrow %s) has no OGR field type; left out",
-                     m_path.c_str(), col.name.c_str(), col.format.c_str());
+            CPLDebug(DRIVER, "%s: column %s (Arrow %s%s%s) has no OGR field type; left out",
+                     m_path.c_str(), col.name.c_str(), col.format.c_str(),
+                     c->n_children > 0 ? " of " : "", c->n_children > 0 ? c->children[0]->format : "");
             continue;
         }
         // Keep what the writer of appended rows needs: the same Arrow type.
