@@ -12,8 +12,8 @@ import sys
 
 from qgis.core import (QgsApplication, QgsMapRendererParallelJob, QgsMapSettings, QgsProject,
                        QgsRectangle, QgsVectorLayer)
-from qgis.PyQt.QtCore import QSize
-from qgis.PyQt.QtGui import QColor
+from qgis.PyQt.QtCore import QSize, Qt
+from qgis.PyQt.QtGui import QColor, QImage
 
 
 def main(path, png):
@@ -43,7 +43,8 @@ def main(path, png):
     job.start()
     job.waitForFinished()
     img = job.renderedImage()
-    if not img.save(png, "png"):
+    # A palette image: a few colours, a small file for the README.
+    if not img.convertToFormat(QImage.Format_Indexed8, Qt.ThresholdDither | Qt.AvoidDither).save(png, "png"):
         print(f"cannot write {png}", file=sys.stderr)
         return 1
     # Not blank: some pixels carry the countries' fill colour.
