@@ -671,6 +671,7 @@ class OGRMarquetLayer final : public OGRLayer
     bool m_exact = false;  // the library's answer is exact: OGR need not test geometries
     bool m_eof = false;
     marquet_spatial_reader *m_reader = nullptr;
+    int m_reader_field = -1;
 
     // Writing.
     bool m_writable = false;
@@ -1033,11 +1034,17 @@ void OGRMarquetLayer::SetSpatialFilter(int geom, OGRGeometry *g)
     // The library's indexed query answers the window (HEP002 §10): rows whose geometry
     // intersects the filter's envelope, exactly (planar columns) or as a superset
     // (geodesic edges: OGR then tests each geometry itself).
-    marquet_spatial_reader_free(m_reader);
-    m_reader = nullptr;
-    std::string name = m_defn->GetGeomFieldDefn(geom)->GetNameRef();
-    if (!Ok(marquet_spatial_reader_open(m_table, name.data(), name.size(), &m_reader), m_path.c_str()))
-        return;
+    // One reader per geometry column, kept for every later window (its metadata and
+    // decoded index chunks are read once).
+    if (m_reader == nullptr || m_reader_field != geom)
+    {
+        marquet_spatial_reader_free(m_reader);
+        m_reader = nullptr;
+        std::string name = m_defn->GetGeomFieldDefn(geom)->GetNameRef();
+        if (!Ok(marquet_spatial_reader_open(m_table, name.data(), name.size(), &m_reader), m_path.c_str()))
+            return;
+        m_reader_field = geom;
+    }
     marquet_query_result *r = nullptr;
     int32_t pred = m_bFilterIsEnvelope ? MARQUET_PREDICATE_INTERSECTS : MARQUET_PREDICATE_BBOX;
     if (!Ok(marquet_spatial_reader_query_box(m_reader, m_sFilterEnvelope.MinX, m_sFilterEnvelope.MinY,
@@ -1260,6 +1267,8 @@ OGRFeature *OGRMarquetLayer::GetNextFeature()
 {
     if (m_table == nullptr || m_eof)
         return nullptr;
+    if (m_use_rows && m_rows.empty())
+        return nullptr;  // the window matched nothing: no stream to open
     while (true)
     {
         if (m_stream.release == nullptr && !OpenStream())
