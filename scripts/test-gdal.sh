@@ -15,9 +15,14 @@ done
 /usr/bin/python3 -c 'import osgeo.ogr' || { echo "test-gdal: python3-gdal is missing" >&2; exit 1; }
 
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release -p marquet-capi
+# The plugin links the debug libmarquet that scripts/test.sh builds and the release CLI
+# of scripts/check-readme-first-command.sh: in CI both builds are done by then, so this
+# step compiles no Rust. (Building the release libmarquet here would rebuild the marquet
+# crate in every run: its features differ from the CLI's, and the two builds evict each
+# other's artifacts.)
+cargo build -p marquet-capi
 cargo build --release --bin marquet
-bash gdal/build.sh --libdir "$target/release"
+bash gdal/build.sh --libdir "$target/debug"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/marquet-gdal.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
