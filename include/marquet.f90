@@ -628,6 +628,69 @@ module marquet
       import :: c_ptr
       type(c_ptr), value :: reader
     end subroutine
+    ! Rows [start, end) as an Arrow C stream (`struct ArrowArrayStream`, pass c_loc of
+    ! storage for it as `out`); `column_offsets` absent (and ncolumns 0): every column.
+    function marquet_table_read_arrow(table, columns, columns_len, column_offsets, ncolumns, &
+        start, end, batch_rows, out) bind(c, name="marquet_table_read_arrow")
+      import :: c_int32_t, c_int64_t, c_char, c_size_t, c_ptr
+      type(c_ptr), value :: table
+      character(kind=c_char), dimension(*), intent(in) :: columns
+      integer(c_size_t), value :: columns_len
+      integer(c_int64_t), dimension(*), intent(in), optional :: column_offsets
+      integer(c_int64_t), value :: ncolumns
+      integer(c_int64_t), value :: start
+      integer(c_int64_t), value :: end
+      integer(c_int64_t), value :: batch_rows
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: marquet_table_read_arrow
+    end function
+    ! The given rows (strictly ascending) as an Arrow C stream.
+    function marquet_table_take_arrow(table, columns, columns_len, column_offsets, ncolumns, &
+        rows, nrows, batch_rows, out) bind(c, name="marquet_table_take_arrow")
+      import :: c_int32_t, c_int64_t, c_char, c_size_t, c_ptr
+      type(c_ptr), value :: table
+      character(kind=c_char), dimension(*), intent(in) :: columns
+      integer(c_size_t), value :: columns_len
+      integer(c_int64_t), dimension(*), intent(in), optional :: column_offsets
+      integer(c_int64_t), value :: ncolumns
+      integer(c_int64_t), dimension(*), intent(in) :: rows
+      integer(c_int64_t), value :: nrows
+      integer(c_int64_t), value :: batch_rows
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: marquet_table_take_arrow
+    end function
+    ! A writer of Arrow record batches of `schema` (a `struct ArrowSchema`, moved in)
+    ! into a new table (`append` 0) or an existing one (1).
+    function marquet_arrow_writer_new(file, table, table_len, append, schema, out) &
+        bind(c, name="marquet_arrow_writer_new")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      type(c_ptr), value :: file
+      character(kind=c_char), dimension(*), intent(in) :: table
+      integer(c_size_t), value :: table_len
+      integer(c_int32_t), value :: append
+      type(c_ptr), value :: schema
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_arrow_writer_new
+    end function
+    ! Add one record batch (a `struct ArrowArray`, moved in).
+    function marquet_arrow_writer_write(writer, array) bind(c, name="marquet_arrow_writer_write")
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: writer
+      type(c_ptr), value :: array
+      integer(c_int32_t) :: marquet_arrow_writer_write
+    end function
+    ! Write every batch given, in one step; `nrows` receives the table's row count.
+    function marquet_arrow_writer_finish(writer, nrows) bind(c, name="marquet_arrow_writer_finish")
+      import :: c_int32_t, c_int64_t, c_ptr
+      type(c_ptr), value :: writer
+      integer(c_int64_t), intent(out), optional :: nrows
+      integer(c_int32_t) :: marquet_arrow_writer_finish
+    end function
+    ! Free a writer (NULL is a no-op); an unfinished writer leaves the file as it was.
+    subroutine marquet_arrow_writer_free(writer) bind(c, name="marquet_arrow_writer_free")
+      import :: c_ptr
+      type(c_ptr), value :: writer
+    end subroutine
     ! Free a query result (NULL is a no-op).
     subroutine marquet_query_result_free(result) bind(c, name="marquet_query_result_free")
       import :: c_ptr

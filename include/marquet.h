@@ -33,6 +33,53 @@
  */
 #define MARQUET_ABI_VERSION 0
 
+/*
+ * The Arrow C data and C stream interfaces
+ * (https://arrow.apache.org/docs/format/CDataInterface.html and CStreamInterface.html),
+ * used by marquet_table_read_arrow, _take_arrow and the marquet_arrow_writer functions.
+ * The definitions are the ABI-stable ones of the Arrow specification, guarded as it says
+ * so that they coexist with arrow/c/abi.h, nanoarrow.h or GDAL's own copy.
+ */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+#endif /* ARROW_C_DATA_INTERFACE */
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+struct ArrowArrayStream {
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    void (*release)(struct ArrowArrayStream *);
+    void *private_data;
+};
+#endif /* ARROW_C_STREAM_INTERFACE */
+
 /**
  * Status codes returned by every fallible `marquet_*` function (as `int32_t`).
  *
@@ -417,6 +464,14 @@ typedef int32_t marquet_rtree_policy;
 #endif // __cplusplus
 
 /**
+ * A writer of Arrow record batches into one table (opaque), from
+ * `marquet_arrow_writer_new`; released by `marquet_arrow_writer_free`. It collects the
+ * batches and writes them all at `marquet_arrow_writer_finish`: nothing reaches the file
+ * before, so a writer freed unfinished (a failed translation) leaves the file as it was.
+ */
+typedef struct marquet_arrow_writer marquet_arrow_writer;
+
+/**
  * Rows to append to a table (opaque): values for each column, set by name. Created by
  * `marquet_batch_new`, appended with `marquet_table_append` (which does not consume
  * it), freed by `marquet_batch_free`.
@@ -478,6 +533,95 @@ extern "C" {
  * The library version ("MAJOR.MINOR.PATCH"), a static NUL-terminated string; never NULL.
  */
 const char *marquet_version(void);
+
+/**
+ * Rows `[start, end)` of `table` as an Arrow C stream (`struct ArrowArrayStream`, the
+ * Arrow C stream interface) of record batches of at most `batch_rows` rows (0: 65536),
+ * read lazily as the consumer calls `get_next`.
+ *
+ * Columns: `column_offsets` NULL (and `ncolumns` 0) for every column in COLUMN_ORDER
+ * (covering columns included, as structs), or the `ncolumns` names
+ * `columns[column_offsets[i] .. column_offsets[i+1]]` in that order (`column_offsets`
+ * has `ncolumns + 1` entries). The Arrow types are the library's mapping
+ * (docs/geoparquet-mapping.md): geometry columns are `geoarrow.wkb` binary fields whose
+ * extension metadata holds the CRS as PROJJSON; columns without an Arrow mapping are
+ * left out. On success `*out` receives the stream; the caller releases it with its
+ * `release` callback. The stream keeps the table and its file open: the table and file
+ * handles may be freed before it. Errors while reading come back from `get_next`, with
+ * `get_last_error` giving the message.
+ */
+int32_t marquet_table_read_arrow(const struct marquet_table *table,
+                                 const char *columns,
+                                 size_t columns_len,
+                                 const int64_t *column_offsets,
+                                 int64_t ncolumns,
+                                 int64_t start,
+                                 int64_t end,
+                                 int64_t batch_rows,
+                                 struct ArrowArrayStream *out);
+
+/**
+ * The rows `rows[0 .. nrows]` (strictly ascending 0-based row numbers, each below
+ * NROWS: e.g. the rows of a `marquet_query_result`) of `table`, in that order, as an
+ * Arrow C stream of record batches of at most `batch_rows` rows (0: 65536). Columns and
+ * the stream as for `marquet_table_read_arrow`. Rows out of order or out of range give
+ * `MARQUET_STATUS_OUT_OF_RANGE` / `_INVALID_ARGUMENT` before anything is read.
+ */
+int32_t marquet_table_take_arrow(const struct marquet_table *table,
+                                 const char *columns,
+                                 size_t columns_len,
+                                 const int64_t *column_offsets,
+                                 int64_t ncolumns,
+                                 const int64_t *rows,
+                                 int64_t nrows,
+                                 int64_t batch_rows,
+                                 struct ArrowArrayStream *out);
+
+/**
+ * Start writing the table `table` (a path; without a leading '/' relative to the file
+ * handle's group) of a file opened read-write, from record batches of `schema` (an
+ * `ArrowSchema` of a struct: the columns). `append` 0 creates a new table (one that
+ * exists already is refused), laid out by the library's default layout (Hilbert order,
+ * default indexes: `marquet_table_write`); 1 appends to an existing table through the
+ * library's append path (`marquet_table_append`), the columns mapped as a new table's
+ * would be. Geometry columns are the fields with a GeoArrow extension type
+ * (`ARROW:extension:name` `geoarrow.wkb` ...; `ARROW:extension:metadata` may give
+ * `{"crs": <PROJJSON>, "edges": ...}`, as GeoArrow says); the first is primary.
+ *
+ * `schema` is moved in (C data interface): on success and on failure alike the writer
+ * owns it and its `release` is set to NULL. On success `*out` receives a writer to free
+ * with `marquet_arrow_writer_free`.
+ */
+int32_t marquet_arrow_writer_new(const struct marquet_file *file,
+                                 const char *table,
+                                 size_t table_len,
+                                 int32_t append,
+                                 struct ArrowSchema *schema,
+                                 struct marquet_arrow_writer **out);
+
+/**
+ * Add one record batch: `array` is an `ArrowArray` of the writer's schema (a struct
+ * array, one child per column), moved in as the C data interface says (on success and
+ * on failure alike its `release` is set to NULL). The batch is checked against the
+ * schema and kept in memory until `marquet_arrow_writer_finish`.
+ */
+int32_t marquet_arrow_writer_write(struct marquet_arrow_writer *writer, struct ArrowArray *array);
+
+/**
+ * Write every batch given: a new table is built in a staging file beside the output
+ * (sorted, indexed) and then copied into the file in one step (`H5Ocopy` links it only
+ * when complete, HEP002 §11.1 / docs/FAULTS.md F2); an append runs the library's append,
+ * which leaves the table as it was when it fails. On success `*nrows` (if not NULL)
+ * receives the table's row count. A writer finishes once; on failure the file is as it
+ * was and the writer refuses further use.
+ */
+int32_t marquet_arrow_writer_finish(struct marquet_arrow_writer *writer, int64_t *nrows);
+
+/**
+ * Free a writer (NULL is a no-op). An unfinished writer's batches are dropped and the
+ * file is left as it was.
+ */
+void marquet_arrow_writer_free(struct marquet_arrow_writer *writer);
 
 /**
  * Create an empty batch.

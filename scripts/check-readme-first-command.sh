@@ -8,6 +8,9 @@
 # Timing a cold first run: CARGO_TARGET_DIR=$(mktemp -d) bash scripts/check-readme-first-command.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+out=$(mktemp -d)
+restore=""
+trap 'rm -rf "$out"' EXIT
 
 # The first non-comment line of the first ```sh block.
 cmd=$(awk '/^```sh/ {f=1; next} /^```/ {if (f) exit} f && !/^[[:space:]]*#/ && NF {print; exit}' README.md)
@@ -17,8 +20,12 @@ nocmake=$(printf '%s\n' "$PATH" | tr ':' '\n' | while IFS= read -r d; do
 done | paste -sd: -)
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
     && { [ "${CI:-}" = true ] || [ "${MARQUET_NEWCOMER_REMOVE:-}" = 1 ]; }; then
-    echo "check-readme: removing libproj-dev and libsqlite3-dev (a newcomer's machine has neither)" >&2
+    # What the removal takes with it (e.g. libgdal-dev, which later CI steps use) is put
+    # back after the check.
+    restore=$(apt-get -s remove libproj-dev libsqlite3-dev 2>/dev/null | awk '/^Remv / {print $2}' | paste -sd' ' -)
+    echo "check-readme: removing libproj-dev and libsqlite3-dev (a newcomer's machine has neither; also removed: $restore)" >&2
     DEBIAN_FRONTEND=noninteractive apt-get -q remove -y libproj-dev libsqlite3-dev >/dev/null 2>&1 || true
+    trap 'rm -rf "$out"; if [ -n "$restore" ]; then echo "check-readme: reinstalling $restore" >&2; DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends $restore >/dev/null 2>&1 || echo "check-readme: reinstalling $restore failed" >&2; fi' EXIT
 fi
 if printf 'int main(void){return 0;}\n' | cc -x c - -lproj -o /dev/null >/dev/null 2>&1; then
     echo "check-readme: note: -lproj links already (libproj-dev present)" >&2
@@ -28,8 +35,6 @@ fi
 echo "check-readme: running '$cmd' with cmake removed from PATH" >&2
 t0=$SECONDS
 rm -rf /tmp/marquet-demo
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 env -u CMAKE PATH="$nocmake" bash -c 'if command -v cmake >/dev/null; then echo "check-readme: cmake still on PATH" >&2; exit 1; fi; '"$cmd" > "$out/stdout"
 tail -n 5 "$out/stdout"
 # The demo's files (README: the main job writes them into /tmp/marquet-demo).

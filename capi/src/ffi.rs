@@ -29,6 +29,8 @@ pub enum Kind {
     QueryResult,
     /// `marquet_spatial_reader`: a geometry column opened for many queries.
     SpatialReader,
+    /// `marquet_arrow_writer`: Arrow record batches on their way into a table.
+    ArrowWriter,
 }
 
 /// An object handed to C as an opaque pointer.

@@ -14,6 +14,8 @@
 // in the C header; the Rust-level `# Safety` sections would repeat it.
 #![allow(clippy::missing_safety_doc)]
 
+#[cfg(feature = "geoparquet")]
+pub mod arrow;
 pub mod batch;
 pub mod ffi;
 pub mod file;

@@ -1,4 +1,4 @@
-//! The C ABI from C (and Fortran): compiles examples/c/stations.c and tests/c/test_capi.c
+//! The C ABI from C (and Fortran): compiles examples/c/stations.c, tests/c/test_capi.c and tests/c/test_arrow.c
 //! with `cc -Wall -Wextra -Werror -std=c11` against the libmarquet just built (shared and
 //! static), runs them, runs them under valgrind when it is installed, builds the Fortran
 //! example when gfortran is installed, and checks the header against the sources.
@@ -227,6 +227,26 @@ fn c_contract_tests_pass_shared_and_static() {
         eprintln!("{name}: {last}");
     }
     if let Some(vg) = valgrind(&d.join("test_capi"), &[&d]) {
+        assert!(vg.trim_end().ends_with(" passed, 0 failed"), "{vg}");
+    }
+}
+
+/// tests/c/test_arrow.c: the Arrow C stream reads and the Arrow writer (capi/src/arrow.rs)
+/// from a hand-written C consumer and producer, shared and static, and under valgrind.
+#[test]
+fn c_arrow_tests_pass_shared_and_static() {
+    let _serial = common::serial();
+    let d = scratch("arrow");
+    let src = root().join("tests/c/test_arrow.c");
+    for (static_link, name) in [(false, "test_arrow"), (true, "test_arrow_static")] {
+        let exe = d.join(name);
+        compile_c(&src, &exe, static_link);
+        let out = stdout(&run(Command::new(&exe).arg(&d)));
+        let last = out.lines().last().unwrap_or_default().to_string();
+        assert!(last.ends_with(" passed, 0 failed"), "{name}: {out}");
+        eprintln!("{name}: {last}");
+    }
+    if let Some(vg) = valgrind(&d.join("test_arrow"), &[&d]) {
         assert!(vg.trim_end().ends_with(" passed, 0 failed"), "{vg}");
     }
 }
