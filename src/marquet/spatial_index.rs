@@ -970,14 +970,12 @@ mod tests {
         h5::dataset_write(ds.id(), 0, &di.dtype, &vec![0xFFu8; di.dims[0] as usize], &vpath).unwrap();
         drop(ds);
         assert!(t.row_infos("g", 0, 1).is_err(), "the damaged rows must not decode");
-        let mut seed = 2;
         // Appends whose upper levels grow by less and by more than one chunk of leaves,
         // and one larger than the table (every old leaf moves).
-        for k in [1usize, 2, 3, 4, 5, 16, 17, 300, 1024, 5000, 40_000] {
+        for (seed, k) in (2u64..).zip([1usize, 2, 3, 4, 5, 16, 17, 300, 1024, 5000, 40_000]) {
             let n_old = t.nrows().unwrap();
             let before = entries(&t, "g");
             t.append(&GeoBatch::new().with_geometry("g", squares(k, seed, &mut boxes))).unwrap();
-            seed += 1;
             let n = t.nrows().unwrap();
             assert_eq!(n, n_old + k as u64);
             let (n0, m, e) = entries(&t, "g");
