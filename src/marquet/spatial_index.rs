@@ -466,22 +466,28 @@ fn end_write(this: &MarquetTable, path: &str, tokens: (u64, u64), tokens_first: 
         h5::flush(this.table().id())
     }
 }
+/// The R-tree items of rows scanned from the column: every non-null, non-empty row.
+fn items_of(rows: &[RowInfo], first_row: u64) -> Vec<(BBox, u64)> {
+    rows.iter()
+        .enumerate()
+        .filter_map(|(i, r)| match r {
+            RowInfo::Geometry(g) if !g.is_empty => Some((item_box(&g.bbox), first_row + i as u64)),
+            _ => None,
+        })
+        .collect()
+}
 /// Write a whole R-tree over rows `[0, tokens.1)` (see [`Self::write_block_index`]).
 fn write_rtree(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, node_size: u16, tokens: (u64, u64), tokens_first: bool, new_rows: Option<&[RowInfo]>) -> Result<String> {
     let n_file = this.nrows()?.min(tokens.1);
-    let mut rows = this.scan_rows(col, 0, n_file)?;
+    let mut items = items_of(&this.scan_rows(col, 0, n_file)?, 0);
     if let Some(nr) = new_rows {
-        rows.extend_from_slice(nr);
+        items.extend(items_of(nr, n_file));
     }
-    let items: Vec<(BBox, u64)> = rows
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| match r {
-            RowInfo::Geometry(g) if !g.is_empty => Some((item_box(&g.bbox), i as u64)),
-            _ => None,
-        })
-        .collect();
-    let entries = packed_rtree::build(&items, node_size)?;
+    write_rtree_items(this, col, existing, node_size, tokens, tokens_first, &items)
+}
+/// Write a whole R-tree over `items`, leaves in Hilbert order (ruling R13).
+fn write_rtree_items(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, node_size: u16, tokens: (u64, u64), tokens_first: bool, items: &[(BBox, u64)]) -> Result<String> {
+    let entries = packed_rtree::build(items, node_size)?;
     Layout::try_new(items.len() as u64, node_size)?;
     // Compressed entries (shuffle + deflate or zstd): small chunks, so a node read decompresses
     // 40 KB rather than the whole upper tree (measured in docs/PERFORMANCE.md).
@@ -502,6 +508,108 @@ fn write_rtree(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, nod
     h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries), &path)?;
     end_write(this, &path, tokens, tokens_first)?;
     Ok(path)
+}
+
+/// The leaves of an R-tree that was valid for rows `[0, n_old)` before an append, with the
+/// open dataset and its layout — or `None` when the dataset does not pass every check an
+/// in-place rewrite relies on (our datatype and chunking inside `SEARCH_INDEXES`, its
+/// `node_size`, `num_items` ≤ `n_old`, an extent of at least T, leaves that name distinct
+/// rows below `n_old` with ordered, NaN-free boxes) or cannot be read. No write is made.
+fn stored_leaves(this: &MarquetTable, idx: &IndexInfo, node_size: u16, n_old: u64) -> Result<Option<(Hid, Layout, Vec<Entry>)>> {
+    let t = this.table();
+    let prefix = t.member_path(names::SEARCH_INDEXES) + "/";
+    if !idx.path.starts_with(&prefix) {
+        return Ok(None);
+    }
+    let Ok(ds) = h5::dataset_open(t.id(), &idx.path) else { return Ok(None) };
+    let Ok(di) = h5::dataset_info(ds.id(), &idx.path) else { return Ok(None) };
+    if di.dtype.to_le() != rtree_dtype() || di.dims.len() != 1 || di.chunk.is_none() {
+        return Ok(None);
+    }
+    if scalar_uint(ds.id(), names::NODE_SIZE)? != Some(u64::from(node_size)) {
+        return Ok(None);
+    }
+    let Some(n0) = scalar_uint(ds.id(), names::NUM_ITEMS)?.filter(|&n| n <= n_old) else { return Ok(None) };
+    let Ok(layout) = Layout::try_new(n0, node_size) else { return Ok(None) };
+    if di.dims[0] < layout.total {
+        return Ok(None);
+    }
+    let Ok(bytes) = h5::dataset_read(ds.id(), layout.leaf_start(), n0, &rtree_dtype(), &idx.path) else { return Ok(None) };
+    let mut leaves = Vec::new();
+    decode_entries(&bytes, &mut leaves);
+    drop(bytes);
+    let mut seen = vec![0u64; (n_old as usize).div_ceil(64)];
+    let ordered = |lo: f64, hi: f64| lo <= hi; // false for NaN
+    for e in &leaves {
+        if e.index >= n_old || !ordered(e.xmin, e.xmax) || !ordered(e.ymin, e.ymax) {
+            return Ok(None);
+        }
+        let (w, b) = ((e.index / 64) as usize, e.index % 64);
+        if seen[w] & (1 << b) != 0 {
+            return Ok(None);
+        }
+        seen[w] |= 1 << b;
+    }
+    Ok(Some((ds, layout, leaves)))
+}
+
+/// The R-tree of an append (HEP002 §10.4, issue #31), rebuilt from the boxes already
+/// stored — the old tree's leaves — and the new rows' boxes; the old rows' geometries are
+/// never read. Most of the dataset is not even rewritten: the levels above the leaves grow
+/// by `d` entries, so the leaf level starts `d` positions later; the old leaves `d..` stay
+/// where they are (now leaves `0..`), the first `d` old leaves move to the end, followed by
+/// the new items in Hilbert order (the leaves "MAY appear in any order"; docs/RULINGS-LOCAL.md
+/// L18). Only the upper levels and that tail are written: about `n/15 + d + k` entries for
+/// `k` new items. When the tree is too small for that (`d` ≥ its items) it is rebuilt whole
+/// from the same boxes. Returns `false`, having written nothing, when the stored tree does
+/// not pass [`stored_leaves`]; the caller then builds it from the rows.
+fn append_rtree(this: &MarquetTable, col: &str, idx: &IndexInfo, node_size: u16, tokens: (u64, u64), n_old: u64, new_rows: &[RowInfo]) -> Result<bool> {
+    let Some((ds, old, leaves)) = stored_leaves(this, idx, node_size, n_old)? else { return Ok(false) };
+    let added = items_of(new_rows, n_old);
+    packed_rtree::check_items(&added, node_size)?;
+    let n0_old = leaves.len();
+    let n0_new = n0_old + added.len();
+    let new = Layout::try_new(n0_new as u64, node_size)?;
+    let (s_old, s_new) = (old.leaf_start(), new.leaf_start());
+    let d = usize::try_from(s_new.saturating_sub(s_old)).unwrap_or(usize::MAX);
+    if d >= n0_old {
+        // The old leaves would all move: one whole rebuild from the stored boxes.
+        let mut items: Vec<(BBox, u64)> = leaves.iter().map(|e| (e.bbox(), e.index)).collect();
+        items.extend(added);
+        drop(ds);
+        write_rtree_items(this, col, Some(idx), node_size, tokens, true, &items)?;
+        return Ok(true);
+    }
+    let mut extent = packed_rtree::Entry { xmin: f64::INFINITY, ymin: f64::INFINITY, xmax: f64::NEG_INFINITY, ymax: f64::NEG_INFINITY, index: 0 };
+    for e in &leaves {
+        extent.xmin = extent.xmin.min(e.xmin);
+        extent.ymin = extent.ymin.min(e.ymin);
+        extent.xmax = extent.xmax.max(e.xmax);
+        extent.ymax = extent.ymax.max(e.ymax);
+    }
+    let extent = extent.bbox().union(&crate::spatial::hilbert::extent_of(added.iter().map(|(b, _)| b)));
+    let mut order = Vec::with_capacity(n0_new);
+    order.extend_from_slice(&leaves[d..]);
+    order.extend_from_slice(&leaves[..d]);
+    drop(leaves);
+    order.extend(packed_rtree::hilbert_leaves(&added, &extent));
+    let entries = packed_rtree::build_levels(order, node_size)?;
+    let path = &idx.path;
+    let dt = rtree_dtype();
+    // Tokens of the state being committed first, flushed (HEP001 §12.3 step 4, local ruling
+    // L6); then num_items and the content. A kill anywhere after leaves a stale tree.
+    begin_write(this, path, tokens, true)?;
+    h5::attr_write_u64(ds.id(), names::NUM_ITEMS, n0_new as u64)?;
+    let di = h5::dataset_info(ds.id(), path)?;
+    if di.dims[0] < new.total {
+        h5::dataset_set_len(ds.id(), new.total, path)?;
+    }
+    // Entries [s_new, s_old + n0_old) are the old leaves d.., already in place.
+    let s_new = s_new as usize;
+    let tail = s_old as usize + n0_old;
+    h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries[..s_new]), path)?;
+    h5::dataset_write(ds.id(), tail as u64, &dt, &encode_entries(&entries[tail..]), path)?;
+    Ok(true)
 }
 /// The body of [`MarquetTable::maintain_indexes_after_append`].
 pub(crate) fn maintain_indexes_after_append(this: &MarquetTable, col: &str, n_old: u64, new_rows: &[RowInfo], rtree: RTreeOnAppend) -> Result<()> {
@@ -524,7 +632,9 @@ pub(crate) fn maintain_indexes_after_append(this: &MarquetTable, col: &str, n_ol
                         .filter(|&m| m >= 2)
                         .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
                     drop(o);
-                    write_rtree(this, col, Some(&idx), m, tokens, true, Some(new_rows))?;
+                    if !append_rtree(this, col, &idx, m, tokens, n_old, new_rows)? {
+                        write_rtree(this, col, Some(&idx), m, tokens, true, Some(new_rows))?;
+                    }
                 }
             }
         }
@@ -793,3 +903,100 @@ impl EntrySource for RTreeIndex {
 }
 
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::h5col::File;
+    use crate::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, StorageForm};
+    use crate::spatial::packed_rtree::verify;
+    use crate::wkb::{self, ByteOrder, Coord, Geometry, Polygon};
+    use crate::Dimensions;
+
+    /// A counter-clockwise square of side `s` at `(x, y)`, with its box.
+    fn square(x: f64, y: f64, s: f64) -> (Vec<u8>, BBox) {
+        let c = |x: f64, y: f64| Coord { x, y, z: f64::NAN, m: f64::NAN };
+        let ring = vec![c(x, y), c(x + s, y), c(x + s, y + s), c(x, y + s), c(x, y)];
+        let g = Geometry::Polygon(Polygon { dims: Dimensions::Xy, rings: vec![ring] });
+        (wkb::encode(&g, ByteOrder::LittleEndian), BBox::xy(x, y, x + s, y + s))
+    }
+
+    /// `n` squares (every seventh row null) from a seeded stream.
+    fn squares(n: usize, seed: u64, boxes: &mut Vec<Option<BBox>>) -> GeometryValues {
+        let mut r = crate::test_rng::SplitMix64::new(seed);
+        let mut f = move || (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let v = (0..n)
+            .map(|i| {
+                if i % 7 == 3 {
+                    boxes.push(None);
+                    return None;
+                }
+                let (w, b) = square(f() * 100.0 - 50.0, f() * 60.0 - 30.0, 0.01 + f());
+                boxes.push(Some(b));
+                Some(w)
+            })
+            .collect();
+        GeometryValues::Wkb(v)
+    }
+
+    fn entries(t: &MarquetTable, col: &str) -> (u64, u16, Vec<Entry>) {
+        let IndexState::Usable(ix) = t.open_rtree(col).unwrap() else { panic!("the R-tree is not usable") };
+        let mut src = ix;
+        let (n0, m, len) = (src.num_items, src.node_size, src.len());
+        let mut out = Vec::new();
+        src.read(0, len, &mut out).unwrap();
+        (n0, m, out)
+    }
+
+    /// Issue #31: an append rebuilds the R-tree from the stored leaves and the new rows'
+    /// boxes, never from the old rows' WKB. The old rows' WKB is overwritten with bytes
+    /// that do not decode; every append must still succeed with a tree that the verifier
+    /// (against the boxes kept in memory here) finds complete and exact, and the whole
+    /// rebuild — which reads the rows — must fail on the same table.
+    #[test]
+    fn append_rebuilds_the_rtree_from_stored_boxes_not_old_geometries() {
+        let path = std::env::temp_dir().join(format!("marquet-unit-append-rtree-{}.h5", std::process::id()));
+        let f = File::create(&path).unwrap();
+        let mut t = MarquetTable::create(&f, "/t").unwrap();
+        t.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
+        let mut boxes = Vec::new();
+        t.append(&GeoBatch::new().with_geometry("g", squares(3000, 1, &mut boxes))).unwrap();
+        t.build_rtree("g", Some(4)).unwrap();
+        // Damage every old row's WKB: the first byte of the values becomes 0xFF (no byte order).
+        let vpath = t.table().member_path(&format!("g/{}", names::VALUES));
+        let ds = h5::dataset_open(t.table().id(), &format!("g/{}", names::VALUES)).unwrap();
+        let di = h5::dataset_info(ds.id(), &vpath).unwrap();
+        assert_eq!(di.dtype.size(), 1);
+        h5::dataset_write(ds.id(), 0, &di.dtype, &vec![0xFFu8; di.dims[0] as usize], &vpath).unwrap();
+        drop(ds);
+        assert!(t.row_infos("g", 0, 1).is_err(), "the damaged rows must not decode");
+        // Appends whose upper levels grow by less and by more than one chunk of leaves,
+        // and one larger than the table (every old leaf moves).
+        for (seed, k) in (2u64..).zip([1usize, 2, 3, 4, 5, 16, 17, 300, 1024, 5000, 40_000]) {
+            let n_old = t.nrows().unwrap();
+            let before = entries(&t, "g");
+            t.append(&GeoBatch::new().with_geometry("g", squares(k, seed, &mut boxes))).unwrap();
+            let n = t.nrows().unwrap();
+            assert_eq!(n, n_old + k as u64);
+            let (n0, m, e) = entries(&t, "g");
+            assert_eq!(m, 4);
+            assert_eq!(n0, boxes.iter().filter(|b| b.is_some()).count() as u64);
+            let found = verify(&e, n0, m, n, 0.0, |row| Ok(boxes[row as usize])).unwrap();
+            assert!(found.is_empty(), "after appending {k} rows: {found:?}");
+            // Most old leaves stay where they were (the tree is not rebuilt whole).
+            let lay_old = Layout::try_new(before.0, 4).unwrap();
+            let lay_new = Layout::try_new(n0, 4).unwrap();
+            let d = (lay_new.leaf_start() - lay_old.leaf_start()) as usize;
+            if d < before.0 as usize {
+                let s = lay_old.leaf_start() as usize;
+                assert_eq!(&before.2[s + d..s + before.0 as usize], &e[s + d..s + before.0 as usize]);
+            }
+        }
+        // The oracle: a rebuild from the rows decodes them, and fails.
+        let e = t.rebuild_rtrees("g").unwrap_err();
+        assert!(e.to_string().to_lowercase().contains("byte order") || e.to_string().contains("WKB"), "{e}");
+        drop(t);
+        drop(f);
+        let _ = std::fs::remove_file(&path);
+    }
+}

@@ -193,6 +193,14 @@ impl Layout {
 /// crossing the antimeridian is passed as −180..180 by the caller); otherwise, or when
 /// `node_size < 2`, the result is [`MarquetError::InvalidArgument`].
 pub fn build(items: &[(BBox, u64)], node_size: u16) -> Result<Vec<Entry>> {
+    check_items(items, node_size)?;
+    let extent = extent_of(items.iter().map(|(b, _)| b));
+    build_levels(hilbert_leaves(items, &extent), node_size)
+}
+
+/// Refuse items [`build`] cannot take (see there): an empty box, a NaN bound, a wrapping or
+/// upside-down box, or `node_size < 2`.
+pub fn check_items(items: &[(BBox, u64)], node_size: u16) -> Result<()> {
     if node_size < 2 {
         return Err(MarquetError::InvalidArgument(format!(
             "r-tree node_size {node_size} is less than 2"
@@ -212,7 +220,33 @@ pub fn build(items: &[(BBox, u64)], node_size: u16) -> Result<Vec<Entry>> {
             "r-tree item {i} (row {row}) has {problem}"
         )));
     }
-    let num_items = u64::try_from(items.len())
+    Ok(())
+}
+
+/// The leaves of `items` in ascending Hilbert order of their box centres on the grid over
+/// `extent`, ties by row (HEP002 §10.4, ruling R13).
+pub fn hilbert_leaves(items: &[(BBox, u64)], extent: &BBox) -> Vec<Entry> {
+    let mut order: Vec<(u32, u64, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, (b, row))| (hilbert_of_box(b, extent), *row, i))
+        .collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, row, i)| Entry::new(&items[i].0, row)).collect()
+}
+
+/// The whole tree over `leaves` kept in the order given (HEP002 §10.4: "the leaves MAY
+/// appear in any order"): the `T` entries in storage order, root first, each internal entry
+/// the smallest box of its children with the position of its first child. The leaves must
+/// satisfy [`check_items`]' rules (the caller's duty: [`build`] checks them, an append
+/// takes them from a tree that passed its checks).
+pub fn build_levels(leaves: Vec<Entry>, node_size: u16) -> Result<Vec<Entry>> {
+    if node_size < 2 {
+        return Err(MarquetError::InvalidArgument(format!(
+            "r-tree node_size {node_size} is less than 2"
+        )));
+    }
+    let num_items = u64::try_from(leaves.len())
         .map_err(|_| MarquetError::InvalidArgument("too many r-tree items".to_string()))?;
     let layout = Layout::try_new(num_items, node_size)
         .map_err(|e| MarquetError::InvalidArgument(e.to_string()))?;
@@ -225,15 +259,6 @@ pub fn build(items: &[(BBox, u64)], node_size: u16) -> Result<Vec<Entry>> {
             layout.total
         ))
     })?;
-
-    let extent = extent_of(items.iter().map(|(b, _)| b));
-    let mut order: Vec<(u32, u64, usize)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, (b, row))| (hilbert_of_box(b, &extent), *row, i))
-        .collect();
-    order.sort_unstable();
-
     let placeholder = Entry {
         xmin: f64::INFINITY,
         ymin: f64::INFINITY,
@@ -241,12 +266,11 @@ pub fn build(items: &[(BBox, u64)], node_size: u16) -> Result<Vec<Entry>> {
         ymax: f64::NEG_INFINITY,
         index: 0,
     };
-    let mut entries = vec![placeholder; total];
     // Positions below are all < T, which fits in usize.
     let leaf_start = layout.leaf_start() as usize;
-    for (slot, &(_, row, i)) in entries[leaf_start..].iter_mut().zip(&order) {
-        *slot = Entry::new(&items[i].0, row);
-    }
+    let mut entries = Vec::with_capacity(total);
+    entries.resize(leaf_start, placeholder);
+    entries.extend(leaves);
     let m = node_size as usize;
     for k in 1..layout.num_levels() {
         let lower_start = layout.starts[k - 1] as usize;
