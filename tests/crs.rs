@@ -316,3 +316,35 @@ print("ok")
         .unwrap();
     assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
 }
+
+/// An append whose CRS differs from the table's is refused and leaves the table as it was
+/// (issue #38: an EPSG:3857 GeoParquet appended to a CRS84 table was stored under the CRS84
+/// label; found again by tests/model/model_test.py in both directions). The same CRS, or a
+/// source CRS stated equal with `--crs`, appends.
+#[test]
+fn append_with_another_crs_is_refused() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("crs-append");
+    let h5 = dir.join("t.h5");
+    let src = fixture("duckdb_3857.parquet");
+    let (ok, _, err) = cli(&["convert", src.to_str().unwrap(), h5.to_str().unwrap(), "--table", "/t"]);
+    assert!(ok, "{err}");
+    let rows = |h5: &Path| MarquetTable::open(&File::open(h5).unwrap(), "/t").unwrap().nrows().unwrap();
+    let n = rows(&h5);
+    // The same rows reprojected to CRS84, and labelled EPSG:25832 (coordinates unchanged).
+    for (other, flag) in [("OGC:CRS84", "--to-crs"), ("EPSG:25832", "--crs")] {
+        let o = dir.join(&format!("other_{}.parquet", other.replace(':', "_")));
+        let (ok, _, err) = cli(&["convert", src.to_str().unwrap(), o.to_str().unwrap(), flag, other]);
+        assert!(ok, "{err}");
+        let before = std::fs::read(&h5).unwrap();
+        let (ok, _, err) = cli(&["append", h5.to_str().unwrap(), "--table", "/t", "--from", o.to_str().unwrap()]);
+        assert!(!ok, "append of {other} rows into an EPSG:3857 table succeeded");
+        assert!(err.contains("has crs") && err.contains("3857"), "{err}");
+        assert_eq!(rows(&h5), n);
+        assert_eq!(std::fs::read(&h5).unwrap(), before, "a refused append changed the file");
+    }
+    // The same file again appends.
+    let (ok, _, err) = cli(&["append", h5.to_str().unwrap(), "--table", "/t", "--from", src.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert_eq!(rows(&h5), 2 * n);
+}

@@ -94,3 +94,60 @@ fn zero_area_windows_follow_de9im_through_every_layer() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The same rule on a point column (HEP002 point storage form), whose rows take the
+/// point path of the exact test: its box shortcut for `within` (strictly inside the box)
+/// answered "not within" for every zero-area window, though a point on a line window's
+/// interior or equal to a point window is within it (found by tests/model/model_test.py,
+/// issue #38: `marquet query p.h5 --bbox 5,0,5,0 --predicate within --count` printed 0 for
+/// a table holding POINT (5 0)). Expected ids from shapely 2.1:
+/// ```python
+/// from shapely import *
+/// pts = [Point(5,0), Point(0,0), Point(10,0), Point(2,0), Point(5,1), Point(3,3)]
+/// for w in [LineString([(0,0),(10,0)]), Point(5,0), LineString([(3,-2),(3,3)]), box(0,0,10,1)]:
+///     print([[i for i, g in enumerate(pts) if getattr(g, p)(w)] for p in ("intersects", "within", "contains")])
+/// ```
+#[test]
+fn zero_area_windows_on_a_point_column() {
+    let dir = std::env::temp_dir().join(format!("marquet-zero-area-pts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("p.h5");
+    let _ = std::fs::remove_file(&p);
+    let f = File::create(&p).unwrap();
+    let mut t = MarquetTable::create(&f, "/p").unwrap();
+    let form = StorageForm::Point { dims: Dimensions::Xy, f32: false };
+    t.add_geometry_column("geometry", &GeometryColumnSpec::default().with_form(form)).unwrap();
+    let pts = [(5., 0.), (0., 0.), (10., 0.), (2., 0.), (5., 1.), (3., 3.)];
+    let x = pts.iter().map(|p| p.0).collect();
+    let y = pts.iter().map(|p| p.1).collect();
+    t.append(&GeoBatch::new().with_geometry("geometry", GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None }))
+        .unwrap();
+    let cases: [Case; 4] = [
+        ((0., 0., 10., 0.), &[0, 1, 2, 3], &[0, 3], &[]),
+        ((5., 0., 5., 0.), &[0], &[0], &[0]),
+        ((3., -2., 3., 3.), &[5], &[], &[]),
+        ((0., 0., 10., 1.), &[0, 1, 2, 3, 4], &[], &[]),
+    ];
+    for stage in ["no index", "block index", "R-tree"] {
+        match stage {
+            "block index" => {
+                t.build_block_bbox("geometry", Some(2)).unwrap();
+            }
+            "R-tree" => {
+                t.build_rtree("geometry", None).unwrap();
+            }
+            _ => {}
+        }
+        let mut reader = SpatialReader::open(&f, "/p", Some("geometry")).unwrap();
+        for ((x0, y0, x1, y1), int, within, contains) in cases {
+            for (pred, want) in [(Predicate::Intersects, int), (Predicate::Within, within), (Predicate::Contains, contains)] {
+                let q = Query::bbox(BBox::xy(x0, y0, x1, y1)).with_predicate(pred);
+                let got = t.query("geometry", &q).unwrap();
+                assert_eq!(got.rows, want, "{stage}: {pred:?} of window ({x0},{y0},{x1},{y1})");
+                assert_eq!(t.query("geometry", &q.clone().with_indexes(false)).unwrap().rows, want, "{stage}: no index, {pred:?}");
+                assert_eq!(reader.query(&q).unwrap().rows, want, "{stage}: warm reader, {pred:?} of ({x0},{y0},{x1},{y1})");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

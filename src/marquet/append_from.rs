@@ -42,6 +42,31 @@ fn is_text(t: &MarquetTable, c: &str) -> Result<bool> {
     })
 }
 
+/// Refuse rows whose geometry column `c` has another CRS than the target's (issue #38: an
+/// EPSG:3857 source appended to an OGC:CRS84 table kept its projected coordinates under
+/// the CRS84 label). The same CRS: equal documents, the same `(authority, code)`, or both
+/// OGC:CRS84 equivalents (HEP002 §8.3). A source whose CRS is unknown (a plain Parquet or
+/// CSV source without `--crs`) takes the target's.
+fn check_same_crs(this: &MarquetTable, src: &MarquetTable, c: &str) -> Result<()> {
+    use super::Crs;
+    let (d, s) = (this.geometry_column(c)?.crs, src.geometry_column(c)?.crs);
+    if d == s || s == Crs::Unknown || (crate::crs::is_crs84(&d) && crate::crs::is_crs84(&s)) {
+        return Ok(());
+    }
+    if let (Some(a), Some(b)) = (d.id(), s.id()) {
+        if a == b {
+            return Ok(());
+        }
+    }
+    Err(MarquetError::InvalidArgument(format!(
+        "{}: geometry column '{c}' has crs {} but the source {} has crs {}: reproject the source first (`marquet convert SRC OUT --to-crs ...`)",
+        this.path(),
+        d.display_name(),
+        src.path(),
+        s.display_name()
+    )))
+}
+
 /// The body of [`MarquetTable::check_append_source`].
 pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Result<()> {
     let (dcols, dgeo) = appendable(this)?;
@@ -64,6 +89,9 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
                 "{}: column '{c}' is a geometry column in only one of the two tables",
                 this.path()
             )));
+        }
+        if dgeo.contains(c) {
+            check_same_crs(this, src, c)?;
         }
         if !dgeo.contains(c) && this.table().kind_of(c)? != src.table().kind_of(c)? && !(is_text(this, c)? && is_text(src, c)?) {
             return Err(MarquetError::InvalidArgument(format!(

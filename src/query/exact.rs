@@ -108,7 +108,10 @@ impl<'a> ExactTest<'a> {
         match self.predicate {
             Predicate::BBoxOnly => intersects(&pbox, &self.wbox),
             Predicate::Intersects if self.box_window.is_some() => self.inside(&pbox, false),
-            Predicate::Within if self.box_window.is_some() => self.inside(&pbox, true),
+            // Strictly inside a box *with area* is its interior. A zero-area window is a
+            // line or a point (issue #38): a point on the line's interior or equal to the
+            // point window is within it, so those go to the exact test below.
+            Predicate::Within if self.box_window.is_some_and(|w| w.xmin < w.xmax && w.ymin < w.ymax) => self.inside(&pbox, true),
             _ => {
                 let g = geo::Geometry::Point(geo::Point::new(px, py));
                 exact(&self.predicate, &g, &self.window_geo, &pbox, &self.wbox, st)
