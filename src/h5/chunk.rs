@@ -24,7 +24,7 @@ pub fn chunk_info(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64
 /// (to find the filter mask), so reading a dataset of n chunks chunk by chunk cost O(n²)
 /// (issue #38: `--values-chunk-bytes 100` made `validate` of 43k rows take minutes). With
 /// HDF5 ≥ 1.14 the index is walked once by `H5Dchunk_iter` into a table kept per thread,
-/// valid while this process writes nothing ([`super::write_generation`]) for that open of
+/// valid while this process writes nothing (the write generation of `h5`) for that open of
 /// that dataset at that extent; other processes' writes are not seen by an open file anyway
 /// (no SWMR). Older HDF5 asks per chunk.
 pub fn chunk_location(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64, u64)>> {
