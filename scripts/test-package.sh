@@ -34,7 +34,9 @@ for a in "$@"; do
     esac
 done
 
-MAX_CRATE_KB=1024
+# Our own budget (crates.io allows 10 MB): 1,024 KiB until session 7, whose GDAL, string,
+# netCDF and model-test sources took the package to 1,034 KiB.
+MAX_CRATE_KB=1152
 say() { echo "[test-package] $*" >&2; }
 fail() { echo "[test-package] FAIL: $*" >&2; exit 1; }
 target=${CARGO_TARGET_DIR:-$root/target}
