@@ -204,7 +204,7 @@ def test_readme_example(tmp_path, monkeypatch):
     text = (REPO / "README.md").read_text()
     sec = text[text.index("## Python") :]
     sec = sec[: sec.index("\n## ", 5)] if "\n## " in sec[5:] else sec
-    assert "pip install ./python" in sec
+    assert "bash scripts/build-wheel.sh" in sec and "pip install dist/marquet-*.whl" in sec
     code = re.search(r"```python\n(.*?)```", sec, re.S).group(1)
     monkeypatch.chdir(tmp_path)
     make_points(50).to_parquet("cities.parquet")
