@@ -71,27 +71,7 @@ fn zero_area_windows_follow_de9im_through_every_layer() {
         v.sort_unstable();
         v
     };
-    for stage in ["no index", "block index", "R-tree"] {
-        match stage {
-            "block index" => {
-                t.build_block_bbox("geometry", Some(2)).unwrap();
-            }
-            "R-tree" => {
-                t.build_rtree("geometry", None).unwrap();
-            }
-            _ => {}
-        }
-        let mut reader = SpatialReader::open(&f, "/t", Some("geometry")).unwrap();
-        for ((x0, y0, x1, y1), int, within, contains) in EXPECTED {
-            for (pred, want) in [(Predicate::Intersects, int), (Predicate::Within, within), (Predicate::Contains, contains)] {
-                let q = Query::bbox(BBox::xy(x0, y0, x1, y1)).with_predicate(pred);
-                let got = t.query("geometry", &q).unwrap();
-                assert_eq!(id_of(&t, &got.rows), want, "{stage}: {pred:?} of window ({x0},{y0},{x1},{y1})");
-                let warm = reader.query(&q).unwrap();
-                assert_eq!(warm.rows, got.rows, "{stage}: warm reader, {pred:?} of ({x0},{y0},{x1},{y1})");
-            }
-        }
-    }
+    check_every_layer(&f, &mut t, "/t", &EXPECTED, &id_of);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -128,6 +108,13 @@ fn zero_area_windows_on_a_point_column() {
         ((3., -2., 3., 3.), &[5], &[], &[]),
         ((0., 0., 10., 1.), &[0, 1, 2, 3, 4], &[], &[]),
     ];
+    check_every_layer(&f, &mut t, "/p", &cases, &|_, rows| rows.to_vec());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every case through no index, then a block index, then an R-tree as well: the one-shot
+/// query (with and without indexes, rows mapped to ids by `ids`) and the warm reader.
+fn check_every_layer(f: &File, t: &mut MarquetTable, path: &str, cases: &[Case], ids: &dyn Fn(&MarquetTable, &[u64]) -> Vec<u64>) {
     for stage in ["no index", "block index", "R-tree"] {
         match stage {
             "block index" => {
@@ -138,16 +125,16 @@ fn zero_area_windows_on_a_point_column() {
             }
             _ => {}
         }
-        let mut reader = SpatialReader::open(&f, "/p", Some("geometry")).unwrap();
-        for ((x0, y0, x1, y1), int, within, contains) in cases {
+        let mut reader = SpatialReader::open(f, path, Some("geometry")).unwrap();
+        for &((x0, y0, x1, y1), int, within, contains) in cases {
             for (pred, want) in [(Predicate::Intersects, int), (Predicate::Within, within), (Predicate::Contains, contains)] {
                 let q = Query::bbox(BBox::xy(x0, y0, x1, y1)).with_predicate(pred);
                 let got = t.query("geometry", &q).unwrap();
-                assert_eq!(got.rows, want, "{stage}: {pred:?} of window ({x0},{y0},{x1},{y1})");
-                assert_eq!(t.query("geometry", &q.clone().with_indexes(false)).unwrap().rows, want, "{stage}: no index, {pred:?}");
-                assert_eq!(reader.query(&q).unwrap().rows, want, "{stage}: warm reader, {pred:?} of ({x0},{y0},{x1},{y1})");
+                assert_eq!(ids(t, &got.rows), want, "{stage}: {pred:?} of window ({x0},{y0},{x1},{y1})");
+                let plain = t.query("geometry", &q.clone().with_indexes(false)).unwrap();
+                assert_eq!(ids(t, &plain.rows), want, "{stage}: no index, {pred:?}");
+                assert_eq!(reader.query(&q).unwrap().rows, got.rows, "{stage}: warm reader, {pred:?} of ({x0},{y0},{x1},{y1})");
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

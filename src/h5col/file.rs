@@ -160,12 +160,7 @@ impl File {
 
     /// The error for a new table at `p`, where a readable object already is.
     fn new_table_path_error(&self, p: &str) -> MarquetError {
-        let is_table = h5::object_open(self.id(), p).ok().is_some_and(|o| h5::is_group(o.id()) && is_table_group(o.id()).unwrap_or(false));
-        MarquetError::InvalidArgument(if is_table {
-            format!("{}: table {p} already exists", self.path)
-        } else {
-            format!("{}: {p} already exists and is not a table (a new table needs a path where nothing is)", self.path)
-        })
+        MarquetError::InvalidArgument(format!("{}: {}", self.path, super::table::path_taken(self.id(), p)))
     }
 }
 

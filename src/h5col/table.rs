@@ -15,14 +15,20 @@ pub fn check_new_table_path(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()>
     check_no_table_above(loc, path)?;
     let cur = normalize_table_path(path);
     if cur != "/" && h5::path_exists(loc, &cur)? {
-        let is_table = h5::object_open(loc, &cur).ok().map(|o| h5::is_group(o.id()) && is_table_group(o.id()).unwrap_or(false)).unwrap_or(false);
-        return Err(MarquetError::InvalidArgument(if is_table {
-            format!("table {cur} already exists")
-        } else {
-            format!("{cur} already exists and is not a table: a new table needs a path where nothing is")
-        }));
+        return Err(MarquetError::InvalidArgument(path_taken(loc, &cur)));
     }
     Ok(())
+}
+
+/// Why no new table can be made at `path`, where an object already is: a table there, or
+/// something that is not one.
+pub(super) fn path_taken(loc: hdf5_sys::h5i::hid_t, path: &str) -> String {
+    let is_table = h5::object_open(loc, path).ok().is_some_and(|o| h5::is_group(o.id()) && is_table_group(o.id()).unwrap_or(false));
+    if is_table {
+        format!("table {path} already exists")
+    } else {
+        format!("{path} already exists and is not a table (a new table needs a path where nothing is)")
+    }
 }
 
 /// No group on the way to `path` (its parent, grandparent, …) is a table group: HEP001 §7.6
