@@ -18,7 +18,8 @@
 //!
 //! Not read (errors, never silently wrong): row-level deletes (v2 position / equality
 //! delete files; compact the table first), data files other than Parquet. Havasu raster
-//! columns are left out with a warning (HEP002 has no raster type).
+//! columns (`havasu.raster-encoding: v1`) are read as their `v1` groups; `raster/` makes
+//! arrays and footprints of them, and their manifest bounds prune like geometry bounds.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -245,12 +246,18 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
     let props = meta.get("properties").and_then(|p| p.as_object()).cloned().unwrap_or_default();
     let mut fields = Vec::new();
     let mut geometry = SourceGeometry::default();
-    let mut warnings = Vec::new();
+    let warnings = Vec::new();
+    let mut rasters: Vec<i32> = Vec::new();
     for f in schema.get("fields").and_then(|f| f.as_array()).ok_or_else(|| bad(&mf, "schema has no fields"))? {
         let id = f.get("id").and_then(|v| v.as_i64()).ok_or_else(|| bad(&mf, "schema field without id"))? as i32;
         let name = f.get("name").and_then(|v| v.as_str()).ok_or_else(|| bad(&mf, "schema field without name"))?.to_string();
-        if f.get("havasu.raster-encoding").is_some() {
-            warnings.push(format!("column {name}: Havasu raster, not imported (HEP002 has no raster type)"));
+        if let Some(e) = f.get("havasu.raster-encoding") {
+            // Rasters: arrays beside a footprint table (issue #37, raster/mod.rs).
+            if e.as_str() != Some("v1") {
+                return Err(MarquetError::Unsupported(format!("{}: column {name}: havasu.raster-encoding {e} (known: v1)", mf.display())));
+            }
+            rasters.push(id);
+            fields.push((id, name, Value::String(RASTER_TYPE.into()), f.clone()));
             continue;
         }
         if let Some(c) = field_geometry(f, &props) {
@@ -266,7 +273,8 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
         fields.push((id, name, f.get("type").cloned().unwrap_or(Value::Null), f.clone()));
     }
     let prim_name = primary.map(str::to_string).or_else(|| geometry.columns.first().map(|c| c.column.clone()));
-    let prim_id = prim_name.and_then(|n| fields.iter().find(|f| f.1 == n).map(|f| f.0));
+    // Without a geometry column the first raster column's bounds prune.
+    let prim_id = prim_name.and_then(|n| fields.iter().find(|f| f.1 == n).map(|f| f.0)).or_else(|| rasters.first().copied());
 
     // The current snapshot's manifests.
     let snap_id = meta.get("current-snapshot-id").and_then(|v| v.as_i64()).filter(|&s| s >= 0);
@@ -317,7 +325,7 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
                 let lo = int_bytes_map(field(df, lo_k));
                 let hi = int_bytes_map(field(df, hi_k));
                 for (id, l) in &lo {
-                    let is_geom = geometry.columns.iter().any(|g| fields.iter().any(|f| f.0 == *id && f.1 == g.column));
+                    let is_geom = rasters.contains(id) || geometry.columns.iter().any(|g| fields.iter().any(|f| f.0 == *id && f.1 == g.column));
                     if !is_geom || bounds.contains_key(id) {
                         continue;
                     }
@@ -329,8 +337,14 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
             let file = DataFile { path: local_path(path, &location, &table_dir), record_count: as_i64(field(df, "record_count")).unwrap_or(0), bounds };
             if let (Some(w), Some(id)) = (window, prim_id) {
                 if let Some(b) = file.bounds.get(&id) {
-                    // x lower > upper: an antimeridian-crossing box; not pruned.
-                    if b.xmin <= b.xmax && !b.intersects_xy(w) {
+                    // x lower > upper: an antimeridian-crossing box (Havasu raster bounds),
+                    // tested as its two parts [xmin, 180] and [-180, xmax].
+                    let misses = if b.xmin <= b.xmax {
+                        !b.intersects_xy(w)
+                    } else {
+                        w.xmin <= w.xmax && !BBox::xy(b.xmin, b.ymin, 180.0, b.ymax).intersects_xy(w) && !BBox::xy(-180.0, b.ymin, b.xmax, b.ymax).intersects_xy(w)
+                    };
+                    if misses {
                         skipped += 1;
                         continue;
                     }
@@ -342,9 +356,15 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
     Ok((Plan { metadata_file: mf, format_version, fields, geometry, files, warnings }, skipped))
 }
 
+/// The type recorded for Havasu raster fields (their Iceberg type is an empty struct).
+const RASTER_TYPE: &str = "havasu.raster v1";
+
 /// The Arrow type of an Iceberg primitive type (for columns a data file lacks).
 fn arrow_type(t: &Value) -> Option<DataType> {
     let s = t.as_str()?;
+    if s == RASTER_TYPE {
+        return Some(super::raster::model::raster_type());
+    }
     let k = s.split('(').next().unwrap_or(s).trim();
     Some(match k {
         "boolean" => DataType::Boolean,

@@ -1,0 +1,115 @@
+//! The way back: a raster footprint table and its arrays as Havasu `v1` Parquet — rows in
+//! source order (`source_row`), each raster column a `v1` group whose in-db bands are the
+//! array's planes byte for byte, out-db bands their references, the other columns as the
+//! Arrow export reads them (footprints, covering columns and the raster facts dropped).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow_schema::{DataType, Field, Schema};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use super::read::{raster_columns, read_rasters};
+use super::{model, COLUMN_SUFFIXES, SOURCE_ROW};
+use crate::convert::arrow::ArrowPlan;
+use crate::error::{MarquetError, Result};
+use crate::h5col::File;
+use crate::marquet::MarquetTable;
+
+/// Rows per written batch (and row group).
+const BATCH: usize = 4096;
+
+/// What [`export_rasters`] wrote.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RasterExport {
+    /// Rows written.
+    pub rows: u64,
+    /// The raster columns written as `v1` groups.
+    pub raster_columns: Vec<String>,
+    /// Non-null rasters written.
+    pub rasters: u64,
+}
+
+/// Write the raster footprint table `table` of `file` as Havasu `v1` Parquet at `output`.
+pub fn export_rasters(file: &File, table: &str, output: &Path) -> Result<RasterExport> {
+    let t = MarquetTable::open(file, table)?;
+    let rcols = raster_columns(&t)?;
+    if rcols.is_empty() {
+        return Err(MarquetError::InvalidArgument(format!("{table}: no raster footprint column (a table written by the raster import)")));
+    }
+    let all = ArrowPlan::new(&t, None, false)?;
+    let mut drop: Vec<String> = vec![SOURCE_ROW.to_string()];
+    for g in &all.geometry_columns {
+        if let Some(c) = &g.covering {
+            drop.push(c.clone());
+        }
+    }
+    for c in &rcols {
+        drop.extend(COLUMN_SUFFIXES.iter().map(|s| format!("{c}_{s}")));
+    }
+    let names: Vec<String> = all.schema().fields().iter().map(|f| f.name().clone()).filter(|n| !drop.contains(n)).collect();
+    let plan = ArrowPlan::new(&t, Some(&names), false)?;
+    let mut fields: Vec<Field> = Vec::new();
+    for f in plan.schema().fields() {
+        if rcols.contains(f.name()) {
+            fields.push(Field::new(f.name(), model::raster_type(), true));
+        } else {
+            fields.push(f.as_ref().clone());
+        }
+    }
+    let schema = Arc::new(Schema::new(fields));
+    // Rows in source order.
+    let n = t.nrows()?;
+    let mut order: Vec<u64> = (0..n).collect();
+    if t.table().column_names()?.iter().any(|c| c == SOURCE_ROW) {
+        let sp = ArrowPlan::new(&t, Some(&[SOURCE_ROW.to_string()]), false)?;
+        let mut src: Vec<i64> = Vec::with_capacity(n as usize);
+        let mut s = 0u64;
+        while s < n {
+            let e = (s + 65_536).min(n);
+            let b = sp.read_range(&t, s, e)?;
+            let a = arrow_cast::cast(b.column(0), &DataType::Int64).map_err(|e| crate::convert::io_err(table, e))?;
+            src.extend(arrow_array::cast::AsArray::as_primitive::<arrow_array::types::Int64Type>(&a).iter().map(|v| v.unwrap_or(i64::MAX)));
+            s = e;
+        }
+        order.sort_by_key(|&r| (src[r as usize], r));
+    }
+    let p = output.display().to_string();
+    let f = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: p.clone(), source: e })?;
+    let props = WriterProperties::builder().set_compression(Compression::ZSTD(Default::default())).set_max_row_group_row_count(Some(BATCH)).build();
+    let mut w = ArrowWriter::try_new(f, schema.clone(), Some(props)).map_err(|e| super::super::pq_err(&p, e))?;
+    let mut out = RasterExport { raster_columns: rcols.clone(), ..Default::default() };
+    for chunk in order.chunks(BATCH) {
+        let mut sorted = chunk.to_vec();
+        sorted.sort_unstable();
+        let parts = plan.take(&t, &sorted, usize::MAX)?;
+        let b = match parts.len() {
+            0 => RecordBatch::new_empty(plan.schema()),
+            1 => parts.into_iter().next().unwrap_or_else(|| RecordBatch::new_empty(plan.schema())),
+            _ => arrow_select::concat::concat_batches(&plan.schema(), &parts).map_err(|e| crate::convert::io_err(table, e))?,
+        };
+        // Back to the chunk's (source) order.
+        let pos: Vec<u32> = chunk.iter().map(|r| sorted.binary_search(r).unwrap_or(0) as u32).collect();
+        let b = arrow_select::take::take_record_batch(&b, &UInt32Array::from(pos)).map_err(|e| crate::convert::io_err(table, e))?;
+        let mut cols: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        for (i, f) in plan.schema().fields().iter().enumerate() {
+            if rcols.contains(f.name()) {
+                let rs = read_rasters(file, &t, f.name(), chunk)?;
+                let rasters: Vec<Option<model::Raster>> = rs.into_iter().map(|r| r.raster).collect();
+                out.rasters += rasters.iter().filter(|r| r.is_some()).count() as u64;
+                cols.push(model::encode_column(&rasters)?);
+            } else {
+                cols.push(b.column(i).clone());
+            }
+        }
+        let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(chunk.len()));
+        let rb = RecordBatch::try_new_with_options(schema.clone(), cols, &opts).map_err(|e| super::super::arrow_err(&p, e))?;
+        w.write(&rb).map_err(|e| super::super::pq_err(&p, e))?;
+        out.rows += chunk.len() as u64;
+    }
+    w.close().map_err(|e| super::super::pq_err(&p, e))?;
+    Ok(out)
+}
