@@ -323,3 +323,49 @@ fn rasters_refuse_an_existing_output_file() {
     assert!(e.contains("new HDF5 file"), "{e}");
     assert!(std::fs::read(&out).unwrap() == before, "the output changed");
 }
+
+#[test]
+fn cli_query_prints_the_hits_arrays() {
+    let d = TempDir::new("raster-cli");
+    let out = d.join("r.h5");
+    convert(&data("rasters.parquet"), &out, &ConvertOptions::default()).unwrap();
+    let run = marquet_cli(&["query", out.to_str().unwrap(), "--bbox", "14,45,15.5,46", "--format", "arrays"]);
+    let lines: Vec<serde_json::Value> = run.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let fx: HashMap<String, Option<FRaster>> = fixture(&data("rasters.parquet")).into_iter().collect();
+    assert_eq!(lines.len(), 2, "{run}");
+    let mut seen = Vec::new();
+    for l in &lines {
+        // The UTM raster: 3 bands of int16, every value as the fixture stores it.
+        if l["array"].is_null() {
+            assert_eq!(l["bands"].as_array().unwrap().len(), 2);
+            assert_eq!(l["bands"][1]["out_db_url"], "https://example.com/cog2.tif");
+            assert_eq!(l["bands"][1]["out_db_band_no"], 1);
+            seen.push("all_out_db");
+            continue;
+        }
+        let f = fx["utm33_int16"].as_ref().unwrap();
+        assert_eq!(l["shape"], serde_json::json!([3, 5, 7]));
+        assert_eq!(l["dtype"], "PT_16BSI");
+        for (k, b) in f.bands.iter().enumerate() {
+            let px: Vec<i64> = b.2.as_ref().unwrap().chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]]) as i64).collect();
+            let got: Vec<i64> = l["values"][k].as_array().unwrap().iter().flat_map(|row| row.as_array().unwrap().iter().map(|v| v.as_i64().unwrap())).collect();
+            assert_eq!(got, px, "band {k}");
+        }
+        assert_eq!(l["geotransform"], serde_json::json!([500000.0, 30.0, 0.0, 5000030.0, 0.0, -30.0]));
+        seen.push("utm33_int16");
+    }
+    seen.sort();
+    assert_eq!(seen, ["all_out_db", "utm33_int16"]);
+    // Not a raster table: refused with the reason.
+    let vec = d.join("v.h5");
+    convert(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/lake/points.csv"), &vec, &ConvertOptions { lake: LakeOptions { lonlat: Some(("lon".into(), "lat".into())), ..Default::default() }, ..ConvertOptions::default() }).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_marquet")).args(["query", vec.to_str().unwrap(), "--bbox", "-180,-90,180,90", "--format", "arrays"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a raster footprint column"));
+}
+
+fn marquet_cli(args: &[&str]) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_marquet")).args(args).output().unwrap();
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}

@@ -281,8 +281,10 @@ struct QueryArgs {
     #[arg(long)]
     json: bool,
     /// rows: row numbers; wkt / csv / geojson: the matching rows, as `marquet dump` prints
-    /// them (one table or FeatureCollection per window).
-    #[arg(long, value_parser = ["rows", "wkt", "csv", "geojson"], default_value = "rows", conflicts_with_all = ["count", "json"])]
+    /// them (one table or FeatureCollection per window); arrays: on a raster footprint
+    /// table (`convert` of Havasu rasters), one JSON object per hit with the raster's
+    /// facts and its pixels (`values[band][row][column]`).
+    #[arg(long, value_parser = ["rows", "wkt", "csv", "geojson", "arrays"], default_value = "rows", conflicts_with_all = ["count", "json"])]
     format: String,
 }
 
@@ -398,6 +400,32 @@ fn parse_bbox(s: &str) -> Result<marquet::BBox, String> {
     }
     marquet::query::Window::try_bbox(v[0], v[1], v[2], v[3]).map_err(|e| e.to_string())?;
     Ok(marquet::BBox::xy(v[0], v[1], v[2], v[3]))
+}
+
+/// `query --format arrays`: the hits of a raster footprint table with their pixels, one JSON
+/// object per line (issue #37).
+fn print_rasters(a: &QueryArgs, rows: &[u64]) -> Result<(), String> {
+    use marquet::convert::lake::raster::read::{raster_columns, read_rasters};
+    let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+    let tp = pick_table(&f, a.table.clone())?;
+    let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+    let col = match &a.column {
+        Some(c) => c.clone(),
+        None => t.primary_geometry_column().map_err(|e| e.to_string())?,
+    };
+    if !raster_columns(&t).map_err(|e| e.to_string())?.contains(&col) {
+        return Err(format!("{tp}: {col} is not a raster footprint column (--format arrays reads tables that `convert` made of Havasu rasters)"));
+    }
+    let mut out = out::Out::new();
+    // A bounded number of rasters in memory at once.
+    for chunk in rows.chunks(64) {
+        for r in read_rasters(&f, &t, &col, chunk).map_err(|e| e.to_string())? {
+            if !out.put(&format!("{}\n", r.to_json(true)))? {
+                return out.finish();
+            }
+        }
+    }
+    out.finish()
 }
 
 fn query(a: QueryArgs) -> ExitCode {
@@ -523,6 +551,10 @@ fn query(a: QueryArgs) -> ExitCode {
             Ok((rows, stats, _)) => {
                 if a.count {
                     out::println(&rows.len().to_string());
+                } else if a.format == "arrays" {
+                    if let Err(e) = print_rasters(&a, &rows) {
+                        return fail(e);
+                    }
                 } else if a.format != "rows" {
                     let fmt = match a.format.as_str() {
                         "csv" => dump::DumpFormat::Csv,

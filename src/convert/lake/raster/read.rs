@@ -156,3 +156,52 @@ pub fn query_rasters(file: &File, t: &MarquetTable, col: &str, window: BBox) -> 
     let hits = t.query(col, &Query::new(w, crate::query::Predicate::Intersects))?;
     read_rasters(file, t, col, &hits.rows)
 }
+
+impl TableRaster {
+    /// The raster as one JSON object: `row`, `source_row`, `array` (its HDF5 path), `width`,
+    /// `height`, `crs_wkt`, `geo_reference` (Havasu's six numbers), `geotransform` (GDAL's),
+    /// `bands` (pixel type, no-data, out-db reference of each) and, with `pixels`, `dtype`,
+    /// `shape` and `values` (the array as nested lists `[band][row][column]`; NaN and
+    /// infinities, which JSON cannot hold, as null).
+    pub fn to_json(&self, pixels: bool) -> serde_json::Value {
+        let mut o = serde_json::json!({ "row": self.row, "source_row": self.source_row, "array": self.array_path });
+        let Some(r) = &self.raster else {
+            o["raster"] = serde_json::Value::Null;
+            return o;
+        };
+        o["width"] = r.width.into();
+        o["height"] = r.height.into();
+        o["crs_wkt"] = r.crs_wkt.clone().into();
+        o["geo_reference"] = serde_json::json!(r.geo.to_array());
+        o["geotransform"] = serde_json::json!(r.geo.gdal());
+        o["bands"] = r
+            .bands
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "pixel_type": b.pixel_type.name(),
+                    "no_data": b.no_data.as_deref().and_then(|v| b.pixel_type.value(v)).filter(|v| v.is_finite()),
+                    "in_db": b.data.is_some(),
+                    "out_db_url": b.out_db_url,
+                    "out_db_band_no": b.out_db_band_no,
+                })
+            })
+            .collect();
+        if let (true, Some(g)) = (pixels, &self.array) {
+            if let Some(t) = PixelType::from_dtype(&g.dtype) {
+                let float = matches!(t, PixelType::F32 | PixelType::F64);
+                let num = |v: f64| if float { serde_json::json!(v) } else { serde_json::json!(v as i64) };
+                let vals: Vec<serde_json::Value> = g.bytes.chunks_exact(t.size()).map(|c| t.value(c).filter(|v| v.is_finite()).map_or(serde_json::Value::Null, num)).collect();
+                let (h, w) = (g.dims[1] as usize, g.dims[2] as usize);
+                let nested: Vec<serde_json::Value> = vals
+                    .chunks(h.max(1) * w.max(1))
+                    .map(|band| serde_json::Value::Array(band.chunks(w.max(1)).map(|row| serde_json::Value::Array(row.to_vec())).collect()))
+                    .collect();
+                o["dtype"] = t.name().into();
+                o["shape"] = serde_json::json!(g.dims);
+                o["values"] = serde_json::Value::Array(nested);
+            }
+        }
+        o
+    }
+}
