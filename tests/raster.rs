@@ -369,3 +369,33 @@ fn marquet_cli(args: &[&str]) -> String {
     assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout).unwrap()
 }
+
+#[test]
+fn the_way_back_as_an_iceberg_table_with_raster_bounds() {
+    let d = TempDir::new("raster-ice-out");
+    let h5 = d.join("r.h5");
+    convert(&data("rasters.parquet"), &h5, &ConvertOptions::default()).unwrap();
+    let ice = d.join("table");
+    let r = convert(&h5, &ice, &ConvertOptions::default()).unwrap();
+    assert!(r.lake.unwrap().source.contains("Iceberg"));
+    // The table reads back through the Iceberg reader: same rasters, byte for byte.
+    let (plan, skipped) = marquet::convert::lake::iceberg::plan(&ice, None, None).unwrap();
+    assert_eq!((plan.files.len(), skipped, plan.format_version), (1, 0, 2));
+    let mut fx = fixture(&plan.files[0].path);
+    let mut want = fixture(&data("rasters.parquet"));
+    assert_eq!(fx, want);
+    // The manifest's raster bounds: the union of every footprint (the pole makes it span
+    // every longitude; the south edge is the uint32 raster's, 39° N less the padding).
+    let b = plan.files[0].bounds[&3];
+    assert_eq!((b.xmin, b.xmax, b.ymax), (-180.0, 180.0, 90.0));
+    assert!(b.ymin < 39.0 && b.ymin > 38.9999, "{b:?}");
+    // And converts again to the same arrays.
+    let h5b = d.join("again.h5");
+    convert(&ice, &h5b, &ConvertOptions { table: Some("/rasters".into()), ..ConvertOptions::default() }).unwrap();
+    fx.sort_by(|a, b| a.0.cmp(&b.0));
+    want.sort_by(|a, b| a.0.cmp(&b.0));
+    check_against_fixture(&h5b, &want);
+    // A non-empty directory is refused.
+    let e = convert(&h5, &ice, &ConvertOptions::default()).unwrap_err().to_string();
+    assert!(!e.is_empty());
+}

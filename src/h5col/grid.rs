@@ -8,6 +8,10 @@ use crate::h5;
 
 use super::{Dtype, File, Filter};
 
+/// Largest array [`File::read_grid`] reads whole: 2 GiB (also the most a Parquet BINARY
+/// value, a Havasu band, holds).
+pub const MAX_GRID_BYTES: u64 = (1 << 31) - 1;
+
 /// A whole array in memory: `dims` (row-major, C order) elements of `dtype`, little-endian.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
@@ -101,10 +105,23 @@ impl File {
         Ok(())
     }
 
-    /// Read the array at `path` whole, in its stored element type (little-endian).
+    /// The element type and shape of the array at `path`, without reading it.
+    pub fn grid_shape(&self, path: &str) -> Result<(Dtype, Vec<u64>)> {
+        let ds = h5::dataset_open(self.inner.id(), path)?;
+        let info = h5::dataset_info(ds.id(), path)?;
+        Ok((info.dtype.to_le(), info.dims))
+    }
+
+    /// Read the array at `path` whole, in its stored element type (little-endian). Arrays
+    /// of more than [`MAX_GRID_BYTES`] are refused before anything is allocated (a hostile
+    /// file may declare any shape).
     pub fn read_grid(&self, path: &str) -> Result<Grid> {
         let ds = h5::dataset_open(self.inner.id(), path)?;
         let info = h5::dataset_info(ds.id(), path)?;
+        let bytes = info.dims.iter().try_fold(info.dtype.size() as u64, |a, &d| a.checked_mul(d));
+        if bytes.is_none_or(|b| b > MAX_GRID_BYTES) {
+            return Err(MarquetError::Unsupported(format!("{path}: an array of shape {:?} exceeds the {MAX_GRID_BYTES}-byte limit of whole reads", info.dims)));
+        }
         let dtype = match info.dtype {
             Dtype::Int { .. } | Dtype::Float { .. } => info.dtype.to_le(),
             ref d => return Err(MarquetError::Unsupported(format!("{path}: array of {d:?} (numbers only)"))),

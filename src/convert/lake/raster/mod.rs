@@ -23,6 +23,7 @@
 
 pub mod export;
 pub mod footprint;
+pub mod iceberg_out;
 pub mod model;
 pub mod read;
 
@@ -360,7 +361,9 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     use crate::convert::Format;
     let fin = opts.format.or_else(|| Format::from_path(input));
     let fout = opts.output_format.or_else(|| Format::from_path(output));
-    if fin == Some(Format::Marquet) && fout == Some(Format::GeoParquet) && !opts.lake.geomesa_export {
+    // An output without extension that is new or an empty directory: an Iceberg table.
+    let iceberg_out = fout.is_none() && output.extension().is_none() && (!output.exists() || std::fs::read_dir(output).is_ok_and(|mut d| d.next().is_none()));
+    if fin == Some(Format::Marquet) && (fout == Some(Format::GeoParquet) || iceberg_out) && !opts.lake.geomesa_export {
         let file = File::open(input)?;
         let table = crate::convert::single_table(&file, opts)?;
         let t = crate::marquet::MarquetTable::open(&file, &table)?;
@@ -368,13 +371,19 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
             return Ok(None);
         }
         drop(t);
-        let r = export::export_rasters(&file, &table, output);
+        let existed = output.exists();
+        let r = if iceberg_out { iceberg_out::export_iceberg(&file, &table, output) } else { export::export_rasters(&file, &table, output) };
         if r.is_err() {
-            let _ = std::fs::remove_file(output);
+            if !iceberg_out {
+                let _ = std::fs::remove_file(output);
+            } else if !existed {
+                let _ = std::fs::remove_dir_all(output);
+            }
         }
         let r = r?;
+        let what = if iceberg_out { "an Iceberg table (format-version 2, raster bounds in the manifest) of Havasu v1 Parquet" } else { "Havasu v1 Parquet" };
         let lake = LakeReport {
-            source: format!("Havasu v1 Parquet: raster columns {} ({} rasters) from the arrays of {}", r.raster_columns.join(", "), r.rasters, arrays_group(&table)),
+            source: format!("{what}: raster columns {} ({} rasters) from the arrays of {}", r.raster_columns.join(", "), r.rasters, arrays_group(&table)),
             rows_read: r.rows,
             rows_kept: r.rows,
             ..Default::default()

@@ -103,7 +103,15 @@ pub fn read_rasters(file: &File, t: &MarquetTable, col: &str, rows: &[u64]) -> R
             let row = sorted[k];
             k += 1;
             let grid = match &array[r] {
-                Some(p) if !p.is_empty() => Some(file.read_grid(p)?),
+                Some(p) if !p.is_empty() => {
+                    // The shape the row states, checked before anything is read.
+                    let (_, dims) = file.grid_shape(p)?;
+                    let (wr, hr) = (w[r].map(|v| v as u64), h[r].map(|v| v as u64));
+                    if dims.len() != 3 || Some(dims[1]) != hr || Some(dims[2]) != wr {
+                        return Err(bad(t, format!("row {row}: {col}: the array {p} has shape {dims:?}, the row says {hr:?} x {wr:?}")));
+                    }
+                    Some(file.read_grid(p)?)
+                }
                 _ => None,
             };
             let raster = match (w[r], h[r], nb[r], list_strs(pt, r)?) {
