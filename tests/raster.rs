@@ -399,3 +399,43 @@ fn the_way_back_as_an_iceberg_table_with_raster_bounds() {
     let e = convert(&h5, &ice, &ConvertOptions::default()).unwrap_err().to_string();
     assert!(!e.is_empty());
 }
+
+/// A one-column Parquet file of `rasters` (written with the library's own `v1` encoder,
+/// which does not check what it is given).
+fn write_rasters(path: &Path, rasters: &[Option<marquet::convert::lake::raster::model::Raster>]) {
+    use marquet::convert::lake::raster::model::encode_column;
+    let a = encode_column(rasters).unwrap();
+    let schema = std::sync::Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new("rast", a.data_type().clone(), true)]));
+    let b = arrow_array::RecordBatch::try_new(schema.clone(), vec![a]).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(std::fs::File::create(path).unwrap(), schema, None).unwrap();
+    w.write(&b).unwrap();
+    w.close().unwrap();
+}
+
+#[test]
+fn bad_rasters_are_refused_naming_the_row_and_leave_no_file() {
+    use marquet::convert::lake::raster::model::{Band, GeoReference, PixelType, Raster};
+    let d = TempDir::new("raster-bad");
+    let band = |t: PixelType, n: usize| Band { pixel_type: t, no_data: None, data: Some(vec![7; n]), out_db_band_no: None, out_db_url: None };
+    let good = Raster { width: 2, height: 2, crs_wkt: Some("EPSG:4326".into()), geo: GeoReference::from_array([1.0, -1.0, 0.0, 0.0, 0.5, 1.5]), bands: vec![band(PixelType::U8, 4)] };
+    let cases: Vec<(Raster, &str)> = vec![
+        (Raster { bands: vec![band(PixelType::U16, 4)], ..good.clone() }, "holds 4 bytes of data"),
+        (Raster { bands: vec![band(PixelType::U8, 4), band(PixelType::I16, 8)], ..good.clone() }, "one array holds one pixel type"),
+        (Raster { bands: vec![Band { data: None, ..band(PixelType::U8, 4) }], ..good.clone() }, "an out-db band needs both"),
+        (Raster { bands: vec![Band { no_data: Some(vec![0, 0]), ..band(PixelType::U8, 4) }], ..good.clone() }, "no_data has 2 bytes"),
+    ];
+    for (k, (bad, why)) in cases.into_iter().enumerate() {
+        let pq = d.join(&format!("bad{k}.parquet"));
+        write_rasters(&pq, &[Some(good.clone()), None, Some(bad)]);
+        let out = d.join(&format!("bad{k}.h5"));
+        let e = convert(&pq, &out, &ConvertOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("row 2") && e.contains(why), "case {k}: {e}");
+        assert!(!out.exists(), "case {k}: the output was left behind");
+    }
+    // A CRS PROJ cannot read: converted, the footprint null with a warning naming the row.
+    let pq = d.join("crs.parquet");
+    write_rasters(&pq, &[Some(Raster { crs_wkt: Some("NOT A CRS".into()), ..good.clone() }), Some(good.clone())]);
+    let r = convert(&pq, &d.join("crs.h5"), &ConvertOptions::default()).unwrap();
+    let w = r.lake.unwrap().warnings;
+    assert!(w.iter().any(|w| w.contains("1 rasters' envelopes could not be transformed") && w.contains("row 0")), "{w:?}");
+}
