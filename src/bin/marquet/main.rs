@@ -101,10 +101,14 @@ enum Command {
   marquet convert roads.h5 roads.parquet --layout geomesa     # GeoMesa Trino layout
   marquet convert roads.geojson roads.h5 --crs EPSG:25832      # state a missing or wrong CRS
   marquet convert roads.h5 roads_4326.parquet --to-crs EPSG:4326   # reproject
+  marquet convert warehouse/db/scenes scenes.h5               # Havasu rasters: arrays + footprints
+  marquet convert scenes.h5 scenes.parquet                    # ... back to Havasu v1 Parquet
+  marquet convert scenes.h5 warehouse/db/scenes2              # ... or an Iceberg table
 
 Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5, .csv/.tsv; an Iceberg
 table is its directory or a metadata/*.metadata.json. Parquet without GeoParquet metadata
-needs --geometry or --lonlat unless it has GeoMesa __<col>_bbox__ companions. Both
+needs --geometry or --lonlat unless it has GeoMesa __<col>_bbox__ companions, or Havasu
+raster columns (docs/lakehouse.md: each raster an HDF5 array, the table its footprints). Both
 directions stream in batches of 65,536 rows. Exit 0 converted, 2 error.")]
 struct ConvertArgs {
     /// The file to read.
@@ -240,7 +244,8 @@ impl LayoutArgs {
   marquet query ne.h5 --table /cities --bbox -10,35,20,60 --format geojson > cities.geojson
 
 Prints matching row numbers, one per line, or with --format the matching rows themselves
-(as `marquet dump` prints them). --stats (stderr) shows the rows total, blocks
+(as `marquet dump` prints them; `--format arrays` on a table of Havasu raster footprints: each
+hit's raster with its pixels, one JSON object per line). --stats (stderr) shows the rows total, blocks
 skipped by BLOCK_BBOX, r-tree candidates, rows rejected by the covering column, exact
 predicate tests and bytes read. Exit 0 answered (also with no match), 2 error.")]
 struct QueryArgs {
