@@ -407,6 +407,11 @@ fn open_file(p: &Path) -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>>
 
 /// Open the table at `input` as a record-batch stream over its live data files.
 pub fn open(input: &Path, opts: &LakeOptions) -> Result<Source> {
+    open_batched(input, opts, DEFAULT_BATCH_ROWS)
+}
+
+/// [`open`] with batches of `batch_rows` rows.
+pub fn open_batched(input: &Path, opts: &LakeOptions, batch_rows: usize) -> Result<Source> {
     let primary = opts.geometry.first().map(|g| g.column.as_str());
     let (plan, skipped) = plan(input, opts.bbox.as_ref(), primary)?;
     let path = plan.metadata_file.display().to_string();
@@ -433,7 +438,7 @@ pub fn open(input: &Path, opts: &LakeOptions) -> Result<Source> {
         plan.metadata_file.display(),
         total
     );
-    let batches = IcebergBatches { files: plan.files.iter().map(|f| f.path.clone()).collect(), current: None, fields: plan.fields.clone(), schema: schema.clone() };
+    let batches = IcebergBatches { files: plan.files.iter().map(|f| f.path.clone()).collect(), current: None, fields: plan.fields.clone(), schema: schema.clone(), batch_rows: batch_rows.max(1) };
     Ok(Source {
         path,
         schema,
@@ -452,6 +457,7 @@ struct IcebergBatches {
     current: Option<(PathBuf, ParquetRecordBatchReader, Vec<Option<usize>>)>,
     fields: Vec<(i32, String, Value, Value)>,
     schema: SchemaRef,
+    batch_rows: usize,
 }
 
 impl IcebergBatches {
@@ -465,7 +471,7 @@ impl IcebergBatches {
         sorted.sort_unstable();
         // Positions of the projected columns in the projected batches.
         let pos: Vec<Option<usize>> = cols.iter().map(|c| c.and_then(|i| sorted.iter().position(|&r| r == i))).collect();
-        let r = b.with_batch_size(DEFAULT_BATCH_ROWS).with_projection(mask).build().map_err(|e| pq_err(&p.display().to_string(), e))?;
+        let r = b.with_batch_size(self.batch_rows).with_projection(mask).build().map_err(|e| pq_err(&p.display().to_string(), e))?;
         self.current = Some((p, r, pos));
         Ok(true)
     }

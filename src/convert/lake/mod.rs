@@ -37,7 +37,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 pub use decode::{srid_crs, TextOrBinary};
-pub use source::{open_source, Source, SourceKind};
+pub use source::{open_source, open_source_batched, Source, SourceKind};
 
 use super::append::{append_file, AppendOptions, AppendReport};
 use super::geoparquet::import::{import_geoparquet, ImportOptions, ImportReport};

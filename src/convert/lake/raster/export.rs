@@ -19,8 +19,8 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::MarquetTable;
 
-/// Rows per written batch (and row group).
-const BATCH: usize = 4096;
+/// Rows per written batch and row group (each holds its rasters' pixels).
+const BATCH: usize = 16;
 
 /// What [`export_rasters`] wrote.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -42,6 +42,9 @@ use crate::spec::names;
 use footprint::Footprints;
 use model::{PixelType, Raster};
 
+/// Rows per batch read from a raster source: a batch holds its rasters' pixels.
+pub const BATCH_ROWS: usize = 8;
+
 /// The column of the row's position in the source.
 pub const SOURCE_ROW: &str = "source_row";
 
@@ -393,7 +396,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     if opts.format.is_some() || opts.lake.geomesa_export || !super::wants_lake(input, &opts.lake)? {
         return Ok(None);
     }
-    let source = super::open_source(input, &opts.lake)?;
+    let source = super::open_source_batched(input, &opts.lake, BATCH_ROWS)?;
     let cols = raster_columns(&source.schema);
     if cols.is_empty() {
         return Ok(None);
