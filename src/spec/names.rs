@@ -246,12 +246,12 @@ pub const RASTER_SPATIAL_REF: &str = "spatial_ref";
 /// (corner-anchored; the name and form GDAL's netCDF driver reads and writes).
 pub const RASTER_GEOTRANSFORM: &str = "GeoTransform";
 /// Havasu's six geo-reference numbers (scale_x, scale_y, skew_x, skew_y, upperleft_x,
-/// upperleft_y; centre-anchored), float64[6].
+/// upperleft_y; centre-anchored), six float64.
 pub const RASTER_GEO_REFERENCE: &str = "havasu_geo_reference";
 /// The Havasu pixel type name of a raster array's bands (`PT_8BUI`, ...).
 pub const RASTER_PIXEL_TYPE: &str = "pixel_type";
 /// 0-based positions, in the raster, of the bands a raster array holds (out-db bands are
-/// not in the array), int64[n].
+/// not in the array), int64 per plane.
 pub const RASTER_BAND_INDEX: &str = "band_index";
 /// Per band of a raster array: its no-data value as text (empty: none).
 pub const RASTER_NO_DATA: &str = "no_data";
