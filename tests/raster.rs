@@ -439,3 +439,16 @@ fn bad_rasters_are_refused_naming_the_row_and_leave_no_file() {
     let w = r.lake.unwrap().warnings;
     assert!(w.iter().any(|w| w.contains("1 rasters' envelopes could not be transformed") && w.contains("row 0")), "{w:?}");
 }
+
+#[test]
+fn rasters_are_not_appended() {
+    let d = TempDir::new("raster-append");
+    let out = d.join("r.h5");
+    convert(&data("rasters.parquet"), &out, &ConvertOptions::default()).unwrap();
+    let before = std::fs::read(&out).unwrap();
+    let f = File::open_rw(&out).unwrap();
+    let e = marquet::convert::append_file(&f, "/rasters", &data("rasters.parquet"), &marquet::convert::AppendOptions::default()).unwrap_err().to_string();
+    drop(f);
+    assert!(e.contains("not appended"), "{e}");
+    assert!(std::fs::read(&out).unwrap() == before, "the file changed");
+}

@@ -840,6 +840,9 @@ pub fn import_lake(input: &Path, file: &File, iopts: &ImportOptions, opts: &Lake
 /// Append a lakehouse source to the Marquet table `table` of `file`.
 pub fn append_lake(file: &File, table: &str, input: &Path, aopts: &AppendOptions, opts: &LakeOptions) -> Result<(AppendReport, LakeReport)> {
     let source = open_source(input, opts)?;
+    if !raster::raster_columns(&source.schema).is_empty() {
+        return Err(MarquetError::Unsupported(format!("{}: Havasu raster columns are converted into a new file (marquet convert), not appended", input.display())));
+    }
     let mut report = LakeReport::default();
     let sp = spool(&super::geoparquet::import::spill_dir(file), source, opts, &mut report)?;
     let mut o = aopts.clone();
