@@ -12,7 +12,6 @@ mod common;
 use marquet::h5::Dtype;
 use marquet::h5col::search_index::{self as index, range_filter};
 use marquet::h5col::{Array, Batch, ColumnSpec, File};
-use marquet::marquet::spatial_index::RTreeOnAppend;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
 use marquet::query::{Query, TableQuery};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, LineString};
@@ -103,13 +102,13 @@ fn f2_a_many_batch_append_is_all_or_nothing_and_names_the_table_row() {
     let before_bbox = t.geometry_column("g").unwrap().bbox;
     let before_gen = t.table().generation().unwrap();
     // Three batches; the second holds an infinite vertex at its 17th row.
-    let mut s = t.begin_append().unwrap();
-    s.stage(&lines(100..150, 500.0)).unwrap();
+    let mut s = t.writer(marquet::marquet::WriterOptions::in_order()).unwrap();
+    s.write(&lines(100..150, 500.0)).unwrap();
     let mut bad = lines(150..200, 500.0);
     if let Some(GeometryValues::Wkb(v)) = bad.geometries.get_mut("g") {
         v[17] = Some(line(f64::INFINITY, 1.0));
     }
-    let err = s.stage(&bad).unwrap_err();
+    let err = s.write(&bad).unwrap_err();
     drop(s);
     match &err {
         MarquetError::Refused { row, rule, .. } => {
@@ -124,12 +123,12 @@ fn f2_a_many_batch_append_is_all_or_nothing_and_names_the_table_row() {
     assert_eq!(t.table().generation().unwrap(), before_gen);
     assert_indexes_honest(&t);
     // A retry overwrites the unused tail and commits once.
-    let mut s = t.begin_append().unwrap();
+    let mut s = t.writer(marquet::marquet::WriterOptions::in_order()).unwrap();
     for b in 0..3u64 {
-        s.stage(&lines(100 + 50 * b..150 + 50 * b, 0.25)).unwrap();
+        s.write(&lines(100 + 50 * b..150 + 50 * b, 0.25)).unwrap();
     }
     assert_eq!(s.staged_rows(), 150);
-    assert_eq!(s.commit(RTreeOnAppend::Rebuild).unwrap(), 250);
+    assert_eq!(s.finish().unwrap(), 250);
     let ids = t.table().read("id", 0, 250).unwrap();
     assert_eq!((0..250).map(|i| ids.get_i128(i).unwrap()).collect::<Vec<_>>(), (0..250).collect::<Vec<i128>>());
     assert_indexes_honest(&t);

@@ -336,7 +336,7 @@ pub unsafe extern "C" fn marquet_table_write(table: *const marquet_table, batch:
     guard(|| {
         let t = unsafe { ffi::handle(table)? };
         let b = unsafe { ffi::handle(batch)? };
-        let n = t.lock().write_table(&b.batch, &mq::marquet::WriteOptions::default())?;
+        let n = t.lock().write(&b.batch, mq::marquet::WriterOptions::default())?;
         let n = ffi::to_i64(n, "nrows")?;
         unsafe { ffi::write_opt(nrows, n) };
         Ok(())

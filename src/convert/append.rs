@@ -1,16 +1,17 @@
-//! Appending a GeoParquet, GeoJSON or Marquet file to an existing Marquet table (the
+//! Appending a GeoParquet, GeoJSON, GIS or Marquet file to an existing Marquet table (the
 //! `marquet append` command).
 //!
-//! GeoParquet and GeoJSON sources are first imported, streamed in batches, into a Marquet
-//! table in a temporary HDF5 file next to nothing else, exactly as [`super::convert`] would
-//! import them; that table's rows are then appended batch by batch with
-//! [`MarquetTable::append_from`]. The detour costs one extra write of the rows, but it
-//! means the column mapping is the one `convert` uses (so a file converted once and
-//! appended later lands in the same columns) and memory stays bounded by one batch.
+//! A GeoParquet, GeoJSON, FlatGeobuf, GeoPackage or Shapefile source is planned exactly as
+//! [`super::convert`] would import it — so a file converted once and appended later lands in
+//! the same columns — and its rows, in Hilbert order, stream straight into the target's one
+//! writer ([`super::ImportTarget::Append`], issue #31): no temporary file, every row encoded
+//! once, everything committed at once. A Marquet source is read batch by batch into the same
+//! writer ([`MarquetTable::append_from`]).
 
 use std::path::{Path, PathBuf};
 
-use super::{default_table_name, single_table_of, Format, ImportOptions};
+
+use super::{single_table_of, Format, ImportOptions};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::append_from::DEFAULT_APPEND_BATCH_ROWS;
@@ -60,20 +61,6 @@ impl std::fmt::Display for AppendReport {
     }
 }
 
-/// Remove the staging files of appends whose process is gone (killed; issue #19): their
-/// names carry the process id (`marquet-append-<pid>-<nanos>.h5`).
-fn reclaim_temp_files() {
-    super::stage::reclaim(&std::env::temp_dir(), "marquet-append-", ".h5");
-}
-
-fn temp_h5() -> PathBuf {
-    std::env::temp_dir().join(format!(
-        "marquet-append-{}-{}.h5",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
-    ))
-}
-
 /// Append the rows of `source` (GeoParquet, GeoJSON or an HDF5 file's Marquet table) to the
 /// Marquet table `table` of `file`, which must have the same columns (see
 /// [`MarquetTable::check_append_source`]).
@@ -93,7 +80,6 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
     })?;
     // A FIFO would block, a directory is no source (issue #19).
     crate::error::check_regular_file(source)?;
-    reclaim_temp_files();
     let dst = MarquetTable::open(file, table)?;
     let step = opts.batch_rows.unwrap_or(DEFAULT_APPEND_BATCH_ROWS);
     let rows = match fmt {
@@ -107,20 +93,12 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
             dst.append_from(&src, step, opts.rtree, &opts.progress)?
         }
         _ => {
-            let tmp = temp_h5();
-            let res = (|| {
-                let tf = File::create(&tmp)?;
-                // The staging table: rows in Hilbert order (the block index of the target
-                // then prunes the appended rows too), no index and no covering column (the
-                // target's append computes its own covering rows).
-                let layout = crate::marquet::WriteLayout::default().without_indexes().with_covering(false);
-                let iopts = ImportOptions { table: default_table_name(source), progress: opts.progress.clone(), layout, ..ImportOptions::default() };
-                let r = super::import_any(fmt, source, &tf, &iopts)?;
-                let src = MarquetTable::open(&tf, &r.table)?;
-                dst.append_from(&src, step, opts.rtree, &opts.progress)
-            })();
-            let _ = std::fs::remove_file(&tmp);
-            res?
+            // The rows in Hilbert order among themselves (the block index then prunes the
+            // appended rows too); the target's covering rows and indexes come from the writer.
+            let layout = crate::marquet::WriteLayout::default().with_covering(false);
+            let iopts = ImportOptions { table: dst.path().to_string(), progress: opts.progress.clone(), layout, ..ImportOptions::default() };
+            let target = super::ImportTarget::Append { table: &dst, rtree: opts.rtree };
+            super::import_any(fmt, source, target, &iopts)?.rows
         }
     };
     Ok(AppendReport { source: source.to_path_buf(), table: table.to_string(), rows, nrows: dst.nrows()?, lake: None })

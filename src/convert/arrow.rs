@@ -30,7 +30,7 @@ use parquet::file::properties::WriterProperties;
 
 use super::append::{append_file, AppendOptions, AppendReport};
 use super::plan::{self, OutPlan};
-use super::geoparquet::import::{import_geoparquet, ImportOptions, ImportReport};
+use super::geoparquet::import::{ImportOptions, ImportReport};
 use super::io_err;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
@@ -508,8 +508,17 @@ pub fn import_record_batches<I>(file: &File, schema: SchemaRef, batches: I, geom
 where
     I: IntoIterator<Item = Result<RecordBatch>>,
 {
-    let sp = spool(&super::geoparquet::import::spill_dir(file), schema, batches, geometry)?;
-    import_geoparquet(&sp.0, file, opts)
+    import_record_batches_into(super::ImportTarget::New(file), schema, batches, geometry, opts)
+}
+
+/// [`import_record_batches`] into a new table or appended to an existing one
+/// ([`super::ImportTarget`]).
+pub fn import_record_batches_into<I>(target: super::ImportTarget<'_>, schema: SchemaRef, batches: I, geometry: &[String], opts: &ImportOptions) -> Result<ImportReport>
+where
+    I: IntoIterator<Item = Result<RecordBatch>>,
+{
+    let sp = spool(&super::geoparquet::import::spill_dir_of(&target.file_name()?), schema, batches, geometry)?;
+    super::import_geoparquet_into(&sp.0, target, opts)
 }
 
 /// Append Arrow record batches to the Marquet table `table` of `file` through

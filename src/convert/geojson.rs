@@ -176,6 +176,12 @@ pub fn to_geojson_json(g: &Geometry) -> serde_json::Value {
 
 /// Import a GeoJSON FeatureCollection as a new Marquet table (geometry column `geometry`).
 pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
+    import_geojson_into(input, super::ImportTarget::New(file), opts)
+}
+
+/// [`import_geojson`] into a new table or appended to an existing one
+/// ([`super::ImportTarget`]).
+pub fn import_geojson_into(input: &Path, target: super::ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
     let mut report = ImportReport { table: opts.table.clone(), ..Default::default() };
     // Pass 1: property types, string lengths, geometry kinds.
     let mut names: Vec<String> = Vec::new();
@@ -240,7 +246,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     }
     // Column plans.
     let mut used: BTreeSet<String> = BTreeSet::from(["geometry".to_string()]);
-    let text_bytes = opts.text_as_bytes || plan::text_as_bytes(file)?;
+    let text_bytes = opts.text_as_bytes || target.text_as_bytes()?;
     let mk = |name: String, t: PType, st: &StrStats, used: &mut BTreeSet<String>| -> Option<Planned> {
         let plan = match t {
             PType::Null => return None,
@@ -289,7 +295,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
         let _ = choose_form;
         StorageForm::VarWkb
     };
-    let mut t = MarquetTable::create(file, &opts.table)?;
+    let (_template_file, mut t) = target.define(&opts.table)?;
     let mut spec = GeometryColumnSpec::default().with_form(form);
     // The legacy `crs` member, when there is one (issue #22, super::geojson_crs).
     let (crs, crs_note) = match &opts.crs {
@@ -304,7 +310,6 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
     let cov = crate::marquet::layout::covering_name("geometry", true, &|n| used.contains(n));
     let spec = opts.layout.geometry_spec(spec, &cov);
     t.add_geometry_column("geometry", &spec)?;
-    opts.layout.declare_indexes(&t, "geometry", false, Some(nfeat))?;
     if let Some(p) = &id_plan {
         p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
         report.columns.push((p.name.clone(), "feature id".into()));
@@ -321,7 +326,9 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
         col_plans.push(p);
     }
     col_plans.extend(plans.iter().map(|(_, p)| p));
-    let mut sorter = keys.map(|k| HilbertSorter::new(k.keys(), opts.layout.sort_memory, super::geoparquet::import::spill_dir(file)));
+    let spill = super::geoparquet::import::spill_dir_of(&target.file_name()?);
+    let mut sorter = keys.map(|k| HilbertSorter::new(k.keys(), opts.layout.sort_memory, spill));
+    let mut w = target.writer(&t, &opts.layout, Some(nfeat), &opts.progress)?;
     let mut schema: Option<arrow_schema::SchemaRef> = None;
     let mut it = features(input)?.fuse();
     loop {
@@ -367,21 +374,21 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
         match sorter.as_mut() {
             Some(s) => s.push(batch)?,
             // Unsorted: append as we go (memory bounded by one batch).
-            None => {
-                append_geojson_batch(&t, &batch, &col_plans)?;
-                opts.progress.report(t.nrows()?, Some(nfeat));
-            }
+            None => append_geojson_batch(&mut w, &batch, &col_plans)?,
         }
     }
     if let Some(s) = sorter {
         for b in s.finish(opts.batch_rows)? {
-            append_geojson_batch(&t, &b?, &col_plans)?;
-            opts.progress.report(t.nrows()?, Some(nfeat));
+            append_geojson_batch(&mut w, &b?, &col_plans)?;
         }
     }
-    opts.layout.finish(&t, "geometry")?;
-    report.rows = t.nrows()?;
+    report.rows = w.staged_rows();
     debug_assert_eq!(report.rows, nfeat);
+    w.finish()?;
+    let t: &MarquetTable = match target {
+        super::ImportTarget::Append { table, .. } => table,
+        super::ImportTarget::New(_) => &t,
+    };
     let info = t.geometry_column("geometry")?;
     report.geometry_columns.push(GeometryImport {
         name: "geometry".into(),
@@ -397,12 +404,12 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
 
 /// Append one record batch of [`import_geojson`]'s pass 2: column 0 is the geometry, then
 /// one column per plan.
-fn append_geojson_batch(t: &MarquetTable, b: &RecordBatch, plans: &[&Planned]) -> Result<()> {
+fn append_geojson_batch(w: &mut super::target::ImportSink<'_>, b: &RecordBatch, plans: &[&Planned]) -> Result<()> {
     let mut gb = GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(plan::binaries(b.column(0))?));
     for (k, p) in plans.iter().enumerate() {
         gb.columns.columns.insert(p.name.clone(), p.values(b.column(k + 1))?);
     }
-    t.append(&gb)?;
+    w.write(gb)?;
     Ok(())
 }
 

@@ -113,21 +113,21 @@ pub fn is_gis(f: Format) -> bool {
 }
 
 /// Import any non-HDF5 input format as a new table (used by `convert` and `append`).
-pub fn import_any(fmt: Format, input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
+pub fn import_any(fmt: Format, input: &Path, target: super::ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
     match fmt {
-        Format::GeoParquet => super::import_geoparquet(input, file, opts),
-        Format::GeoJson => super::import_geojson(input, file, opts),
+        Format::GeoParquet => super::import_geoparquet_into(input, target, opts),
+        Format::GeoJson => super::geojson::import_geojson_into(input, target, opts),
         Format::FlatGeobuf => {
             let (info, src) = super::fgb::open(input)?;
-            import_source(input, file, info, src, opts)
+            import_source(input, target, info, src, opts)
         }
         Format::GeoPackage => {
             let (info, src) = super::gpkg::open(input)?;
-            import_source(input, file, info, src, opts)
+            import_source(input, target, info, src, opts)
         }
         Format::Shapefile => {
             let (info, src) = super::shp::open(input)?;
-            import_source(input, file, info, src, opts)
+            import_source(input, target, info, src, opts)
         }
         Format::Marquet => Err(MarquetError::InvalidArgument("an HDF5 file is not imported".into())),
     }
@@ -155,7 +155,7 @@ fn arrow_type(k: Kind) -> DataType {
 }
 
 /// Import the features of `src` as a new Marquet table.
-pub fn import_source(input: &Path, file: &File, info: SourceInfo, mut src: impl FeatureSource, opts: &ImportOptions) -> Result<ImportReport> {
+pub fn import_source(input: &Path, target: super::ImportTarget<'_>, info: SourceInfo, mut src: impl FeatureSource, opts: &ImportOptions) -> Result<ImportReport> {
     let path = input.display().to_string();
     let geom_name = {
         let mut g = "geometry".to_string();
@@ -224,7 +224,7 @@ pub fn import_source(input: &Path, file: &File, info: SourceInfo, mut src: impl 
             }
         }
     });
-    let mut report = super::import_record_batches(file, schema, batches, &[], opts)?;
+    let mut report = super::arrow::import_record_batches_into(target, schema, batches, &[], opts)?;
     if let (Some(n), None) = (&info.crs_note, &opts.crs) {
         report.findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(&geom_name), n.clone()));
     }

@@ -75,6 +75,7 @@ pub mod renest;
 pub mod shp;
 pub mod sort;
 mod stage;
+pub mod target;
 
 use std::path::{Path, PathBuf};
 
@@ -85,7 +86,8 @@ pub use append::{append_file, AppendOptions, AppendReport};
 pub use arrow::{append_record_batches, import_record_batches, ArrowPlan};
 pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, ExportReport, GeoParquetVersion};
 pub use geojson::{export_geojson, import_geojson};
-pub use geoparquet::import::{import_geoparquet, ImportOptions, ImportReport, PointForm};
+pub use geoparquet::import::{import_geoparquet, import_geoparquet_into, ImportOptions, ImportReport, PointForm};
+pub use target::ImportTarget;
 pub use nested_json::NestedPolicy;
 
 /// Rows per record batch read or written, and per exported row group: one Marquet row block
@@ -402,7 +404,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
         (_, Format::Marquet) => {
             // A new file: [`convert`] stages conversions into HDF5 (docs/FAULTS.md F2).
             let file = File::create(output)?;
-            let r = import_any(fin, input, &file, &iopts);
+            let r = import_any(fin, input, ImportTarget::New(&file), &iopts);
             let r = r.and_then(|r| Ok((convert_crs::after_import(&file, &r.table, opts)?, r)));
             drop(file);
             match r {
@@ -435,7 +437,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
             ));
             let res = (|| {
                 let file = File::create(&tmp)?;
-                let r = import_any(fin, input, &file, &iopts)?;
+                let r = import_any(fin, input, ImportTarget::New(&file), &iopts)?;
                 let rp = convert_crs::after_import(&file, &r.table, opts)?;
                 let e = export_any(fout, &file, &r.table, output, &eopts)?;
                 Ok::<_, MarquetError>((r, e, rp))
@@ -452,13 +454,13 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
 }
 
 /// Import any input format (GIS formats with feature `gis`, [`gis::import_any`]).
-pub(crate) fn import_any(fin: Format, input: &Path, file: &File, iopts: &ImportOptions) -> Result<ImportReport> {
+pub(crate) fn import_any(fin: Format, input: &Path, target: ImportTarget<'_>, iopts: &ImportOptions) -> Result<ImportReport> {
     #[cfg(feature = "gis")]
-    return gis::import_any(fin, input, file, iopts);
+    return gis::import_any(fin, input, target, iopts);
     #[cfg(not(feature = "gis"))]
     match fin {
-        Format::GeoParquet => import_geoparquet(input, file, iopts),
-        Format::GeoJson => import_geojson(input, file, iopts),
+        Format::GeoParquet => import_geoparquet_into(input, target, iopts),
+        Format::GeoJson => geojson::import_geojson_into(input, target, iopts),
         f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", input.display()))),
     }
 }

@@ -56,6 +56,22 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
     unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(path, e))
 }
 
+/// Create a file that lives in memory only (HDF5's core driver without a backing store):
+/// nothing reaches a disk, and everything is gone when it is closed. `name` only names it
+/// in errors. Used to hold a table's column definitions without writing a file (an
+/// import's plan checked against the table it appends to, issue #31).
+pub fn file_create_in_memory(name: &str) -> Result<hdf5::File> {
+    register_filters()?;
+    let c = cstr(name)?;
+    let id = locked(|| unsafe {
+        let fapl = Hid::new(h5p::H5Pcreate(*g::H5P_FILE_ACCESS), name, "H5Pcreate")?;
+        check(h5p::H5Pset_fapl_core(fapl.0, 1 << 20, 0), name, "H5Pset_fapl_core")?;
+        check(hdf5_sys::h5f::H5Fcreate(c.as_ptr(), hdf5_sys::h5f::H5F_ACC_TRUNC, H5P_DEFAULT, fapl.0), name, "H5Fcreate")
+    })?;
+    // SAFETY: `id` is a fresh file id that the returned File owns.
+    unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(name, e))
+}
+
 /// Open an existing file read-only or read-write, with the filters this crate registers
 /// (zstd 32015) available to its reads, like every file entry point of this module.
 ///

@@ -20,6 +20,12 @@ impl File {
         let inner = h5::file_create(&p)?;
         Ok(File { inner, path: p })
     }
+    /// A file in memory only, never written to a disk ([`crate::h5::file_create_in_memory`]):
+    /// for table definitions that are compared, not kept.
+    pub fn create_in_memory(name: &str) -> Result<File> {
+        let inner = h5::file_create_in_memory(name)?;
+        Ok(File { inner, path: name.to_string() })
+    }
     /// Open read-only.
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();

@@ -12,7 +12,7 @@ use crate::h5col::{categorical, Batch, ColumnKind, ColumnValues};
 use crate::progress::Progress;
 
 use super::spatial_index::RTreeOnAppend;
-use super::{GeoBatch, GeometryValues, MarquetTable, StagedAppend};
+use super::{GeoBatch, GeometryValues, MarquetTable, TableWriter, WriterOptions};
 
 /// Rows read from the source and appended at a time: one row block at the default chunk
 /// length, so memory stays bounded whatever the source's size.
@@ -126,25 +126,14 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
 /// The body of [`MarquetTable::append_from`]: one staged append (issue #19).
 pub(crate) fn append_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
     this.check_append_source(src)?;
-    let mut staged = this.begin_append()?;
-    let n = stage_batches_from(&mut staged, this, src, batch_rows, progress)?;
-    staged.commit(rtree)?;
+    let mut w = TableWriter::new(this, WriterOptions::in_order().with_rtree(rtree))?;
+    let n = write_batches_from(&mut w, this, src, batch_rows, progress)?;
+    w.finish()?;
     Ok(n)
 }
-fn stage_batches_from(staged: &mut StagedAppend<'_>, this: &MarquetTable, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
+fn write_batches_from(w: &mut TableWriter<'_>, this: &MarquetTable, src: &MarquetTable, batch_rows: u64, progress: &Progress) -> Result<u64> {
     let (cols, geoms) = appendable(src)?;
-    // Source code → target code of each categorical column (checked by check_append_source).
-    let mut recode: std::collections::HashMap<String, (Vec<Option<i64>>, crate::h5col::Dtype)> = Default::default();
-    for c in &cols {
-        if let (Some(d), Some(sc)) = (categorical::categories_of(this.table(), c)?, categorical::categories_of(src.table(), c)?) {
-            let map: Vec<Option<i64>> = sc.labels.iter().map(|l| d.code_of(l)).collect();
-            let identity = map.iter().enumerate().all(|(i, m)| *m == Some(i as i64));
-            let dtype = this.table().column(c)?.dtype().to_le();
-            if !identity || src.table().column(c)?.dtype().to_le() != dtype {
-                recode.insert(c.clone(), (map, dtype));
-            }
-        }
-    }
+    let recode = CategoryRecode::new(this, src)?;
     let n = src.nrows()?;
     let step = batch_rows.max(1);
     let mut s = 0u64;
@@ -163,32 +152,61 @@ fn stage_batches_from(staged: &mut StagedAppend<'_>, this: &MarquetTable, src: &
                 Some(ColumnKind::Dataset) => {
                     let col = src.table().column(c)?;
                     let a = col.read(s, e - s)?;
-                    let mut missing = a.missing(col.fill());
-                    match recode.get(c) {
-                        Some((map, dtype)) => {
-                            let codes: Vec<i64> = (0..a.len())
-                                .map(|i| match a.get_i128(i).and_then(|k| usize::try_from(k).ok()).and_then(|k| map.get(k).copied().flatten()) {
-                                    Some(k) if !missing[i] => k,
-                                    _ => {
-                                        missing[i] = true;
-                                        0
-                                    }
-                                })
-                                .collect();
-                            ColumnValues::Array { values: codes_array(dtype, &codes, &col.path)?, missing: Some(missing) }
-                        }
-                        None => ColumnValues::Array { values: a, missing: Some(missing) },
-                    }
+                    let missing = a.missing(col.fill());
+                    recode.apply(c, ColumnValues::Array { values: a, missing: Some(missing) })?
                 }
                 None => continue,
             };
             gb.columns.columns.insert(c.clone(), v);
         }
-        staged.stage(&gb)?;
+        w.write(&gb)?;
         s = e;
         progress.report(s, Some(n));
     }
     Ok(n)
+}
+
+/// Categorical codes of a source table's columns mapped to the codes of a target's, by label
+/// (HEP001 §8.7): for appending rows whose categories were numbered by another writer.
+pub(crate) struct CategoryRecode {
+    /// Per column that needs it: source code → target code, and the target's code type.
+    map: std::collections::HashMap<String, (Vec<Option<i64>>, crate::h5col::Dtype, String)>,
+}
+
+impl CategoryRecode {
+    /// The recoding from `src`'s categorical columns to `dst`'s (checked by
+    /// [`check_append_source`]: every source label is a target category).
+    pub(crate) fn new(dst: &MarquetTable, src: &MarquetTable) -> Result<CategoryRecode> {
+        let mut map = std::collections::HashMap::new();
+        for c in appendable(src)?.0 {
+            if let (Some(d), Some(sc)) = (categorical::categories_of(dst.table(), &c)?, categorical::categories_of(src.table(), &c)?) {
+                let m: Vec<Option<i64>> = sc.labels.iter().map(|l| d.code_of(l)).collect();
+                let identity = m.iter().enumerate().all(|(i, x)| *x == Some(i as i64));
+                let dcol = dst.table().column(&c)?;
+                let dtype = dcol.dtype().to_le();
+                if !identity || src.table().column(&c)?.dtype().to_le() != dtype {
+                    map.insert(c.clone(), (m, dtype, dcol.path.clone()));
+                }
+            }
+        }
+        Ok(CategoryRecode { map })
+    }
+
+    /// The values of column `c` with the target's codes (unchanged when `c` needs none).
+    pub(crate) fn apply(&self, c: &str, v: ColumnValues) -> Result<ColumnValues> {
+        let (Some((map, dtype, path)), ColumnValues::Array { values: a, missing }) = (self.map.get(c), &v) else { return Ok(v) };
+        let mut missing = missing.clone().unwrap_or_else(|| vec![false; a.len()]);
+        let codes: Vec<i64> = (0..a.len())
+            .map(|i| match a.get_i128(i).and_then(|k| usize::try_from(k).ok()).and_then(|k| map.get(k).copied().flatten()) {
+                Some(k) if !missing[i] => k,
+                _ => {
+                    missing[i] = true;
+                    0
+                }
+            })
+            .collect();
+        Ok(ColumnValues::Array { values: codes_array(dtype, &codes, path)?, missing: Some(missing) })
+    }
 }
 
 /// Categorical codes as an array of the target column's integer type.

@@ -61,6 +61,7 @@ mod read;
 mod table;
 mod values;
 mod write;
+mod writer;
 
 pub use geometry_column::*;
 pub(crate) use read::*;
@@ -72,7 +73,7 @@ pub(crate) use write::*;
 pub use checks::OrientationOnWrite;
 pub use compression::{checksummed, Compression, Elements};
 pub use layout::{RTreeChoice, WriteLayout};
-pub use write::{StagedAppend, WriteOptions};
+pub use writer::{BatchTransform, TableWriter, WriterOptions};
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};
 /// The H5Col types in this layer's signatures, re-exported so that callers of the Marquet

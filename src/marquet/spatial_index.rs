@@ -27,6 +27,9 @@ use crate::spec::{names, BBox};
 
 use super::{MarquetTable, RowInfo};
 
+mod write_plan;
+pub(crate) use write_plan::IndexPlan;
+
 /// Rows scanned per read when an index is built from the column.
 pub const SCAN_ROWS: u64 = 65_536;
 /// Chunk length (entries) of a block bounding-box index dataset.
@@ -563,10 +566,9 @@ fn stored_leaves(this: &MarquetTable, idx: &IndexInfo, node_size: u16, n_old: u6
 /// `k` new items. When the tree is too small for that (`d` ≥ its items) it is rebuilt whole
 /// from the same boxes. Returns `false`, having written nothing, when the stored tree does
 /// not pass [`stored_leaves`]; the caller then builds it from the rows.
-fn append_rtree(this: &MarquetTable, col: &str, idx: &IndexInfo, node_size: u16, tokens: (u64, u64), n_old: u64, new_rows: &[RowInfo]) -> Result<bool> {
+fn append_rtree(this: &MarquetTable, col: &str, idx: &IndexInfo, node_size: u16, tokens: (u64, u64), n_old: u64, added: &[(BBox, u64)]) -> Result<bool> {
     let Some((ds, old, leaves)) = stored_leaves(this, idx, node_size, n_old)? else { return Ok(false) };
-    let added = items_of(new_rows, n_old);
-    packed_rtree::check_items(&added, node_size)?;
+    packed_rtree::check_items(added, node_size)?;
     let n0_old = leaves.len();
     let n0_new = n0_old + added.len();
     let new = Layout::try_new(n0_new as u64, node_size)?;
@@ -575,7 +577,7 @@ fn append_rtree(this: &MarquetTable, col: &str, idx: &IndexInfo, node_size: u16,
     if d >= n0_old {
         // The old leaves would all move: one whole rebuild from the stored boxes.
         let mut items: Vec<(BBox, u64)> = leaves.iter().map(|e| (e.bbox(), e.index)).collect();
-        items.extend(added);
+        items.extend_from_slice(added);
         drop(ds);
         write_rtree_items(this, col, Some(idx), node_size, tokens, true, &items)?;
         return Ok(true);
@@ -592,7 +594,7 @@ fn append_rtree(this: &MarquetTable, col: &str, idx: &IndexInfo, node_size: u16,
     order.extend_from_slice(&leaves[d..]);
     order.extend_from_slice(&leaves[..d]);
     drop(leaves);
-    order.extend(packed_rtree::hilbert_leaves(&added, &extent));
+    order.extend(packed_rtree::hilbert_leaves(added, &extent));
     let entries = packed_rtree::build_levels(order, node_size)?;
     let path = &idx.path;
     let dt = rtree_dtype();
@@ -611,69 +613,13 @@ fn append_rtree(this: &MarquetTable, col: &str, idx: &IndexInfo, node_size: u16,
     h5::dataset_write(ds.id(), tail as u64, &dt, &encode_entries(&entries[tail..]), path)?;
     Ok(true)
 }
-/// The body of [`MarquetTable::maintain_indexes_after_append`].
+/// The body of [`MarquetTable::maintain_indexes_after_append`]: one [`IndexPlan`] fed
+/// every new row at once.
 pub(crate) fn maintain_indexes_after_append(this: &MarquetTable, col: &str, n_old: u64, new_rows: &[RowInfo], rtree: RTreeOnAppend) -> Result<()> {
-    let t = this.table();
-    let Some(g_old) = t.generation()? else { return Ok(()) };
-    let n_new = n_old + new_rows.len() as u64;
-    let tokens = (g_old.wrapping_add(1), n_new);
-    for idx in h5index::indexes_of(t, col)? {
-        let Some(kind) = SpatialIndexKind::from_kind(idx.kind.as_deref()) else { continue };
-        if !idx.is_valid(Some(g_old), n_old) {
-            continue;
-        }
-        match kind {
-            SpatialIndexKind::BlockBBox => extend_block_index(this, col, &idx, n_old, new_rows, tokens)?,
-            SpatialIndexKind::PackedRTree => {
-                if rtree == RTreeOnAppend::Rebuild {
-                    let o = h5::object_open(t.id(), &idx.path)?;
-                    let m = scalar_uint(o.id(), names::NODE_SIZE)?
-                        .and_then(|m| u16::try_from(m).ok())
-                        .filter(|&m| m >= 2)
-                        .unwrap_or(packed_rtree::DEFAULT_NODE_SIZE);
-                    drop(o);
-                    if !append_rtree(this, col, &idx, m, tokens, n_old, new_rows)? {
-                        write_rtree(this, col, Some(&idx), m, tokens, true, Some(new_rows))?;
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
-}
-/// Incremental block-index update (HEP002 §10.3): tokens first, then the entry of the
-/// last partial block before the append is recomputed and entries for new blocks are
-/// appended. An index whose Z/M fields no longer fit the data (ruling R11) is rewritten.
-fn extend_block_index(this: &MarquetTable, col: &str, idx: &IndexInfo, n_old: u64, new_rows: &[RowInfo], tokens: (u64, u64)) -> Result<()> {
-    let t = this.table();
-    let ds = h5::dataset_open(t.id(), &idx.path)?;
-    let di = h5::dataset_info(ds.id(), &idx.path)?;
-    let b = scalar_uint(ds.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0);
-    let layout = block_layout(&di.dtype);
-    let (Some(b), Some((z, m))) = (b, layout) else {
-        // Not an index we can extend: leave it to its tokens.
-        return Ok(());
-    };
-    let (mut nz, mut nm, mut any) = (true, true, false);
-    dims_of(new_rows, &mut nz, &mut nm, &mut any);
-    if (z && !nz) || (m && !nm) || di.dtype.to_le() != block_bbox_dtype(z, m) {
-        drop(ds);
-        write_block_index(this, col, Some(idx), b, tokens, true, Some(new_rows))?;
-        return Ok(());
-    }
-    h5index::write_tokens(t, &idx.path, tokens.0, tokens.1)?;
-    h5::flush(t.id())?; // tokens reach the file before content (local ruling L6)
-    let start = block_bbox::partial_block_start(n_old, b)?;
-    let mut rows = this.scan_rows(col, start, n_old)?;
-    rows.extend_from_slice(new_rows);
-    let tail = block_bbox::build_blocks(rows.iter().map(summary), b)?;
-    let first = start / b;
-    let total = first + tail.len() as u64;
-    if di.dims[0] < total {
-        h5::dataset_set_len(ds.id(), total, &idx.path)?;
-    }
-    let dt = block_bbox_dtype(z, m);
-    h5::dataset_write(ds.id(), first, &dt, &encode_blocks(&tail, z, m), &idx.path)
+    let info = this.geometry_column(col)?;
+    let mut plan = IndexPlan::new(this, &info, n_old, rtree, None)?;
+    plan.add(new_rows, n_old);
+    plan.commit(this, n_old, n_old + new_rows.len() as u64)
 }
 /// The body of [`MarquetTable::truncate_with_options`].
 pub(crate) fn truncate_with_options(this: &MarquetTable, new_nrows: u64, rtree: RTreeOnAppend) -> Result<()> {

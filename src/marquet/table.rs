@@ -226,31 +226,6 @@ impl MarquetTable {
         super::write::prepare(self, info, v)
     }
 
-    /// Append rows (HEP002 §11.1 over HEP001 §12.3): geometry values are encoded and
-    /// checked first; covering rows are written with the geometries; BBOX and
-    /// GEOMETRY_TYPES are widened before NROWS is committed.
-    ///
-    /// Rows are kept in the order given, under the table's R-tree policy
-    /// ([`MarquetTable::set_rtree_on_append`]): [`MarquetTable::write_table`] with
-    /// [`WriteOptions::in_order`].
-    pub fn append(&self, batch: &GeoBatch) -> Result<u64> {
-        self.write_table(batch, &WriteOptions::in_order(self.rtree_on_append))
-    }
-
-    /// [`MarquetTable::append`] with a per-call R-tree policy. Block indexes valid before
-    /// the append are always extended (HEP002 §10.3).
-    pub fn append_with_options(&self, batch: &GeoBatch, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
-        self.write_table(batch, &WriteOptions::in_order(rtree))
-    }
-
-    /// Start an all-or-nothing append of any number of batches (issue #19): stage them
-    /// with [`StagedAppend::stage`], publish them with one [`StagedAppend::commit`]. The
-    /// table is first checked (`NROWS` within every column's extent) and the tokens of
-    /// stale indexes retired (docs/FAULTS.md F1, F3).
-    pub fn begin_append(&self) -> Result<StagedAppend<'_>> {
-        super::write::begin_append(self)
-    }
-
     /// Covering rows for summaries (fill for null, empty box for empty).
     pub fn covering_values(&self, cov: &str, rows: &[RowInfo]) -> Result<ColumnValues> {
         super::write::covering_values(self, cov, rows)
@@ -440,22 +415,6 @@ impl MarquetTable {
         super::modify::replace_geometry_column(self, name, spec, transform)
     }
 
-    // ---- Spatially ordered writes, HEP002 §10.6 (order.rs)
-    /// Append `batch` with its rows first ordered spatially by the primary geometry column
-    /// (HEP002 §10.6). See [`MarquetTable::write_table`] to choose.
-    pub fn append_sorted(&self, batch: &GeoBatch) -> Result<u64> {
-        self.write_table(batch, &WriteOptions { spatial_order: true, rtree: self.rtree_on_append, indexes: false })
-    }
-
-    /// The one way rows are appended (every other append of this type is a shortcut for a
-    /// choice of `opts`): append `batch`, ordered spatially by the primary geometry column
-    /// unless `opts.spatial_order` is off, maintaining the indexes as `opts` says.
-    /// Into an empty table without spatial indexes it first declares the default layout's
-    /// indexes ([`WriteOptions::indexes`]), which this one append then builds from memory.
-    pub fn write_table(&self, batch: &GeoBatch, opts: &WriteOptions) -> Result<u64> {
-        super::write::write_table(self, batch, opts)
-    }
-
     // ---- Appending another table (append_from.rs)
     /// Check that the rows of `src` can be appended to this table: the same columns by name
     /// (covering columns aside), geometry columns in the same places, list columns where
@@ -469,7 +428,7 @@ impl MarquetTable {
     /// over HEP001 §12.3), R-trees treated as `rtree` says; `progress` hears the rows
     /// appended so far after each batch. Returns the rows appended.
     ///
-    /// The whole operation is one append ([`MarquetTable::begin_append`]): every batch is
+    /// The whole operation is one write ([`TableWriter`]): every batch is
     /// staged past `NROWS` and all are committed at once, so an error in any batch (a value
     /// that does not fit this table's datatypes, named by its table row) or a kill leaves
     /// the table exactly as it was. The column sets are compared first

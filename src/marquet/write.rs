@@ -280,109 +280,6 @@ pub(crate) fn prepare_at(info: &GeometryColumnInfo, v: &GeometryValues, base: u6
         }
     }
 }
-/// The one append of rows in the order given (HEP002 §11.1 over HEP001 §12.3), which every
-/// append of [`MarquetTable`] ends in ([`write_table`]): one batch staged and committed.
-fn append_rows(this: &MarquetTable, batch: &GeoBatch, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
-    let mut s = begin_append(this)?;
-    s.stage(batch)?;
-    s.commit(rtree)
-}
-
-/// An append of any number of batches made all-or-nothing (issue #19, docs/FAULTS.md F2):
-/// every batch is checked, encoded and written past `NROWS` (HEP001 §12.1: the reserved
-/// tail, which readers ignore) by [`StagedAppend::stage`]; [`StagedAppend::commit`] then
-/// widens BBOX and GEOMETRY_TYPES, maintains the indexes tokens-first and commits `NROWS`
-/// last — once, for all the rows (HEP001 §12.3). A failure or a kill before the commit
-/// leaves the table exactly as it was; the next append overwrites the unused tail. Dropped
-/// without a commit, nothing becomes visible. Errors name the table row of the offending
-/// value, counted over the whole operation.
-///
-/// Memory: a row summary (type and box, about 100 bytes) per staged row, which the
-/// commit's index maintenance needs (a packed R-tree rebuild holds every item anyway).
-pub struct StagedAppend<'a> {
-    t: &'a MarquetTable,
-    n_old: u64,
-    at: u64,
-    /// Per geometry column: its description at the start, and the summaries of the rows
-    /// staged so far.
-    rows: Vec<(GeometryColumnInfo, Vec<RowInfo>)>,
-}
-
-/// The body of [`MarquetTable::begin_append`].
-pub(crate) fn begin_append(this: &MarquetTable) -> Result<StagedAppend<'_>> {
-    this.require_interpretable()?;
-    // Refuse a non-conformant table, retire stale tokens (docs/FAULTS.md F1, F3).
-    this.table.begin_mutation()?;
-    let n_old = this.nrows()?;
-    let mut rows = Vec::new();
-    for name in this.geometry_column_names()? {
-        rows.push((this.geometry_column(&name)?, Vec::new()));
-    }
-    Ok(StagedAppend { t: this, n_old, at: n_old, rows })
-}
-
-impl StagedAppend<'_> {
-    /// Rows staged so far.
-    pub fn staged_rows(&self) -> u64 {
-        self.at - self.n_old
-    }
-
-    /// Check, encode and write one batch past the rows staged before it (nothing becomes
-    /// visible). On error nothing of this batch counts; the operation should be dropped.
-    pub fn stage(&mut self, batch: &GeoBatch) -> Result<u64> {
-        let this = self.t;
-        let mut cols = batch.columns.clone();
-        for name in batch.geometries.keys() {
-            if !self.rows.iter().any(|(i, _)| &i.name == name) {
-                return Err(MarquetError::InvalidArgument(format!("{} is not a geometry column", this.table.member_path(name))));
-            }
-        }
-        let k = batch.nrows()? as u64;
-        let mut staged: Vec<Vec<RowInfo>> = Vec::with_capacity(self.rows.len());
-        for (info, _) in &self.rows {
-            let name = &info.name;
-            let Some(v) = batch.geometries.get(name) else {
-                if !cols.missing_rest {
-                    return Err(MarquetError::InvalidArgument(format!("batch has no values for geometry column '{name}'")));
-                }
-                staged.push(vec![RowInfo::Null; k as usize]);
-                continue;
-            };
-            let v = checks::check_values(info, v, self.at, this.orientation_on_write)?;
-            let (cv, rows) = prepare_at(info, &v, self.at)?;
-            cols.columns.insert(name.clone(), cv);
-            if let Some(cov) = &info.covering {
-                cols.columns.insert(cov.clone(), this.covering_values(cov, &rows)?);
-            }
-            staged.push(rows);
-        }
-        let k = this.table.stage_unguarded(&cols, self.at)?;
-        for ((_, acc), rows) in self.rows.iter_mut().zip(staged) {
-            acc.extend(rows);
-        }
-        self.at += k;
-        Ok(k)
-    }
-
-    /// Publish every staged row at once: summaries widened, spatial indexes maintained
-    /// under `rtree` (tokens first), `GENERATION` bumped, `NROWS` committed last. Returns
-    /// the new row count.
-    pub fn commit(self, rtree: spatial_index::RTreeOnAppend) -> Result<u64> {
-        let me = self.t;
-        if self.at == self.n_old {
-            return Ok(self.n_old);
-        }
-        let rows = self.rows;
-        me.table.commit_append(self.n_old, self.at, &mut |_, n_old, _k| {
-            for (info, rows) in &rows {
-                me.widen_summaries(info, rows)?;
-                crate::marquet::maintain::after_append(me, info, n_old, rows, rtree)?;
-            }
-            Ok(())
-        })
-    }
-}
-
 /// The body of [`MarquetTable::covering_values`].
 pub(crate) fn covering_values(this: &MarquetTable, cov: &str, rows: &[RowInfo]) -> Result<ColumnValues> {
     let c = this.table.column(cov)?;
@@ -410,6 +307,13 @@ pub(crate) fn covering_values(this: &MarquetTable, cov: &str, rows: &[RowInfo]) 
 }
 /// The body of [`MarquetTable::widen_summaries`].
 pub(crate) fn widen_summaries(this: &MarquetTable, info: &GeometryColumnInfo, rows: &[RowInfo]) -> Result<()> {
+    let mut new = SummaryAcc::default();
+    new.add(rows);
+    widen_with(this, info, &new)
+}
+
+/// [`widen_summaries`] with the summaries of the new rows already accumulated.
+pub(crate) fn widen_with(this: &MarquetTable, info: &GeometryColumnInfo, new: &SummaryAcc) -> Result<()> {
     let o = h5::object_open(this.table.id(), &info.name)?;
     let id = o.id();
     let n = this.table.nrows()?;
@@ -429,8 +333,6 @@ pub(crate) fn widen_summaries(this: &MarquetTable, info: &GeometryColumnInfo, ro
             old_box = Some((ex.bbox, ex.all_z, ex.all_m));
         }
     }
-    let mut new = SummaryAcc::default();
-    new.add(rows);
     // Types: written when they grew, or when the attribute said "unknown" and the column's
     // types are now known.
     if let Some(old) = &old_types {
@@ -489,65 +391,3 @@ pub(crate) fn write_exact_summaries(this: &MarquetTable, name: &str, form: Stora
     Ok(())
 }
 
-/// Options of [`MarquetTable::write_table`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteOptions {
-    /// Order the rows spatially by the primary geometry column (HEP002 §10.6); default on.
-    pub spatial_order: bool,
-    /// What happens to valid packed R-trees.
-    pub rtree: RTreeOnAppend,
-    /// Writing into an empty table whose geometry columns have no spatial index, declare
-    /// the indexes of [`WriteLayout::default`] first (a BLOCK_BBOX, and a PACKED_RTREE for
-    /// non-point columns; HEP002 §10.3, §10.4): default on.
-    pub indexes: bool,
-}
-
-impl Default for WriteOptions {
-    fn default() -> Self {
-        WriteOptions { spatial_order: true, rtree: RTreeOnAppend::Rebuild, indexes: true }
-    }
-}
-
-impl WriteOptions {
-    /// Rows in the order given, R-trees maintained under `rtree`, no index declared: what
-    /// [`MarquetTable::append`] and [`MarquetTable::append_with_options`] write.
-    pub fn in_order(rtree: RTreeOnAppend) -> WriteOptions {
-        WriteOptions { spatial_order: false, rtree, indexes: false }
-    }
-    /// Keep the rows in the order given.
-    pub fn unsorted(mut self) -> Self {
-        self.spatial_order = false;
-        self
-    }
-    /// What the write does to a valid packed R-tree (HEP002 §10.4 cannot be updated
-    /// incrementally): rebuild it or leave it stale.
-    pub fn with_rtree(mut self, r: RTreeOnAppend) -> Self {
-        self.rtree = r;
-        self
-    }
-    /// Declare no index (see [`WriteOptions::indexes`]).
-    pub fn without_indexes(mut self) -> Self {
-        self.indexes = false;
-        self
-    }
-}
-
-/// The body of [`MarquetTable::write_table`].
-pub(crate) fn write_table(this: &MarquetTable, batch: &GeoBatch, opts: &WriteOptions) -> Result<u64> {
-    if opts.indexes && this.nrows()? == 0 {
-        let mut none = true;
-        for g in this.geometry_column_names()? {
-            none &= this.spatial_indexes(&g)?.is_empty();
-        }
-        if none {
-            WriteLayout::default().declare_all(this, true, Some(batch.nrows()? as u64))?;
-        }
-    }
-    if !opts.spatial_order {
-        return append_rows(this, batch, opts.rtree);
-    }
-    let primary = this.primary_geometry_column()?;
-    let info = this.geometry_column(&primary)?;
-    let sorted = batch.sorted_spatially(&primary, bounds::edge_model(&info.edges))?;
-    append_rows(this, &sorted, opts.rtree)
-}

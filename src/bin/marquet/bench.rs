@@ -31,7 +31,7 @@ use std::time::Instant;
 use marquet::error::{MarquetError, Result};
 use marquet::h5col::{Array, File};
 use marquet::marquet::layout::covering_name;
-use marquet::marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, WriteLayout, WriteOptions};
+use marquet::marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, WriteLayout, WriterOptions};
 use marquet::query::{Query, TableQuery};
 use marquet::spec::{BBox, Dimensions};
 use super::synth;
@@ -269,8 +269,8 @@ pub fn write_marquet(path: &Path, values: &GeometryValues, layout: &WriteLayout)
     t.add_column(ID, &marquet::h5col::ColumnSpec::new(marquet::h5col::Dtype::U64).with_chunk_rows(layout.chunk_rows))?;
     layout.declare_indexes(&t, GEOMETRY, false, Some(values.len() as u64))?;
     let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values.clone());
-    let opts = WriteOptions { spatial_order: layout.spatial_order, rtree: layout.rtree_on_append, indexes: false };
-    t.write_table(&batch, &opts)?;
+    let opts = WriterOptions::default().with_spatial_order(layout.spatial_order).with_rtree(layout.rtree_on_append).with_layout(None);
+    t.write(&batch, opts)?;
     layout.finish(&t, GEOMETRY)?;
     Ok(())
 }

@@ -14,6 +14,7 @@ use crate::convert::nested_json::NestedPolicy;
 use crate::convert::plan::{self, Planned, StrStats};
 use super::meta::{self, Encoding, GeoColumnMeta};
 use crate::convert::sort::{HilbertSorter, KeyCollector};
+use crate::convert::target::ImportTarget;
 use super::geoarrow;
 use crate::convert::{code, fail, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 use crate::error::{MarquetError, Result};
@@ -227,6 +228,12 @@ struct GeomScan {
 
 /// Import a GeoParquet file as a new Marquet table in `file` (HEP002 §14.1, §14.3).
 pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
+    import_geoparquet_into(input, ImportTarget::New(file), opts)
+}
+
+/// [`import_geoparquet`] into a new table or appended to an existing one ([`ImportTarget`]):
+/// the columns are planned from the file alike, the rows stream into the one writer.
+pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
     let path = input.display().to_string();
     let pe = parquet_err(&path);
     let open = || -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>> {
@@ -476,7 +483,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             }
         }
     }
-    let text_bytes = opts.text_as_bytes || plan::text_as_bytes(file)?;
+    let text_bytes = opts.text_as_bytes || target.text_as_bytes()?;
     for (i, (p, cats)) in planned.iter_mut().zip(cat_stats).enumerate() {
         p.finish_strings(&str_stats[i], opts.max_fixed_string, text_bytes);
         p.finish_categories(cats, opts.max_fixed_string);
@@ -529,8 +536,8 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         sort_keys = Some(keys.keys());
     }
 
-    // Create the table.
-    let mut t = MarquetTable::create(file, &opts.table)?;
+    // Define the table: the new one, or the template of an append (crate::convert::target).
+    let (_template_file, mut t) = target.define(&opts.table)?;
     // GeoParquet `orientation: counterclockwise` rings wound the other way are re-wound, not
     // refused (docs/geoparquet-mapping.md).
     t.set_orientation_on_write(crate::marquet::OrientationOnWrite::Rewind);
@@ -563,9 +570,6 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             order.push((gp.root, c.clone()));
         }
     }
-    for gp in &geoms {
-        opts.layout.declare_indexes(&t, &gp.name, false, total_rows)?;
-    }
     for p in &planned {
         p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
         order.push((p.path[0], p.name.clone()));
@@ -591,7 +595,7 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
     let pos: BTreeMap<usize, usize> = roots_needed.iter().enumerate().map(|(p, r)| (*r, p)).collect();
     let batches: Box<dyn Iterator<Item = Result<RecordBatch>>> = match sort_keys.take() {
         Some(keys) => {
-            let mut sorter = HilbertSorter::new(keys, opts.layout.sort_memory, spill_dir(file));
+            let mut sorter = HilbertSorter::new(keys, opts.layout.sort_memory, spill_dir_of(&target.file_name()?));
             for batch in reader {
                 sorter.push(batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?)?;
             }
@@ -599,6 +603,9 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
         }
         _ => Box::new(reader.map(|b| b.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))),
     };
+    // The one writer: every row checked, encoded and boxed once; the indexes of the new
+    // table built at the commit from those boxes (issue #31).
+    let mut w = target.writer(&t, &opts.layout, total_rows, &opts.progress)?;
     for batch in batches {
         let batch: RecordBatch = batch?;
         let mut gb = GeoBatch::new();
@@ -612,16 +619,17 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
             let a = plan::array_at(&batch, &pp);
             gb.columns.columns.insert(p.name.clone(), p.values(&a)?);
         }
-        t.append(&gb).map_err(|e| match e {
+        w.write(gb).map_err(|e| match e {
             MarquetError::InvalidWkb { .. } => fail(&path, code::WKB_PARSE, e.to_string()),
             e => e,
         })?;
-        opts.progress.report(t.nrows()?, total_rows);
     }
-    report.rows = t.nrows()?;
-    for gp in &geoms {
-        opts.layout.finish(&t, &gp.name)?;
-    }
+    report.rows = w.staged_rows();
+    w.finish()?;
+    let t: &MarquetTable = match target {
+        ImportTarget::Append { table, .. } => table,
+        ImportTarget::New(_) => &t,
+    };
 
     // Compare what the file declared with what it holds.
     for gp in &geoms {
@@ -816,7 +824,12 @@ fn is_null(a: &ArrayRef, i: usize) -> bool {
 /// Where the external sort spills: next to the output file (same file system, which has
 /// room for the output anyway), or the system's temporary directory for an in-memory file.
 pub(crate) fn spill_dir(file: &File) -> std::path::PathBuf {
-    let p = std::path::PathBuf::from(file.filename());
+    spill_dir_of(file.filename())
+}
+
+/// [`spill_dir`] of the file named `name`.
+pub(crate) fn spill_dir_of(name: &str) -> std::path::PathBuf {
+    let p = std::path::PathBuf::from(name);
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() && d.is_dir() => d.to_path_buf(),
         Some(_) if p.is_file() => std::path::PathBuf::from("."),

@@ -1,0 +1,318 @@
+//! The one writer of Marquet tables (issue #31): every append and every import ends here.
+//!
+//! [`TableWriter`] has the shape of FlatGeobuf's `FgbWriter` and parquet's `ArrowWriter`:
+//! opened on a table — new and empty, or holding rows — with one options value
+//! ([`WriterOptions`]), fed [`GeoBatch`]es, ended by a fallible [`TableWriter::finish`]. In
+//! between nothing is visible: every batch is checked, encoded and written past `NROWS`,
+//! in the reserved tail that readers ignore (HEP001 §12.1), inside the target file itself;
+//! `finish` then widens BBOX and GEOMETRY_TYPES, writes the spatial indexes tokens-first and
+//! commits `NROWS` last, once for all the rows (HEP001 §12.3, HEP002 §11.1). A failure, a
+//! kill or a writer dropped without `finish` leaves the table exactly as it was
+//! (docs/FAULTS.md F2); the next write overwrites the unused tail.
+//!
+//! Each geometry value is checked, decoded and boxed **once**, by its encoding
+//! ([`MarquetTable::prepare`]); that box gives the batch's Hilbert order, the covering
+//! value, the column summaries, the block index entries and the R-tree items
+//! ([`IndexPlan`]). No old row's geometry is read: block indexes are extended from their
+//! last partial block, R-trees rebuilt from their stored leaves, and the indexes a new
+//! table gets from its [`WriteLayout`] built from the boxes collected.
+//!
+//! ```
+//! use marquet::h5col::File;
+//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, TableWriter, WriterOptions};
+//! use marquet::Dimensions;
+//!
+//! let path = std::env::temp_dir().join(format!("marquet-doc-writer-{}.h5", std::process::id()));
+//! let file = File::create(&path)?;
+//! let mut t = MarquetTable::create(&file, "/stations")?;
+//! let spec = GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false });
+//! t.add_geometry_column("geometry", &spec)?;
+//! let mut w = TableWriter::new(&t, WriterOptions::default())?;
+//! for k in 0..3 {
+//!     let x: Vec<f64> = (0..100).map(|i| (i * 7 % 100) as f64 + k as f64).collect();
+//!     let y: Vec<f64> = (0..100).map(|i| (i * 13 % 100) as f64).collect();
+//!     let v = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
+//!     w.write(&GeoBatch::new().with_geometry("geometry", v))?;
+//! }
+//! assert_eq!(t.nrows()?, 0); // nothing visible before finish
+//! assert_eq!(w.finish()?, 300);
+//! assert_eq!(t.nrows()?, 300);
+//! # drop((t, file));
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), marquet::MarquetError>(())
+//! ```
+
+use std::sync::Arc;
+
+use crate::error::{MarquetError, Result};
+use crate::progress::Progress;
+use crate::spatial::hilbert_order;
+use crate::spec::BBox;
+
+use super::order::permute_column_values;
+use super::spatial_index::{IndexPlan, RTreeOnAppend};
+use super::write::{prepare_at, widen_with, SummaryAcc};
+use super::{checks, GeoBatch, GeometryColumnInfo, MarquetTable, RowInfo, WriteLayout};
+
+/// A transformation applied to every batch before anything else looks at it, such as a
+/// reprojection: the order and the indexes are then of the transformed coordinates.
+pub type BatchTransform = Arc<dyn Fn(GeoBatch) -> Result<GeoBatch> + Send + Sync>;
+
+/// How a [`TableWriter`] writes (one value for every writer, new table or append).
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct WriterOptions {
+    /// Order the rows of each batch along a Hilbert curve of the primary geometry column's
+    /// boxes (HEP002 §10.6). Default on. Off when the rows are already in the order wanted
+    /// (a streamed import sorts them globally first, `crate::convert::sort`).
+    pub spatial_order: bool,
+    /// What the write does to a valid packed R-tree: rebuild it once, at the commit, from
+    /// its stored leaves and the new boxes (default), or leave it stale.
+    pub rtree: RTreeOnAppend,
+    /// For a table that is empty and whose geometry columns have no index: the layout whose
+    /// indexes (BLOCK_BBOX, PACKED_RTREE) it gets, built at the commit from the rows' boxes.
+    /// `None`: no index is declared. Default [`WriteLayout::default`].
+    pub layout: Option<WriteLayout>,
+    /// The number of rows expected, when known (sets the block length of a small table:
+    /// [`WriteLayout::block_length_for`]; reported to [`WriterOptions::progress`]).
+    pub rows_hint: Option<u64>,
+    /// Applied to every batch first ([`BatchTransform`]).
+    pub transform: Option<BatchTransform>,
+    /// Hears the rows written so far after each batch.
+    pub progress: Progress,
+}
+
+impl std::fmt::Debug for WriterOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriterOptions")
+            .field("spatial_order", &self.spatial_order)
+            .field("rtree", &self.rtree)
+            .field("layout", &self.layout)
+            .field("rows_hint", &self.rows_hint)
+            .field("transform", &self.transform.as_ref().map(|_| "..."))
+            .finish()
+    }
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions { spatial_order: true, rtree: RTreeOnAppend::Rebuild, layout: Some(WriteLayout::default()), rows_hint: None, transform: None, progress: Progress::default() }
+    }
+}
+
+impl WriterOptions {
+    /// Rows in the order given, no index declared, valid R-trees rebuilt: what
+    /// [`MarquetTable::append`] writes.
+    pub fn in_order() -> WriterOptions {
+        WriterOptions { spatial_order: false, layout: None, ..WriterOptions::default() }
+    }
+    /// See [`WriterOptions::spatial_order`].
+    pub fn with_spatial_order(mut self, on: bool) -> Self {
+        self.spatial_order = on;
+        self
+    }
+    /// See [`WriterOptions::rtree`].
+    pub fn with_rtree(mut self, r: RTreeOnAppend) -> Self {
+        self.rtree = r;
+        self
+    }
+    /// See [`WriterOptions::layout`].
+    pub fn with_layout(mut self, layout: Option<WriteLayout>) -> Self {
+        self.layout = layout;
+        self
+    }
+    /// See [`WriterOptions::rows_hint`].
+    pub fn with_rows_hint(mut self, rows: Option<u64>) -> Self {
+        self.rows_hint = rows;
+        self
+    }
+    /// See [`WriterOptions::transform`].
+    pub fn with_transform(mut self, f: BatchTransform) -> Self {
+        self.transform = Some(f);
+        self
+    }
+    /// See [`WriterOptions::progress`].
+    pub fn with_progress(mut self, p: Progress) -> Self {
+        self.progress = p;
+        self
+    }
+}
+
+/// One geometry column's share of a write.
+struct ColumnWrite {
+    info: GeometryColumnInfo,
+    summary: SummaryAcc,
+    indexes: IndexPlan,
+}
+
+/// The streaming writer of a Marquet table (see the module documentation).
+pub struct TableWriter<'a> {
+    t: &'a MarquetTable,
+    opts: WriterOptions,
+    n_old: u64,
+    at: u64,
+    cols: Vec<ColumnWrite>,
+    primary: Option<String>,
+}
+
+impl std::fmt::Debug for TableWriter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableWriter").field("table", &self.t.path()).field("n_old", &self.n_old).field("staged", &(self.at - self.n_old)).finish()
+    }
+}
+
+impl<'a> TableWriter<'a> {
+    /// Begin a write to `t`. Refuses a table that is not interpretable or not conformant
+    /// (docs/FAULTS.md F1, F3) before anything is written.
+    pub fn new(t: &'a MarquetTable, opts: WriterOptions) -> Result<TableWriter<'a>> {
+        t.require_interpretable()?;
+        // Refuse a non-conformant table, retire stale tokens (docs/FAULTS.md F1, F3).
+        t.table.begin_mutation()?;
+        let n_old = t.nrows()?;
+        let names = t.geometry_column_names()?;
+        let declare = opts.layout.as_ref().map(|l| (l, opts.rows_hint));
+        let mut cols = Vec::with_capacity(names.len());
+        for name in &names {
+            let info = t.geometry_column(name)?;
+            let indexes = IndexPlan::new(t, &info, n_old, opts.rtree, declare)?;
+            cols.push(ColumnWrite { info, summary: SummaryAcc::default(), indexes });
+        }
+        let primary = if names.is_empty() { None } else { Some(t.primary_geometry_column()?) };
+        Ok(TableWriter { t, opts, n_old, at: n_old, cols, primary })
+    }
+
+    /// The table written to.
+    pub fn table(&self) -> &MarquetTable {
+        self.t
+    }
+
+    /// Rows staged so far (not visible before [`TableWriter::finish`]).
+    pub fn staged_rows(&self) -> u64 {
+        self.at - self.n_old
+    }
+
+    /// Check, encode and stage one batch past the rows staged before it. On error nothing of
+    /// this batch counts; the write should be dropped (the table stays as it was). Errors
+    /// name the table row of the offending value, counted over the whole write.
+    pub fn write(&mut self, batch: &GeoBatch) -> Result<u64> {
+        let owned;
+        let batch = match &self.opts.transform {
+            Some(f) => {
+                owned = f(batch.clone())?;
+                &owned
+            }
+            None => batch,
+        };
+        let this = self.t;
+        for name in batch.geometries.keys() {
+            if !self.cols.iter().any(|c| &c.info.name == name) {
+                return Err(MarquetError::InvalidArgument(format!("{} is not a geometry column", this.table.member_path(name))));
+            }
+        }
+        let k = batch.nrows()?;
+        let mut cols = batch.columns.clone();
+        // Encode every geometry column once: the values and each row's type and box.
+        let mut encoded: Vec<(Option<super::ColumnValues>, Vec<RowInfo>)> = Vec::with_capacity(self.cols.len());
+        for c in &self.cols {
+            let name = &c.info.name;
+            let Some(v) = batch.geometries.get(name) else {
+                if !cols.missing_rest {
+                    return Err(MarquetError::InvalidArgument(format!("batch has no values for geometry column '{name}'")));
+                }
+                encoded.push((None, vec![RowInfo::Null; k]));
+                continue;
+            };
+            let v = checks::check_values(&c.info, v, self.at, this.orientation_on_write)?;
+            let (cv, rows) = prepare_at(&c.info, &v, self.at)?;
+            encoded.push((Some(cv), rows));
+        }
+        // The batch's Hilbert order, from the boxes just computed (HEP002 §10.6).
+        if let (true, Some(p)) = (self.opts.spatial_order && k > 1, &self.primary) {
+            let pi = self.cols.iter().position(|c| &c.info.name == p).unwrap_or(0);
+            let boxes: Vec<BBox> = encoded[pi]
+                .1
+                .iter()
+                .map(|r| match r {
+                    RowInfo::Geometry(g) if !g.is_empty => g.bbox,
+                    _ => BBox::EMPTY,
+                })
+                .collect();
+            let order = hilbert_order(&boxes);
+            if order.iter().enumerate().any(|(i, &j)| i != j) {
+                for (cv, rows) in encoded.iter_mut() {
+                    if let Some(v) = cv.as_mut() {
+                        *v = permute_column_values(v, &order);
+                    }
+                    *rows = order.iter().map(|&i| rows[i].clone()).collect();
+                }
+                for v in cols.columns.values_mut() {
+                    *v = permute_column_values(v, &order);
+                }
+            }
+        }
+        for (c, (cv, rows)) in self.cols.iter().zip(&encoded) {
+            if let Some(v) = cv {
+                cols.columns.insert(c.info.name.clone(), v.clone());
+            }
+            if let Some(cov) = &c.info.covering {
+                cols.columns.insert(cov.clone(), this.covering_values(cov, rows)?);
+            }
+        }
+        let k = this.table.stage_unguarded(&cols, self.at)?;
+        for (c, (_, rows)) in self.cols.iter_mut().zip(&encoded) {
+            c.summary.add(rows);
+            c.indexes.add(rows, self.at);
+        }
+        self.at += k;
+        self.opts.progress.report(self.at - self.n_old, self.opts.rows_hint);
+        Ok(k)
+    }
+
+    /// Publish every staged row at once: summaries widened, spatial indexes maintained or
+    /// built (tokens first), `GENERATION` bumped, `NROWS` committed last. Returns the
+    /// table's row count.
+    pub fn finish(self) -> Result<u64> {
+        let me = self.t;
+        if self.at == self.n_old && !self.cols.iter().any(|c| c.indexes.declares()) {
+            return Ok(self.n_old);
+        }
+        let (n_old, n_new) = (self.n_old, self.at);
+        let mut cols = Some(self.cols);
+        me.table.commit_append(n_old, n_new, &mut |_, _, _| {
+            for c in cols.take().unwrap_or_default() {
+                widen_with(me, &c.info, &c.summary)?;
+                c.indexes.commit(me, n_old, n_new)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+impl MarquetTable {
+    /// Begin a write ([`TableWriter::new`]).
+    pub fn writer(&self, opts: WriterOptions) -> Result<TableWriter<'_>> {
+        TableWriter::new(self, opts)
+    }
+
+    /// Write one batch as one all-or-nothing write under `opts` (the expected row count is
+    /// the batch's unless `opts` says otherwise): with [`WriterOptions::default`], into an
+    /// empty table, the rows in Hilbert order and the default layout's indexes.
+    pub fn write(&self, batch: &GeoBatch, mut opts: WriterOptions) -> Result<u64> {
+        if opts.rows_hint.is_none() {
+            opts.rows_hint = Some(batch.nrows()? as u64);
+        }
+        let mut w = TableWriter::new(self, opts)?;
+        w.write(batch)?;
+        w.finish()
+    }
+
+    /// Append one batch in the order given, as one all-or-nothing write
+    /// ([`WriterOptions::in_order`]): BBOX and GEOMETRY_TYPES widened, covering rows
+    /// computed, block indexes extended, R-trees as [`MarquetTable::set_rtree_on_append`]
+    /// says. Returns the new row count.
+    pub fn append(&self, batch: &GeoBatch) -> Result<u64> {
+        let mut w = TableWriter::new(self, WriterOptions::in_order().with_rtree(self.rtree_on_append))?;
+        w.write(batch)?;
+        w.finish()
+    }
+}
