@@ -20,7 +20,7 @@
 #   * checks cargo/rustc (rust-version of Cargo.toml, 1.88), a C compiler and make.  It does
 #     NOT install Rust.
 #   * system libraries (issue #30): PROJ (libproj-dev, linked by the default feature `proj`),
-#     and with MARQUET_NEEDS="build test" (scripts/test.sh) zlib1g-dev, pkg-config, valgrind,
+#     and with MARQUET_NEEDS="build test" (scripts/test.sh) zlib1g-dev, pkg-config, valgrind, strace,
 #     gfortran and python3-venv. Missing ones are installed with apt-get when running as root;
 #     otherwise it stops at once, before any compiling, naming the exact command. SQLite is
 #     compiled in (rusqlite's `bundled`), HDF5 is built from source: neither is needed.
@@ -121,8 +121,8 @@ _marquet_bootstrap() {
     # system; SQLite is compiled in (rusqlite `bundled`), HDF5 is built from source. Checked
     # by linking a one-line program, so the answer comes before minutes of compiling.
     # MARQUET_NEEDS (default "build") adds "test": what scripts/test.sh needs beyond the
-    # build (zlib headers for h5dump, pkg-config and valgrind for the C ABI tests, gfortran
-    # for the Fortran ones, venv for the Python checks).
+    # build (zlib headers for h5dump, pkg-config and valgrind for the C ABI tests, strace for
+    # tests/write_pipeline.rs, gfortran for the Fortran ones, venv for the Python checks).
     local need=() want="${MARQUET_NEEDS:-build}"
     _mq_links() { printf 'int main(void){return 0;}\n' | cc -x c - "$@" -o /dev/null >/dev/null 2>&1; }
     _mq_links -lproj || need+=(libproj-dev)
@@ -130,6 +130,7 @@ _marquet_bootstrap() {
         printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1 || need+=(zlib1g-dev)
         command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
         command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+        command -v strace >/dev/null 2>&1 || need+=(strace)
         command -v gfortran >/dev/null 2>&1 || need+=(gfortran)
         python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
         ;;

@@ -302,7 +302,7 @@ fn run_form(form: Form, seed: u64) {
     // An append that leaves the R-tree stale and extends the block index (sorted rows).
     t.set_rtree_on_append(RTreeOnAppend::LeaveStale);
     let rows = gen_rows(&mut r, form, 150);
-    t.write(&batch(rows, next_id), marquet::marquet::WriterOptions::in_order().with_spatial_order(true)).unwrap();
+    t.write(&batch(rows, next_id), marquet::marquet::WriterOptions::in_order().with_spatial_order(true).with_rtree(t.rtree_on_append())).unwrap();
     next_id += 150;
     assert_eq!(valid_kinds(&t), (true, false));
     let incremental = block_entries(&t);

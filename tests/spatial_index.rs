@@ -408,7 +408,7 @@ fn spatial_order_on_write_permutes_every_column() {
     let xs = [90.0, 0.0, 50.0, 1.0, 89.0];
     let ys = [90.0, 0.0, 50.0, 1.0, 90.0];
     let batch = GeoBatch::new().with_array("id", Array::from_u64(&[0, 1, 2, 3, 4])).with_geometry("g", points(&xs, &ys));
-    t.write(&batch, WriterOptions::in_order().with_spatial_order(true)).unwrap();
+    t.write(&batch, WriterOptions::in_order().with_spatial_order(true).with_rtree(t.rtree_on_append())).unwrap();
     let ids = t.table().read("id", 0, 5).unwrap();
     let ids: Vec<u64> = (0..5).map(|i| ids.get_i128(i).unwrap() as u64).collect();
     let p = t.read_points("g", 0, 5).unwrap();

@@ -499,7 +499,7 @@ where
 }
 
 /// Import Arrow record batches of `schema` as a new Marquet table `opts.table` of `file`,
-/// exactly as [`import_geoparquet`] imports a GeoParquet file (same column mapping, same
+/// exactly as [`super::import_geoparquet`] imports a GeoParquet file (same column mapping, same
 /// layout: [`ImportOptions::layout`]). Geometry columns: fields with a GeoArrow extension
 /// type, and the binary WKB fields named in `geometry` (see [`geo_metadata`]). The rows are
 /// spooled to a temporary file in the directory of `file` (next to the output, as the

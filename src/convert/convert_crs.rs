@@ -3,9 +3,9 @@
 //! - `--crs CODE` states the CRS of the imported geometry columns
 //!   ([`super::ImportOptions::crs`]): the coordinates are kept, the CRS attribute is the
 //!   resolved PROJJSON (HEP002 §8.1).
-//! - `--to-crs CODE` reprojects the imported table ([`crate::crs::reproject_table`]: each
-//!   geometry column replaced per HEP002 §11.2, BBOX and indexes rebuilt) before it is
-//!   written out.
+//! - `--to-crs CODE` reprojects every batch on its way into the writer
+//!   ([`super::ImportOptions::to_crs`], issue #31): the rows are ordered, boxed and indexed
+//!   in the target coordinates, once.
 //! - A Marquet input is never changed: with either flag it is first exported to a
 //!   temporary GeoParquet file (exact: WKB and every attribute column), which is then
 //!   converted like any other input, so an HDF5 → HDF5 conversion that changes the CRS is
@@ -14,10 +14,10 @@
 use std::path::Path;
 
 use super::{export_geoparquet, single_table_of, ConvertOptions, ConvertReport, CoveringChoice, ExportOptions, Format, GeoParquetVersion};
-use crate::crs::{reproject_table, resolve, ReprojectReport};
+use crate::crs::{resolve, ReprojectReport};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
-use crate::marquet::{Crs, MarquetTable};
+use crate::marquet::Crs;
 
 /// The CRS `--crs` states, resolved; an unresolvable one is an error (the user asked for
 /// it: nothing is guessed).
@@ -28,11 +28,28 @@ pub(crate) fn stated(opts: &ConvertOptions) -> Result<Option<Crs>> {
     }
 }
 
-/// After an import into `file`: reproject table `table` when `--to-crs` asks for it.
-pub(crate) fn after_import(file: &File, table: &str, opts: &ConvertOptions) -> Result<Option<ReprojectReport>> {
-    let Some(to) = &opts.to_crs else { return Ok(None) };
-    let mut t = MarquetTable::open(file, table)?;
-    reproject_table(&mut t, to).map(Some)
+/// The CRS `--to-crs` asks for, resolved and known; the import reprojects every batch on
+/// its way into the writer ([`super::ImportOptions::to_crs`], issue #31).
+pub(crate) fn target(opts: &ConvertOptions) -> Result<Option<Crs>> {
+    let Some(t) = &opts.to_crs else { return Ok(None) };
+    let to = resolve(t).map_err(|e| MarquetError::InvalidArgument(format!("--to-crs {t}: {e}")))?;
+    if to == Crs::Unknown {
+        return Err(MarquetError::InvalidArgument(format!("--to-crs {t}: the target CRS must be known")));
+    }
+    Ok(Some(to))
+}
+
+/// What `--to-crs` did, from the import's report.
+pub(crate) fn report_of(r: &super::ImportReport, opts: &ConvertOptions) -> Option<ReprojectReport> {
+    opts.to_crs.as_ref()?;
+    let mut rp = ReprojectReport { columns: r.reprojected.clone(), ..ReprojectReport::default() };
+    for g in &r.geometry_columns {
+        if !r.reprojected.iter().any(|(n, _, _)| n == &g.name) {
+            rp.unchanged.push(g.name.clone());
+        }
+    }
+    rp.notes.extend(r.warnings.iter().filter(|w| w.contains("reprojected")).cloned());
+    Some(rp)
 }
 
 /// A Marquet input with `--crs` or `--to-crs`: converted through a temporary GeoParquet

@@ -182,6 +182,10 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
 /// [`import_geojson`] into a new table or appended to an existing one
 /// ([`super::ImportTarget`]).
 pub fn import_geojson_into(input: &Path, target: super::ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
+    target.or_nothing(&opts.table, || import_geojson_inner(input, target, opts))
+}
+
+fn import_geojson_inner(input: &Path, target: super::ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
     let mut report = ImportReport { table: opts.table.clone(), ..Default::default() };
     // Pass 1: property types, string lengths, geometry kinds.
     let mut names: Vec<String> = Vec::new();
@@ -191,6 +195,29 @@ pub fn import_geojson_into(input: &Path, target: super::ImportTarget<'_>, opts: 
     let mut id_stats = StrStats::default();
     let (mut all_points, mut dims_seen) = (true, BTreeSet::new());
     let mut nfeat = 0u64;
+    // The legacy `crs` member, when there is one (issue #22, super::geojson_crs).
+    let (crs, crs_note) = match &opts.crs {
+        Some(c) => (c.clone(), None),
+        None => super::geojson_crs::geojson_crs(input)?,
+    };
+    // `--to-crs`: every geometry reprojected before it is boxed, ordered or stored (issue #31).
+    let reproj = match &opts.to_crs {
+        Some(to) if !(crs == *to || (crate::crs::is_crs84(&crs) && crate::crs::is_crs84(to))) => {
+            report.reprojected.push(("geometry".into(), crs.display_name(), to.display_name()));
+            Some(crate::crs::ValuesReprojection::new(&crs, to, &format!("{}: geometry", input.display()))?)
+        }
+        _ => None,
+    };
+    let wkb_of = |g: &geojson::Geometry| -> Result<Vec<u8>> {
+        let w = wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian);
+        match &reproj {
+            None => Ok(w),
+            Some(r) => match r.apply(GeometryValues::Wkb(vec![Some(w)]))? {
+                GeometryValues::Wkb(mut v) => Ok(v.pop().flatten().unwrap_or_default()),
+                GeometryValues::Points { .. } => unreachable!("WKB in, WKB out"),
+            },
+        }
+    };
     // Hilbert keys of the geometries (HEP002 §10.6; see super::sort).
     let mut keys = opts.layout.spatial_order.then(KeyCollector::default);
     for f in features(input)? {
@@ -200,7 +227,7 @@ pub fn import_geojson_into(input: &Path, target: super::ImportTarget<'_>, opts: 
             let b = match &f.geometry {
                 None => BBox::EMPTY,
                 Some(g) => {
-                    let w = wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian);
+                    let w = wkb_of(g)?;
                     crate::marquet::bounds::geometry_box(&w, EdgeModel::Planar, false)
                         .map_err(|e| e.into_marquet(format!("{}: feature {}", input.display(), nfeat - 1), None))?
                 }
@@ -297,12 +324,7 @@ pub fn import_geojson_into(input: &Path, target: super::ImportTarget<'_>, opts: 
     };
     let (_template_file, mut t) = target.define(&opts.table)?;
     let mut spec = GeometryColumnSpec::default().with_form(form);
-    // The legacy `crs` member, when there is one (issue #22, super::geojson_crs).
-    let (crs, crs_note) = match &opts.crs {
-        Some(c) => (c.clone(), None),
-        None => super::geojson_crs::geojson_crs(input)?,
-    };
-    spec.crs = crs;
+    spec.crs = opts.to_crs.clone().unwrap_or(crs);
     if let Some(n) = &crs_note {
         report.findings.push(super::Finding::new(super::code::CRS_NOT_PROJJSON, Some("geometry"), n.clone()));
         spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {n}"));
@@ -344,8 +366,8 @@ pub fn import_geojson_into(input: &Path, target: super::ImportTarget<'_>, opts: 
         }
         let geoms: BinaryArray = chunk
             .iter()
-            .map(|f| f.geometry.as_ref().map(|g| wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian)))
-            .collect();
+            .map(|f| f.geometry.as_ref().map(&wkb_of).transpose())
+            .collect::<Result<_>>()?;
         let mut cols: Vec<ArrayRef> = vec![Arc::new(geoms)];
         if let Some(p) = &id_plan {
             let vals: Vec<Value> = chunk

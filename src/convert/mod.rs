@@ -364,9 +364,8 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
     // CSV, plain Parquet, Iceberg and GeoMesa sources; the GeoMesa layout (issue #24).
     if let Some(mut r) = lake::convert_hook(input, output, opts)? {
         // --to-crs applies to lakehouse sources too (issue #22).
-        if opts.to_crs.is_some() && r.import.is_some() {
-            let f = File::open_rw(output)?;
-            r.reproject = convert_crs::after_import(&f, &r.table, opts)?;
+        if let Some(i) = &r.import {
+            r.reproject = convert_crs::report_of(i, opts);
         }
         return Ok(r);
     }
@@ -389,6 +388,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
         crs: convert_crs::stated(opts)?,
         nested: opts.nested,
         text_as_bytes: opts.text_as_bytes,
+        to_crs: convert_crs::target(opts)?,
         ..ImportOptions::default()
     };
     let eopts = ExportOptions {
@@ -405,7 +405,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
             // A new file: [`convert`] stages conversions into HDF5 (docs/FAULTS.md F2).
             let file = File::create(output)?;
             let r = import_any(fin, input, ImportTarget::New(&file), &iopts);
-            let r = r.and_then(|r| Ok((convert_crs::after_import(&file, &r.table, opts)?, r)));
+            let r = r.map(|r| (convert_crs::report_of(&r, opts), r));
             drop(file);
             match r {
                 Ok((rp, r)) => {
@@ -438,7 +438,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
             let res = (|| {
                 let file = File::create(&tmp)?;
                 let r = import_any(fin, input, ImportTarget::New(&file), &iopts)?;
-                let rp = convert_crs::after_import(&file, &r.table, opts)?;
+                let rp = convert_crs::report_of(&r, opts);
                 let e = export_any(fout, &file, &r.table, output, &eopts)?;
                 Ok::<_, MarquetError>((r, e, rp))
             })();

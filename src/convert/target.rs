@@ -55,6 +55,22 @@ impl<'a> ImportTarget<'a> {
         }
     }
 
+    /// Run the import `f`; when it fails after it created the new table `table`, the table
+    /// is removed again, so the file holds what it held before (Python's `write`, the C
+    /// ABI's Arrow writer, `import_geoparquet` on an open file). An append needs nothing:
+    /// the writer commits all or nothing. A kill still leaves an empty table group, which
+    /// is conformant (`convert` stages into a file of its own, docs/FAULTS.md F2).
+    pub(crate) fn or_nothing<T>(&self, table: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let ImportTarget::New(file) = self else { return f() };
+        let path = crate::h5col::normalize_table_path(table);
+        let existed = crate::h5::path_exists(file.id(), &path).unwrap_or(true);
+        let r = f();
+        if r.is_err() && !existed && file.table(&path).is_ok() {
+            let _ = file.remove_table(&path);
+        }
+        r
+    }
+
     /// The name of the file written: the external sort spills next to it.
     pub(crate) fn file_name(&self) -> Result<String> {
         match self {

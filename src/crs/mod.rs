@@ -24,7 +24,7 @@
 pub mod proj;
 mod reproject;
 
-pub use reproject::{reproject_table, ReprojectReport};
+pub use reproject::{reproject_table, ReprojectReport, ValuesReprojection};
 
 use crate::marquet::projjson::check_projjson_value;
 use crate::marquet::types::parse_projjson;

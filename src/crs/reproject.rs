@@ -92,3 +92,67 @@ pub fn reproject_table(t: &mut MarquetTable, target: &str) -> Result<ReprojectRe
     }
     Ok(report)
 }
+
+/// The reprojection of a column's values as they stream into a writer (`--to-crs`, issue
+/// #31): applied to every batch before its rows are ordered, boxed and indexed, so the
+/// order and the indexes are of the target coordinates and built once. Shareable between
+/// threads (PROJ objects are not; one is used at a time).
+pub struct ValuesReprojection {
+    tr: std::sync::Mutex<Transformer>,
+    path: String,
+}
+
+impl std::fmt::Debug for ValuesReprojection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ValuesReprojection({})", self.path)
+    }
+}
+
+impl ValuesReprojection {
+    /// From CRS `from` to `to` for the column `path` names in errors. An unknown source CRS
+    /// is an error (state it first: `convert --crs`).
+    pub fn new(from: &Crs, to: &Crs, path: &str) -> Result<ValuesReprojection> {
+        let tr = Transformer::new(from, to).map_err(|e| MarquetError::InvalidArgument(format!("{path}: {e}")))?;
+        Ok(ValuesReprojection { tr: std::sync::Mutex::new(tr), path: path.to_string() })
+    }
+
+    /// The values with every coordinate transformed (X, Y and Z; M kept; null and empty
+    /// values unchanged). Points are transformed in one call to PROJ.
+    pub fn apply(&self, v: crate::marquet::GeometryValues) -> Result<crate::marquet::GeometryValues> {
+        use crate::marquet::GeometryValues;
+        let tr = self.tr.lock().map_err(|_| MarquetError::InvalidArgument(format!("{}: a reprojection failed before", self.path)))?;
+        let err = |e: String| MarquetError::InvalidArgument(format!("{}: {e}", self.path));
+        match v {
+            GeometryValues::Wkb(vals) => {
+                let out: Result<Vec<Option<Vec<u8>>>> = vals
+                    .into_iter()
+                    .map(|w| match w {
+                        None => Ok(None),
+                        Some(b) => tr.transform_wkb(&b).map(Some).map_err(err),
+                    })
+                    .collect();
+                Ok(GeometryValues::Wkb(out?))
+            }
+            GeometryValues::Points { dims, mut x, mut y, mut z, m, valid } => {
+                // Only live points: null rows and empty points (NaN) stay as they are.
+                let live: Vec<usize> =
+                    (0..x.len()).filter(|&i| valid.as_ref().is_none_or(|v| v[i]) && !(x[i].is_nan() && y[i].is_nan())).collect();
+                let mut lx: Vec<f64> = live.iter().map(|&i| x[i]).collect();
+                let mut ly: Vec<f64> = live.iter().map(|&i| y[i]).collect();
+                let mut lz: Vec<f64> = match &z {
+                    Some(zs) if live.iter().all(|&i| !zs[i].is_nan()) => live.iter().map(|&i| zs[i]).collect(),
+                    _ => Vec::new(),
+                };
+                tr.transform(&mut lx, &mut ly, &mut lz).map_err(err)?;
+                for (k, &i) in live.iter().enumerate() {
+                    x[i] = lx[k];
+                    y[i] = ly[k];
+                    if let (Some(zs), false) = (z.as_mut(), lz.is_empty()) {
+                        zs[i] = lz[k];
+                    }
+                }
+                Ok(GeometryValues::Points { dims, x, y, z, m, valid })
+            }
+        }
+    }
+}

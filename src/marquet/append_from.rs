@@ -1,6 +1,6 @@
 //! Appending the rows of one Marquet table to another: the path behind `marquet append`.
 //!
-//! Rows go through one [`StagedAppend`] (issue #19: all-or-nothing), so everything an append
+//! Rows go through one [`TableWriter`] (issue #19: all-or-nothing), so everything an append
 //! owes is maintained once, at the commit: BBOX and GEOMETRY_TYPES widened, covering rows
 //! computed, block indexes extended, packed R-trees rebuilt or left stale (HEP002 §10.3,
 //! §10.4, §11.1).

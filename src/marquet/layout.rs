@@ -5,7 +5,7 @@
 //! centres), the spatial indexes (§10.3 BLOCK_BBOX, RECOMMENDED; §10.4 PACKED_RTREE), the
 //! covering column (§10.5), chunk sizes and the R-tree policy on append. Every writer uses
 //! it: `marquet convert` and [`crate::convert::import_geoparquet`] /
-//! [`crate::convert::import_geojson`], [`MarquetTable::write_table`], the C ABI's
+//! [`crate::convert::import_geojson`], [`MarquetTable::write`] ([`super::TableWriter`]), the C ABI's
 //! `marquet_table_write`, `marquet demo` and `marquet bench` — so the benchmark measures the
 //! file a user's first command writes.
 //!

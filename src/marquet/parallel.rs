@@ -114,7 +114,7 @@ pub fn last_phases() -> Phases {
 
 type Summaries = Vec<(super::GeometryColumnInfo, Vec<RowInfo>)>;
 
-/// This rank's part of [`MarquetTable::append_with_options`]'s preparation: every geometry
+/// This rank's part of [`TableWriter::write`](super::TableWriter::write)'s preparation: every geometry
 /// value checked and encoded, covering values derived (nothing written).
 fn prepare(t: &MarquetTable, batch: &GeoBatch, offset: u64) -> Result<(crate::h5col::Batch, Summaries)> {
     if !t.is_interpretable() {

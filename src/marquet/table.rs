@@ -142,7 +142,7 @@ impl MarquetTable {
         self.table.add_column(name, spec)
     }
 
-    /// What [`MarquetTable::append`] and [`MarquetTable::append_sorted`] do to valid packed
+    /// What [`MarquetTable::append`] and [`MarquetTable::write`] do to valid packed
     /// R-trees: rebuild them in place (the default) or leave them stale.
     pub fn set_rtree_on_append(&mut self, v: spatial_index::RTreeOnAppend) {
         self.rtree_on_append = v;

@@ -243,7 +243,7 @@ impl<'a> TableWriter<'a> {
                     if let Some(v) = cv.as_mut() {
                         *v = permute_column_values(v, &order);
                     }
-                    *rows = order.iter().map(|&i| rows[i].clone()).collect();
+                    *rows = order.iter().map(|&i| rows[i]).collect();
                 }
                 for v in cols.columns.values_mut() {
                     *v = permute_column_values(v, &order);

@@ -15,6 +15,7 @@ use crate::convert::plan::{self, Planned, StrStats};
 use super::meta::{self, Encoding, GeoColumnMeta};
 use crate::convert::sort::{HilbertSorter, KeyCollector};
 use crate::convert::target::ImportTarget;
+use crate::crs::ValuesReprojection;
 use super::geoarrow;
 use crate::convert::{code, fail, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 use crate::error::{MarquetError, Result};
@@ -65,6 +66,10 @@ pub struct ImportOptions {
     /// netCDF-C reads without crashing (local ruling L17); always so when the file written
     /// is a netCDF-4 file (`_NCProperties` on its root).
     pub text_as_bytes: bool,
+    /// Reproject every geometry column to this CRS as the rows stream in (`convert
+    /// --to-crs`, issue #31): the Hilbert order, the covering values and the indexes are of
+    /// the target coordinates, and every value is transformed once.
+    pub to_crs: Option<Crs>,
 }
 
 impl Default for ImportOptions {
@@ -80,6 +85,7 @@ impl Default for ImportOptions {
             crs: None,
             nested: NestedPolicy::default(),
             text_as_bytes: false,
+            to_crs: None,
         }
     }
 }
@@ -132,6 +138,9 @@ pub struct ImportReport {
     /// What a user should hear about (the CLI prints them on stderr): nested columns kept
     /// as JSON text. Not part of the `Display` text.
     pub warnings: Vec<String>,
+    /// Geometry columns reprojected on the way in ([`ImportOptions::to_crs`]): (name, CRS
+    /// before, CRS after).
+    pub reprojected: Vec<(String, String, String)>,
 }
 
 impl ImportReport {
@@ -234,6 +243,10 @@ pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Res
 /// [`import_geoparquet`] into a new table or appended to an existing one ([`ImportTarget`]):
 /// the columns are planned from the file alike, the rows stream into the one writer.
 pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
+    target.or_nothing(&opts.table, || import_inner(input, target, opts))
+}
+
+fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
     let path = input.display().to_string();
     let pe = parquet_err(&path);
     let open = || -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>> {
@@ -517,6 +530,41 @@ pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &Imp
         }
     }
 
+    // `--to-crs`: one reprojection per geometry column, applied to each batch's values
+    // before anything else sees them (the key pass and the stream alike).
+    let mut reproj: Vec<Option<ValuesReprojection>> = Vec::with_capacity(geoms.len());
+    for gp in geoms.iter_mut() {
+        let Some(to) = &opts.to_crs else {
+            reproj.push(None);
+            continue;
+        };
+        let from = opts.crs.clone().unwrap_or_else(|| gp.meta.crs.clone());
+        if from == *to || (crate::crs::is_crs84(&from) && crate::crs::is_crs84(to)) {
+            reproj.push(None);
+            continue;
+        }
+        reproj.push(Some(ValuesReprojection::new(&from, to, &format!("{path}: column {:?}", gp.meta.name))?));
+        report.reprojected.push((gp.name.clone(), from.display_name(), to.display_name()));
+        // Non-planar edges are defined on the ellipsoid of a geographic CRS only (R10).
+        if !gp.meta.edges.is_planar() && !to.is_geographic() {
+            report.warnings.push(format!(
+                "column {:?}: edges {} need a geographic CRS; the reprojected column has planar edges",
+                gp.name,
+                gp.meta.edges.geoparquet_name()
+            ));
+            gp.meta.edges = Edges::Planar;
+        }
+        // The declared box is of the source coordinates.
+        gp.meta.bbox = None;
+    }
+    let values_of = |gi: usize, a: &ArrayRef| -> Result<GeometryValues> {
+        let v = geometry_values(&geoms[gi], a)?;
+        match &reproj[gi] {
+            Some(r) => r.apply(v),
+            None => Ok(v),
+        }
+    };
+
     // Hilbert keys of the primary geometry column (HEP002 §10.6), from a pass over that
     // column alone: the rows are then sorted with bounded memory (crate::convert::sort).
     let mut sort_keys: Option<Vec<u64>> = None;
@@ -528,7 +576,7 @@ pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &Imp
         let mut keys = KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize);
         for batch in reader {
             let batch = batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?;
-            let v = geometry_values(gp, batch.column(0))?;
+            let v = values_of(0, batch.column(0))?;
             for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
                 keys.push(&bx);
             }
@@ -544,7 +592,7 @@ pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &Imp
     let mut order: Vec<(usize, String)> = Vec::new();
     for gp in &geoms {
         let m = &gp.meta;
-        let crs = opts.crs.clone().unwrap_or_else(|| m.crs.clone());
+        let crs = opts.to_crs.clone().unwrap_or_else(|| opts.crs.clone().unwrap_or_else(|| m.crs.clone()));
         let mut spec = GeometryColumnSpec { form: Some(gp.form), crs, epoch: m.epoch, ..Default::default() };
         if !m.edges.is_planar() {
             spec.edges = Some(m.edges.clone());
@@ -609,8 +657,8 @@ pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &Imp
     for batch in batches {
         let batch: RecordBatch = batch?;
         let mut gb = GeoBatch::new();
-        for gp in &geoms {
-            let v = geometry_values(gp, batch.column(pos[&gp.root]))?;
+        for (gi, gp) in geoms.iter().enumerate() {
+            let v = values_of(gi, batch.column(pos[&gp.root]))?;
             gb.geometries.insert(gp.name.clone(), v);
         }
         for p in &planned {

@@ -922,6 +922,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &super::ConvertOpt
         point_form: opts.point_form.unwrap_or_default(),
         progress: opts.progress.clone(),
         layout: opts.layout.clone(),
+        to_crs: super::convert_crs::target(opts)?,
         ..ImportOptions::default()
     };
     // A new file: [`super::convert`] stages conversions into HDF5 (docs/FAULTS.md F2).

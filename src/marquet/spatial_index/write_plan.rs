@@ -85,11 +85,14 @@ impl IndexPlan {
     ) -> Result<IndexPlan> {
         let t = this.table();
         let col = info.name.clone();
-        let generation = t.generation()?;
+        let all = h5index::indexes_of(t, &col)?;
+        let declaring = declare.is_some() && all.is_empty() && n_old == 0;
+        // A table about to get its first index carries GENERATION (HEP001 §12.2); the
+        // commit bumps it, and the new indexes' tokens name that value.
+        let generation = if declaring { Some(h5index::ensure_generation(t)?) } else { t.generation()? };
         let mut plan = IndexPlan { col: col.clone(), generation, blocks: Vec::new(), rtrees: Vec::new(), items: None, z: true, m: true, any: false };
         let Some(g_old) = generation else { return Ok(plan) };
-        let all = h5index::indexes_of(t, &col)?;
-        if all.is_empty() && n_old == 0 {
+        if declaring {
             if let Some((layout, rows)) = declare {
                 if layout.block_index {
                     let b = layout.block_length_for(rows);
