@@ -31,6 +31,7 @@ __all__ = [
     "open",
     "File",
     "Table",
+    "Raster",
     "read_arrow",
     "read_geodataframe",
     "write",
@@ -85,6 +86,50 @@ def _bbox(bbox: Optional[Sequence[float]]) -> Optional[BBox]:
     if len(b) != 4:
         raise errors.InvalidArgumentError(f"bbox must be (xmin, ymin, xmax, ymax), got {bbox!r}")
     return b  # type: ignore[return-value]
+
+
+@dataclass
+class Raster:
+    """One raster of a raster footprint table (Havasu rasters converted by ``marquet
+    convert``): ``array`` is a numpy array ``bands x height x width`` of the in-db bands
+    (``None`` without any), ``transform`` GDAL's geotransform (corner-anchored: ``x0, sx,
+    rx, y0, ry, sy``), ``geo_reference`` Havasu's six numbers (scale_x, scale_y, skew_x,
+    skew_y, upperleft_x, upperleft_y; pixel-centre-anchored), ``bands`` one dict per band
+    (``pixel_type``, ``no_data``, ``in_db``, ``out_db_url``, ``out_db_band_no``)."""
+
+    row: int
+    source_row: Optional[int]
+    array_path: Optional[str]
+    array: Any
+    width: int
+    height: int
+    crs_wkt: Optional[str]
+    transform: Tuple[float, ...]
+    geo_reference: Tuple[float, ...]
+    bands: List[dict] = field(default_factory=list)
+
+
+def _raster(facts: str, data, dtype, shape) -> Optional[Raster]:
+    f = json.loads(facts)
+    if "raster" in f and f["raster"] is None:
+        return None
+    arr = None
+    if data is not None:
+        import numpy as np
+
+        arr = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(tuple(shape))
+    return Raster(
+        row=f["row"],
+        source_row=f.get("source_row"),
+        array_path=f.get("array"),
+        array=arr,
+        width=f.get("width", 0),
+        height=f.get("height", 0),
+        crs_wkt=f.get("crs_wkt"),
+        transform=tuple(f.get("geotransform") or ()),
+        geo_reference=tuple(f.get("geo_reference") or ()),
+        bands=f.get("bands") or [],
+    )
 
 
 class Table(_RsTable):
@@ -162,6 +207,19 @@ class Table(_RsTable):
         for n in notes:
             warnings.warn(f"{self.file}: {self.name}: {n}", errors.MarquetWarning, stacklevel=3)
         return tbl
+
+    def rasters(
+        self,
+        bbox: Optional[Sequence[float]] = None,
+        where: Union[None, str, Sequence[str]] = None,
+        column: Optional[str] = None,
+    ) -> List["Raster"]:
+        """On a raster footprint table (Havasu rasters converted by ``marquet convert``):
+        the rasters whose footprint (OGC:CRS84) meets ``bbox`` — every raster when ``None``
+        — and every ``where`` filter, with their pixels as numpy arrays (``bands x height x
+        width``); null rasters are left out. See :class:`Raster`."""
+        hits = self._rasters(_bbox(bbox), _wheres(where), column)
+        return [r for r in (_raster(*h) for h in hits) if r is not None]
 
     def read_geodataframe(
         self, columns=None, bbox=None, predicate="intersects", where=None, column=None, rows=None, to_pandas_kwargs=None

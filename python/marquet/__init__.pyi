@@ -17,6 +17,19 @@ PathLike = Union[str, os.PathLike[str]]
 BBox = Sequence[float]
 Where = Union[None, str, Sequence[str]]
 
+@dataclass
+class Raster:
+    row: int
+    source_row: Optional[int]
+    array_path: Optional[str]
+    array: Optional[np.ndarray]
+    width: int
+    height: int
+    crs_wkt: Optional[str]
+    transform: Tuple[float, ...]
+    geo_reference: Tuple[float, ...]
+    bands: List[dict]
+
 class Table(_RsTable):
     def __enter__(self) -> Table: ...
     def __exit__(self, *exc: Any) -> None: ...
@@ -41,6 +54,12 @@ class Table(_RsTable):
         rows: Optional[Sequence[int]] = None,
         geometry_encoding: str = "wkb",
     ) -> pyarrow.Table: ...
+    def rasters(
+        self,
+        bbox: Optional[BBox] = None,
+        where: Where = None,
+        column: Optional[str] = None,
+    ) -> List[Raster]: ...
     def read_geodataframe(
         self,
         columns: Optional[Sequence[str]] = None,

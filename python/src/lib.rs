@@ -346,6 +346,61 @@ impl Table {
         Ok((to_table(py, schema, batches)?, notes))
     }
 
+    /// The rasters of a raster footprint table (Havasu rasters converted by `convert`, issue
+    /// #37) whose footprint meets `bbox` (all rows without one): per hit, its facts as JSON
+    /// (`TableRaster::to_json` without pixels), its array's bytes, numpy dtype and shape (or
+    /// None when it has no in-db band).
+    #[pyo3(signature = (bbox=None, r#where=None, column=None))]
+    #[allow(clippy::type_complexity)]
+    fn _rasters(
+        &self,
+        py: Python<'_>,
+        bbox: Option<(f64, f64, f64, f64)>,
+        r#where: Option<Vec<String>>,
+        column: Option<String>,
+    ) -> PyResult<Vec<(String, Option<Vec<u8>>, Option<String>, Option<Vec<u64>>)>> {
+        use marquet::convert::lake::raster::model::PixelType;
+        use marquet::convert::lake::raster::read::{raster_columns, read_rasters};
+        let w = r#where.unwrap_or_default();
+        self.with(py, move |o| {
+            let col = match column.clone() {
+                Some(c) => c,
+                None => o.table.primary_geometry_column()?,
+            };
+            if !raster_columns(&o.table)?.contains(&col) {
+                return Err(MarquetError::InvalidArgument(format!("{}: {col} is not a raster footprint column (a table `convert` made of Havasu rasters)", o.table.path())));
+            }
+            let rows = match o.rows(bbox, "intersects", &w, Some(&col))? {
+                Some(r) => r,
+                None => (0..o.table.nrows()?).collect(),
+            };
+            let mut out = Vec::with_capacity(rows.len());
+            for chunk in rows.chunks(64) {
+                for r in read_rasters(&o.file, &o.table, &col, chunk)? {
+                    let facts = r.to_json(false).to_string();
+                    let arr = r.array.map(|g| {
+                        let dt = match PixelType::from_dtype(&g.dtype) {
+                            Some(PixelType::I8) => "i1",
+                            Some(PixelType::U8) => "u1",
+                            Some(PixelType::I16) => "<i2",
+                            Some(PixelType::U16) => "<u2",
+                            Some(PixelType::I32) => "<i4",
+                            Some(PixelType::U32) => "<u4",
+                            Some(PixelType::F32) => "<f4",
+                            _ => "<f8",
+                        };
+                        (g.bytes, dt.to_string(), g.dims)
+                    });
+                    match arr {
+                        Some((b, d, s)) => out.push((facts, Some(b), Some(d), Some(s))),
+                        None => out.push((facts, None, None, None)),
+                    }
+                }
+            }
+            Ok(out)
+        })
+    }
+
     /// Close the file (further calls raise).
     fn close(&self, py: Python<'_>) {
         py.detach(|| {

@@ -299,6 +299,22 @@ impl Transformer {
         }
     }
 
+    /// The box of `b` (`[xmin, ymin, xmax, ymax]`) after the transformation, each edge
+    /// densified with `densify` points (PROJ's `proj_trans_bounds`): a pole inside the box
+    /// widens a lon/lat result to all longitudes, an antimeridian crossing comes back as
+    /// `xmin > xmax` (issue #37, Havasu's raster bounds).
+    pub fn transform_bounds(&self, b: [f64; 4], densify: i32) -> Result<[f64; 4], String> {
+        #[cfg(feature = "proj")]
+        {
+            self.op.trans_bounds(b, densify).map_err(|e| format!("the box {b:?} cannot be transformed from {} to {}: {e}", self.from, self.to))
+        }
+        #[cfg(not(feature = "proj"))]
+        {
+            let _ = (b, densify);
+            Err("reprojection needs PROJ".into())
+        }
+    }
+
     /// Transform every coordinate of a decoded geometry (X, Y, and Z when present; M is
     /// kept). Empty points (NaN) stay empty.
     pub fn transform_geometry(&self, g: &mut Geometry) -> Result<(), String> {

@@ -80,6 +80,21 @@ extern "C" {
         nt: usize,
     ) -> usize;
     fn proj_errno(p: *const PjObj) -> c_int;
+    #[allow(clippy::too_many_arguments)]
+    fn proj_trans_bounds(
+        ctx: *mut PjContext,
+        p: *mut PjObj,
+        direction: c_int,
+        xmin: c_double,
+        ymin: c_double,
+        xmax: c_double,
+        ymax: c_double,
+        out_xmin: *mut c_double,
+        out_ymin: *mut c_double,
+        out_xmax: *mut c_double,
+        out_ymax: *mut c_double,
+        densify_pts: c_int,
+    ) -> c_int;
     fn proj_identify(ctx: *mut PjContext, p: *const PjObj, auth: *const c_char, options: *const *const c_char, confidence: *mut *mut c_int) -> *mut PjObjList;
     fn proj_list_get_count(l: *const PjObjList) -> c_int;
     fn proj_list_get(ctx: *mut PjContext, l: *const PjObjList, index: c_int) -> *mut PjObj;
@@ -307,6 +322,26 @@ impl Pj {
             return Err(self.last_error());
         }
         Ok(())
+    }
+}
+
+impl Pj {
+    /// The box of `[xmin, ymin, xmax, ymax]` after the operation (PROJ >= 8.2's
+    /// `proj_trans_bounds`): each edge densified with `densify` points, a pole inside the
+    /// box widening a geographic result to all longitudes, and an antimeridian crossing
+    /// returned as `xmin > xmax`.
+    pub fn trans_bounds(&self, b: [f64; 4], densify: i32) -> Result<[f64; 4], String> {
+        let mut o = [0f64; 4];
+        // SAFETY: live context and operation; the four out-pointers address distinct doubles.
+        let ok = unsafe {
+            proj_errno_reset(self.p);
+            let [a, c, d, e] = &mut o;
+            proj_trans_bounds(self.ctx, self.p, PJ_FWD, b[0], b[1], b[2], b[3], a, c, d, e, densify)
+        };
+        if ok == 0 || o.iter().any(|v| !v.is_finite()) {
+            return Err(self.last_error());
+        }
+        Ok(o)
     }
 }
 

@@ -33,7 +33,7 @@ pub struct DatasetSpec {
 
 /// Add `filters` to a dataset creation property list, in pipeline order. Call inside
 /// `locked`.
-unsafe fn set_filters(dcpl: hid_t, filters: &[Filter], name: &str) -> Result<()> {
+pub(super) unsafe fn set_filters(dcpl: hid_t, filters: &[Filter], name: &str) -> Result<()> {
     for f in filters {
         match f {
             Filter::Shuffle => check(h5p::H5Pset_shuffle(dcpl), name, "H5Pset_shuffle")?,

@@ -27,6 +27,7 @@ mod dataset;
 mod dtype;
 mod file;
 mod filter;
+mod grid;
 mod link;
 mod reference;
 
@@ -36,6 +37,7 @@ pub use dataset::*;
 pub use dtype::*;
 pub use file::*;
 pub use filter::*;
+pub use grid::*;
 pub use link::*;
 pub use reference::*;
 

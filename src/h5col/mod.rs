@@ -45,6 +45,7 @@ pub mod list;
 pub mod mpio;
 mod column;
 mod file;
+pub mod grid;
 mod table;
 pub(crate) mod undo;
 mod write;
@@ -56,6 +57,7 @@ pub use table::*;
 
 pub use array::{is_missing, recommended_fill, Array};
 pub use list::{ListArray, ListValues};
+pub use grid::{Grid, GridAttr, GridSpec};
 /// The datatypes, dataset shapes and filters of HEP001 columns, as the HDF5 layer models
 /// them: the vocabulary of [`ColumnSpec`], re-exported so that the layers above need not
 /// reach below `h5col`.

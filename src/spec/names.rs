@@ -236,6 +236,28 @@ pub fn opaque_fill(size: usize) -> Vec<u8> {
         .collect()
 }
 
+// ---- Raster arrays beside a table (issue #37, docs/lakehouse.md) ----
+/// Suffix of the group beside a raster footprint table that holds its arrays:
+/// `<table>.rasters/<column>/<source row>`.
+pub const RASTER_ARRAYS_SUFFIX: &str = ".rasters";
+/// The CRS of a raster array as WKT (the name GDAL's netCDF driver reads on a grid mapping).
+pub const RASTER_SPATIAL_REF: &str = "spatial_ref";
+/// GDAL's geotransform of a raster array as text, six numbers `x0 sx rx y0 ry sy`
+/// (corner-anchored; the name and form GDAL's netCDF driver reads and writes).
+pub const RASTER_GEOTRANSFORM: &str = "GeoTransform";
+/// Havasu's six geo-reference numbers (scale_x, scale_y, skew_x, skew_y, upperleft_x,
+/// upperleft_y; centre-anchored), six float64.
+pub const RASTER_GEO_REFERENCE: &str = "havasu_geo_reference";
+/// The Havasu pixel type name of a raster array's bands (`PT_8BUI`, ...).
+pub const RASTER_PIXEL_TYPE: &str = "pixel_type";
+/// 0-based positions, in the raster, of the bands a raster array holds (out-db bands are
+/// not in the array), int64 per plane.
+pub const RASTER_BAND_INDEX: &str = "band_index";
+/// Per band of a raster array: its no-data value as text (empty: none).
+pub const RASTER_NO_DATA: &str = "no_data";
+/// The netCDF / CF fill value of a raster array whose bands share one no-data value.
+pub const RASTER_FILL_VALUE: &str = "_FillValue";
+
 #[cfg(test)]
 mod tests {
     use super::*;

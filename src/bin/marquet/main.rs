@@ -101,10 +101,14 @@ enum Command {
   marquet convert roads.h5 roads.parquet --layout geomesa     # GeoMesa Trino layout
   marquet convert roads.geojson roads.h5 --crs EPSG:25832      # state a missing or wrong CRS
   marquet convert roads.h5 roads_4326.parquet --to-crs EPSG:4326   # reproject
+  marquet convert warehouse/db/scenes scenes.h5               # Havasu rasters: arrays + footprints
+  marquet convert scenes.h5 scenes.parquet                    # ... back to Havasu v1 Parquet
+  marquet convert scenes.h5 warehouse/db/scenes2              # ... or an Iceberg table
 
 Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5, .csv/.tsv; an Iceberg
 table is its directory or a metadata/*.metadata.json. Parquet without GeoParquet metadata
-needs --geometry or --lonlat unless it has GeoMesa __<col>_bbox__ companions. Both
+needs --geometry or --lonlat unless it has GeoMesa __<col>_bbox__ companions, or Havasu
+raster columns (docs/lakehouse.md: each raster an HDF5 array, the table its footprints). Both
 directions stream in batches of 65,536 rows. Exit 0 converted, 2 error.")]
 struct ConvertArgs {
     /// The file to read.
@@ -240,7 +244,8 @@ impl LayoutArgs {
   marquet query ne.h5 --table /cities --bbox -10,35,20,60 --format geojson > cities.geojson
 
 Prints matching row numbers, one per line, or with --format the matching rows themselves
-(as `marquet dump` prints them). --stats (stderr) shows the rows total, blocks
+(as `marquet dump` prints them; `--format arrays` on a table of Havasu raster footprints: each
+hit's raster with its pixels, one JSON object per line). --stats (stderr) shows the rows total, blocks
 skipped by BLOCK_BBOX, r-tree candidates, rows rejected by the covering column, exact
 predicate tests and bytes read. Exit 0 answered (also with no match), 2 error.")]
 struct QueryArgs {
@@ -281,8 +286,10 @@ struct QueryArgs {
     #[arg(long)]
     json: bool,
     /// rows: row numbers; wkt / csv / geojson: the matching rows, as `marquet dump` prints
-    /// them (one table or FeatureCollection per window).
-    #[arg(long, value_parser = ["rows", "wkt", "csv", "geojson"], default_value = "rows", conflicts_with_all = ["count", "json"])]
+    /// them (one table or FeatureCollection per window); arrays: on a raster footprint
+    /// table (`convert` of Havasu rasters), one JSON object per hit with the raster's
+    /// facts and its pixels (`values[band][row][column]`).
+    #[arg(long, value_parser = ["rows", "wkt", "csv", "geojson", "arrays"], default_value = "rows", conflicts_with_all = ["count", "json"])]
     format: String,
 }
 
@@ -398,6 +405,32 @@ fn parse_bbox(s: &str) -> Result<marquet::BBox, String> {
     }
     marquet::query::Window::try_bbox(v[0], v[1], v[2], v[3]).map_err(|e| e.to_string())?;
     Ok(marquet::BBox::xy(v[0], v[1], v[2], v[3]))
+}
+
+/// `query --format arrays`: the hits of a raster footprint table with their pixels, one JSON
+/// object per line (issue #37).
+fn print_rasters(a: &QueryArgs, rows: &[u64]) -> Result<(), String> {
+    use marquet::convert::lake::raster::read::{raster_columns, read_rasters};
+    let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
+    let tp = pick_table(&f, a.table.clone())?;
+    let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+    let col = match &a.column {
+        Some(c) => c.clone(),
+        None => t.primary_geometry_column().map_err(|e| e.to_string())?,
+    };
+    if !raster_columns(&t).map_err(|e| e.to_string())?.contains(&col) {
+        return Err(format!("{tp}: {col} is not a raster footprint column (--format arrays reads tables that `convert` made of Havasu rasters)"));
+    }
+    let mut out = out::Out::new();
+    // A bounded number of rasters in memory at once.
+    for chunk in rows.chunks(64) {
+        for r in read_rasters(&f, &t, &col, chunk).map_err(|e| e.to_string())? {
+            if !out.put(&format!("{}\n", r.to_json(true)))? {
+                return out.finish();
+            }
+        }
+    }
+    out.finish()
 }
 
 fn query(a: QueryArgs) -> ExitCode {
@@ -523,6 +556,10 @@ fn query(a: QueryArgs) -> ExitCode {
             Ok((rows, stats, _)) => {
                 if a.count {
                     out::println(&rows.len().to_string());
+                } else if a.format == "arrays" {
+                    if let Err(e) = print_rasters(&a, &rows) {
+                        return fail(e);
+                    }
                 } else if a.format != "rows" {
                     let fmt = match a.format.as_str() {
                         "csv" => dump::DumpFormat::Csv,

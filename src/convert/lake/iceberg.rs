@@ -18,7 +18,8 @@
 //!
 //! Not read (errors, never silently wrong): row-level deletes (v2 position / equality
 //! delete files; compact the table first), data files other than Parquet. Havasu raster
-//! columns are left out with a warning (HEP002 has no raster type).
+//! columns (`havasu.raster-encoding: v1`) are read as their `v1` groups; `raster/` makes
+//! arrays and footprints of them, and their manifest bounds prune like geometry bounds.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -245,12 +246,18 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
     let props = meta.get("properties").and_then(|p| p.as_object()).cloned().unwrap_or_default();
     let mut fields = Vec::new();
     let mut geometry = SourceGeometry::default();
-    let mut warnings = Vec::new();
+    let warnings = Vec::new();
+    let mut rasters: Vec<i32> = Vec::new();
     for f in schema.get("fields").and_then(|f| f.as_array()).ok_or_else(|| bad(&mf, "schema has no fields"))? {
         let id = f.get("id").and_then(|v| v.as_i64()).ok_or_else(|| bad(&mf, "schema field without id"))? as i32;
         let name = f.get("name").and_then(|v| v.as_str()).ok_or_else(|| bad(&mf, "schema field without name"))?.to_string();
-        if f.get("havasu.raster-encoding").is_some() {
-            warnings.push(format!("column {name}: Havasu raster, not imported (HEP002 has no raster type)"));
+        if let Some(e) = f.get("havasu.raster-encoding") {
+            // Rasters: arrays beside a footprint table (issue #37, raster/mod.rs).
+            if e.as_str() != Some("v1") {
+                return Err(MarquetError::Unsupported(format!("{}: column {name}: havasu.raster-encoding {e} (known: v1)", mf.display())));
+            }
+            rasters.push(id);
+            fields.push((id, name, Value::String(RASTER_TYPE.into()), f.clone()));
             continue;
         }
         if let Some(c) = field_geometry(f, &props) {
@@ -266,7 +273,8 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
         fields.push((id, name, f.get("type").cloned().unwrap_or(Value::Null), f.clone()));
     }
     let prim_name = primary.map(str::to_string).or_else(|| geometry.columns.first().map(|c| c.column.clone()));
-    let prim_id = prim_name.and_then(|n| fields.iter().find(|f| f.1 == n).map(|f| f.0));
+    // Without a geometry column the first raster column's bounds prune.
+    let prim_id = prim_name.and_then(|n| fields.iter().find(|f| f.1 == n).map(|f| f.0)).or_else(|| rasters.first().copied());
 
     // The current snapshot's manifests.
     let snap_id = meta.get("current-snapshot-id").and_then(|v| v.as_i64()).filter(|&s| s >= 0);
@@ -317,7 +325,7 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
                 let lo = int_bytes_map(field(df, lo_k));
                 let hi = int_bytes_map(field(df, hi_k));
                 for (id, l) in &lo {
-                    let is_geom = geometry.columns.iter().any(|g| fields.iter().any(|f| f.0 == *id && f.1 == g.column));
+                    let is_geom = rasters.contains(id) || geometry.columns.iter().any(|g| fields.iter().any(|f| f.0 == *id && f.1 == g.column));
                     if !is_geom || bounds.contains_key(id) {
                         continue;
                     }
@@ -329,8 +337,14 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
             let file = DataFile { path: local_path(path, &location, &table_dir), record_count: as_i64(field(df, "record_count")).unwrap_or(0), bounds };
             if let (Some(w), Some(id)) = (window, prim_id) {
                 if let Some(b) = file.bounds.get(&id) {
-                    // x lower > upper: an antimeridian-crossing box; not pruned.
-                    if b.xmin <= b.xmax && !b.intersects_xy(w) {
+                    // x lower > upper: an antimeridian-crossing box (Havasu raster bounds),
+                    // tested as its two parts [xmin, 180] and [-180, xmax].
+                    let misses = if b.xmin <= b.xmax {
+                        !b.intersects_xy(w)
+                    } else {
+                        w.xmin <= w.xmax && !BBox::xy(b.xmin, b.ymin, 180.0, b.ymax).intersects_xy(w) && !BBox::xy(-180.0, b.ymin, b.xmax, b.ymax).intersects_xy(w)
+                    };
+                    if misses {
                         skipped += 1;
                         continue;
                     }
@@ -342,9 +356,15 @@ pub fn plan(input: &Path, window: Option<&BBox>, primary: Option<&str>) -> Resul
     Ok((Plan { metadata_file: mf, format_version, fields, geometry, files, warnings }, skipped))
 }
 
+/// The type recorded for Havasu raster fields (their Iceberg type is an empty struct).
+const RASTER_TYPE: &str = "havasu.raster v1";
+
 /// The Arrow type of an Iceberg primitive type (for columns a data file lacks).
 fn arrow_type(t: &Value) -> Option<DataType> {
     let s = t.as_str()?;
+    if s == RASTER_TYPE {
+        return Some(super::raster::model::raster_type());
+    }
     let k = s.split('(').next().unwrap_or(s).trim();
     Some(match k {
         "boolean" => DataType::Boolean,
@@ -387,6 +407,11 @@ fn open_file(p: &Path) -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>>
 
 /// Open the table at `input` as a record-batch stream over its live data files.
 pub fn open(input: &Path, opts: &LakeOptions) -> Result<Source> {
+    open_batched(input, opts, DEFAULT_BATCH_ROWS)
+}
+
+/// [`open`] with batches of `batch_rows` rows.
+pub fn open_batched(input: &Path, opts: &LakeOptions, batch_rows: usize) -> Result<Source> {
     let primary = opts.geometry.first().map(|g| g.column.as_str());
     let (plan, skipped) = plan(input, opts.bbox.as_ref(), primary)?;
     let path = plan.metadata_file.display().to_string();
@@ -413,7 +438,7 @@ pub fn open(input: &Path, opts: &LakeOptions) -> Result<Source> {
         plan.metadata_file.display(),
         total
     );
-    let batches = IcebergBatches { files: plan.files.iter().map(|f| f.path.clone()).collect(), current: None, fields: plan.fields.clone(), schema: schema.clone() };
+    let batches = IcebergBatches { files: plan.files.iter().map(|f| f.path.clone()).collect(), current: None, fields: plan.fields.clone(), schema: schema.clone(), batch_rows: batch_rows.max(1) };
     Ok(Source {
         path,
         schema,
@@ -432,6 +457,7 @@ struct IcebergBatches {
     current: Option<(PathBuf, ParquetRecordBatchReader, Vec<Option<usize>>)>,
     fields: Vec<(i32, String, Value, Value)>,
     schema: SchemaRef,
+    batch_rows: usize,
 }
 
 impl IcebergBatches {
@@ -445,7 +471,7 @@ impl IcebergBatches {
         sorted.sort_unstable();
         // Positions of the projected columns in the projected batches.
         let pos: Vec<Option<usize>> = cols.iter().map(|c| c.and_then(|i| sorted.iter().position(|&r| r == i))).collect();
-        let r = b.with_batch_size(DEFAULT_BATCH_ROWS).with_projection(mask).build().map_err(|e| pq_err(&p.display().to_string(), e))?;
+        let r = b.with_batch_size(self.batch_rows).with_projection(mask).build().map_err(|e| pq_err(&p.display().to_string(), e))?;
         self.current = Some((p, r, pos));
         Ok(true)
     }

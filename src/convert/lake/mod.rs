@@ -21,6 +21,7 @@
 pub mod decode;
 pub mod geomesa;
 pub mod iceberg;
+pub mod raster;
 mod source;
 
 use std::path::{Path, PathBuf};
@@ -36,7 +37,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 pub use decode::{srid_crs, TextOrBinary};
-pub use source::{open_source, Source, SourceKind};
+pub use source::{open_source, open_source_batched, Source, SourceKind};
 
 use super::append::{append_file, AppendOptions, AppendReport};
 use super::geoparquet::import::{import_geoparquet, ImportOptions, ImportReport};
@@ -768,7 +769,7 @@ fn f64_values(a: &ArrayRef, path: &str) -> Result<Vec<Option<f64>>> {
 }
 
 /// Removes the spool file when dropped.
-struct Spool(PathBuf);
+pub(crate) struct Spool(pub(crate) PathBuf);
 
 impl Drop for Spool {
     fn drop(&mut self) {
@@ -776,10 +777,20 @@ impl Drop for Spool {
     }
 }
 
+/// A step run on each source batch before the geometry conversion, with the schema of
+/// the batches it returns (the raster import's footprints, `raster.rs`).
+pub(crate) type PreStep<'a> = (SchemaRef, &'a mut dyn FnMut(RecordBatch) -> Result<RecordBatch>);
+
 /// Convert `source` into an uncompressed GeoParquet spool file in `dir`.
-fn spool(dir: &Path, mut source: Source, opts: &LakeOptions, report: &mut LakeReport) -> Result<Spool> {
+fn spool(dir: &Path, source: Source, opts: &LakeOptions, report: &mut LakeReport) -> Result<Spool> {
+    spool_with(dir, source, opts, report, None)
+}
+
+/// [`spool`] with a step run on each batch first.
+pub(crate) fn spool_with(dir: &Path, mut source: Source, opts: &LakeOptions, report: &mut LakeReport, mut pre: Option<PreStep<'_>>) -> Result<Spool> {
     let path = source.path.clone();
-    let mut conv = Converter::new(&path, source.schema.clone(), opts, &source.geometry)?;
+    let schema = pre.as_ref().map(|p| p.0.clone()).unwrap_or_else(|| source.schema.clone());
+    let mut conv = Converter::new(&path, schema, opts, &source.geometry)?;
     let sp = Spool(dir.join(format!(
         "marquet-lake-{}-{}.parquet",
         std::process::id(),
@@ -795,7 +806,11 @@ fn spool(dir: &Path, mut source: Source, opts: &LakeOptions, report: &mut LakeRe
     let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
     let mut w = ArrowWriter::try_new_with_options(f, conv.schema(), wopts).map_err(|e| pq_err(&p, e))?;
     for b in source.batches.by_ref() {
-        let b = conv.convert(&b?)?;
+        let b = match pre.as_mut() {
+            Some((_, f)) => f(b?)?,
+            None => b?,
+        };
+        let b = conv.convert(&b)?;
         if b.num_rows() > 0 {
             w.write(&b).map_err(|e| pq_err(&p, e))?;
         }
@@ -825,6 +840,9 @@ pub fn import_lake(input: &Path, file: &File, iopts: &ImportOptions, opts: &Lake
 /// Append a lakehouse source to the Marquet table `table` of `file`.
 pub fn append_lake(file: &File, table: &str, input: &Path, aopts: &AppendOptions, opts: &LakeOptions) -> Result<(AppendReport, LakeReport)> {
     let source = open_source(input, opts)?;
+    if !raster::raster_columns(&source.schema).is_empty() {
+        return Err(MarquetError::Unsupported(format!("{}: Havasu raster columns are converted into a new file (marquet convert), not appended", input.display())));
+    }
     let mut report = LakeReport::default();
     let sp = spool(&super::geoparquet::import::spill_dir(file), source, opts, &mut report)?;
     let mut o = aopts.clone();
@@ -884,6 +902,10 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &super::ConvertOpt
             let _ = std::fs::remove_file(output);
         }
         return Ok(Some(super::ConvertReport { input: input.into(), output: output.into(), table, export: Some(r?), ..Default::default() }));
+    }
+    // Havasu rasters: arrays beside a footprint table (issue #37, raster/mod.rs).
+    if let Some(r) = raster::convert_hook(input, output, opts)? {
+        return Ok(Some(r));
     }
     if opts.format.is_some() || !wants_lake(input, &opts.lake)? {
         return Ok(None);

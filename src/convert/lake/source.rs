@@ -86,15 +86,21 @@ pub fn kind_of(input: &Path, opts: &LakeOptions) -> Result<Option<SourceKind>> {
 
 /// Open `input` as a record-batch stream.
 pub fn open_source(input: &Path, opts: &LakeOptions) -> Result<Source> {
+    open_source_batched(input, opts, DEFAULT_BATCH_ROWS)
+}
+
+/// [`open_source`] with Parquet and Iceberg batches of `batch_rows` rows (rasters: a few
+/// rows per batch bound the memory a batch of pixels takes).
+pub fn open_source_batched(input: &Path, opts: &LakeOptions, batch_rows: usize) -> Result<Source> {
     let path = input.display().to_string();
     match kind_of(input, opts)? {
-        Some(SourceKind::Iceberg) => super::iceberg::open(input, opts),
+        Some(SourceKind::Iceberg) => super::iceberg::open_batched(input, opts, batch_rows),
         Some(SourceKind::Csv) => open_csv(input, opts),
         Some(SourceKind::Parquet) => {
             let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
             let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| pq_err(&path, e))?;
             let schema = b.schema().clone();
-            let reader = b.with_batch_size(DEFAULT_BATCH_ROWS).build().map_err(|e| pq_err(&path, e))?;
+            let reader = b.with_batch_size(batch_rows.max(1)).build().map_err(|e| pq_err(&path, e))?;
             let p2 = path.clone();
             Ok(Source {
                 path: path.clone(),
