@@ -5,7 +5,8 @@
 //! mpirun -np 4 target/release/examples/mpi_collective write /tmp/p.h5 250000 2
 //! target/release/examples/mpi_collective serial /tmp/s.h5 1000000 2   # the same rows, one process
 //! mpirun -np 4 target/release/examples/mpi_collective query /tmp/p.h5 -20,-10,20,10
-//! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 50
+//! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 50 [kill]
+//! mpirun -np 4 target/release/examples/mpi_collective retry /tmp/c.h5 100000
 //! mpirun -np 4 target/release/examples/mpi_collective refuse /tmp/r.h5
 //! ```
 //!
@@ -16,8 +17,11 @@
 //! `serial PATH N A`: ids `0..N` in `A` ordinary appends, no MPI. `query PATH BOX`: every rank
 //! answers the window over its share of the rows and reads its share of `id` and of the
 //! geometries; every rank checks the gathered parts against the serial query and reads.
-//! `crash PATH K PCT`: one committed append of `K` rows a rank, then a second one during which
-//! rank 1 aborts after `PCT` % of the first append's duration. `refuse PATH`: rank 1 passes an
+//! `crash PATH K PCT [kill]`: one committed append of `K/2` rows a rank, then a second one
+//! (the other `K/2`) during which rank 1 aborts (`kill`: gets SIGKILL) after `PCT` % of the
+//! first append's duration. `retry PATH K`: after a crash, every rank opens the file
+//! read-write and, when NROWS is still that of the first append, appends its second half
+//! again; rank 0 prints NROWS before and after. `refuse PATH`: rank 1 passes an
 //! invalid WKB value; every rank must get an error, NROWS must stay, and the next append must
 //! work.
 
@@ -126,6 +130,7 @@ fn run(a: &[String]) -> Result<()> {
         "write" | "crash" => {
             let k: u64 = arg(a, 3, "K");
             let (appends, crash_ms) = if mode == "write" { (arg::<u64>(a, 4, "A").max(1), None) } else { (2, Some(arg::<u64>(a, 4, "PCT"))) };
+            let sigkill = mode == "crash" && a.get(5).map(String::as_str) == Some("kill");
             let file = parallel::create(&path, comm)?;
             let t = create_table(&file, k * size)?;
             parallel::barrier(comm)?;
@@ -141,6 +146,12 @@ fn run(a: &[String]) -> Result<()> {
                         let ms = (first_append * 1000.0 * pct as f64 / 100.0) as u64;
                         std::thread::spawn(move || {
                             std::thread::sleep(std::time::Duration::from_millis(ms));
+                            if sigkill {
+                                // From outside, as the OOM killer or a batch system would.
+                                eprintln!("mpi_collective: rank 1 gets SIGKILL after {ms} ms of the second append");
+                                let _ = std::process::Command::new("kill").args(["-KILL", &std::process::id().to_string()]).status();
+                                std::thread::sleep(std::time::Duration::from_secs(60));
+                            }
                             eprintln!("mpi_collective: rank 1 aborts after {ms} ms of the second append");
                             std::process::abort();
                         });
@@ -174,6 +185,26 @@ fn run(a: &[String]) -> Result<()> {
                     phases[2],
                     phases[3]
                 );
+            }
+        }
+        "retry" => {
+            // After a crash in the second append of `crash`: the same second append again,
+            // unless it was committed.
+            let k: u64 = arg(a, 3, "K");
+            let file = parallel::open(&path, comm, true)?;
+            let t = MarquetTable::open(&file, TABLE)?;
+            let before = t.nrows()?;
+            let (old, new) = (size * (k / 2), size * k);
+            if before == old {
+                let mine = rank * k + k / 2..(rank + 1) * k;
+                parallel::append_collective(&t, &batch(mine), comm)?;
+            } else if before != new {
+                eprintln!("mpi_collective: retry: NROWS {before} is neither {old} nor {new}");
+                std::process::exit(1);
+            }
+            let after = t.nrows()?;
+            if rank == 0 {
+                println!("{{\"mode\":\"retry\",\"ranks\":{size},\"nrows_before\":{before},\"nrows_after\":{after}}}");
             }
         }
         "refuse" => {
@@ -248,7 +279,7 @@ fn run(a: &[String]) -> Result<()> {
             }
         }
         _ => {
-            eprintln!("mpi_collective: MODE is write, serial, query, crash or refuse");
+            eprintln!("mpi_collective: MODE is write, serial, query, crash, retry or refuse");
             std::process::exit(2);
         }
     }

@@ -1,15 +1,20 @@
-//! Model-based random test of the `marquet` CLI (issue #38, item 2): runs
-//! tests/model/model_test.py with this build's binary. The script generates seeded random
-//! GeoDataFrames and operation sequences (convert with random layout flags, append from
-//! GeoParquet and from another table, appends that must be refused, index build/drop,
-//! convert into the same file), mirrors each on an in-memory geopandas/shapely model, and
-//! after every step checks `validate`, `query --count` for every predicate over random
-//! windows (degenerate, whole world, antimeridian-wrapping) with and without `--no-index`
-//! against shapely, and a full GeoParquet export against the model as a multiset of rows.
+//! Model-based random test (issue #38, items 2 and 3): runs tests/model/model_test.py with
+//! this build's binary. The script generates seeded random GeoDataFrames and operation
+//! sequences (convert with random layout flags, append from GeoParquet and from another
+//! table, appends that must be refused, index build/drop, convert into the same file, and
+//! through this test binary's `model_driver` the library's truncation, geometry update and
+//! H5Col column update), mirrors each on an in-memory geopandas/shapely model, and after
+//! every step checks `validate`, `query --count` for every predicate over random windows
+//! (degenerate, whole world, antimeridian-wrapping) with and without `--no-index` against
+//! shapely, and a full GeoParquet export against the model as a multiset of rows. A quarter
+//! of the writes run under a SIGKILL at a random moment or a file-size limit (a full disk):
+//! the file must then hold the old or the new state, and a retry must reach the new one.
 //!
-//! CI mode (default): 20 trials of 9 operations (200 operations), quick checks.
+//! CI mode (default): 20 trials of 9 operations (200 operations), quick checks, and 4
+//! trials through the C ABI (`--api capi`, libmarquet.so through ctypes).
 //! Long mode: `MARQUET_MODEL_TRIALS=200 cargo test --test model_based -- --nocapture`
-//! (full checks after every step; `MARQUET_MODEL_OPS`, `MARQUET_MODEL_SEED` also read).
+//! (full checks after every step; `MARQUET_MODEL_OPS`, `MARQUET_MODEL_SEED`,
+//! `MARQUET_MODEL_FAULTS`, `MARQUET_MODEL_CAPI_TRIALS` also read).
 //!
 //! Needs the test venv of scripts/pyvenv.sh (geopandas, shapely, pyarrow); skipped with a
 //! notice without it, failing under CI.
