@@ -7,6 +7,7 @@
 //! mpirun -np 4 target/release/examples/mpi_collective query /tmp/p.h5 -20,-10,20,10
 //! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 50 [kill]
 //! mpirun -np 4 target/release/examples/mpi_collective retry /tmp/c.h5 100000
+//! mpirun -np 4 target/release/examples/mpi_collective stale /tmp/s.h5 2000
 //! mpirun -np 4 target/release/examples/mpi_collective refuse /tmp/r.h5
 //! ```
 //!
@@ -21,7 +22,10 @@
 //! (the other `K/2`) during which rank 1 aborts (`kill`: gets SIGKILL) after `PCT` % of the
 //! first append's duration. `retry PATH K`: after a crash, every rank opens the file
 //! read-write and, when NROWS is still that of the first append, appends its second half
-//! again; rank 0 prints NROWS before and after. `refuse PATH`: rank 1 passes an
+//! again; rank 0 prints NROWS before and after. `stale PATH K`: the state such a kill leaves
+//! deterministically — after the first append, every spatial index stamped with the
+//! GENERATION and NROWS the second append's commit will write, its content left as it was —
+//! then the second append; every indexed query must equal the full scan. `refuse PATH`: rank 1 passes an
 //! invalid WKB value; every rank must get an error, NROWS must stay, and the next append must
 //! work.
 
@@ -207,6 +211,36 @@ fn run(a: &[String]) -> Result<()> {
                 println!("{{\"mode\":\"retry\",\"ranks\":{size},\"nrows_before\":{before},\"nrows_after\":{after}}}");
             }
         }
+        "stale" => {
+            let k: u64 = arg(a, 3, "K");
+            let file = parallel::create(&path, comm)?;
+            let t = create_table(&file, k * size)?;
+            parallel::append_collective(&t, &batch(rank * k..rank * k + k / 2), comm)?;
+            // What a collective append killed after maintaining its indexes (tokens first,
+            // HEP001 §12.3 step 4) and before its commit leaves behind.
+            let g = t.table().generation()?.unwrap_or(0);
+            let n_next = t.nrows()? + size * (k - k / 2);
+            for idx in t.spatial_indexes("geom")? {
+                let o = marquet::h5::object_open(t.table().id(), &idx.info.path)?;
+                marquet::h5::attr_write_u64(o.id(), "SOURCE_GENERATION", g + 1)?;
+                marquet::h5::attr_write_u64(o.id(), "SOURCE_NROWS", n_next)?;
+            }
+            marquet::h5::flush(t.table().id())?;
+            parallel::append_collective(&t, &batch(rank * k + k / 2..(rank + 1) * k), comm)?;
+            let mut equal = true;
+            for w in [BBox::xy(-180.0, -90.0, 180.0, 90.0), BBox::xy(-20.0, -10.0, 20.0, 10.0), BBox::xy(100.0, 40.0, 140.0, 80.0)] {
+                let scan = t.query("geom", &Query::bbox(w).with_indexes(false))?.rows;
+                let with = t.query("geom", &Query::bbox(w))?.rows;
+                equal &= scan == with;
+            }
+            let valid: Vec<String> = t.spatial_indexes("geom")?.iter().map(|i| format!("\"{}\":{}", i.info.path, i.valid)).collect();
+            if rank == 0 {
+                println!("{{\"mode\":\"stale\",\"ranks\":{size},\"rows\":{},\"indexed_queries_equal_scan\":{equal},\"valid\":{{{}}}}}", t.nrows()?, valid.join(","));
+            }
+            if !equal {
+                std::process::exit(1);
+            }
+        }
         "refuse" => {
             // A batch refused on one rank fails the append on every rank and leaves the file
             // as it was; the next append works.
@@ -279,7 +313,7 @@ fn run(a: &[String]) -> Result<()> {
             }
         }
         _ => {
-            eprintln!("mpi_collective: MODE is write, serial, query, crash, retry or refuse");
+            eprintln!("mpi_collective: MODE is write, serial, query, crash, retry, stale or refuse");
             std::process::exit(2);
         }
     }

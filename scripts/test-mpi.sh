@@ -106,6 +106,11 @@ cat "$WORK/r.json" >&2
 
 # ---- 4. crash test -------------------------------------------------------------------
 t=$SECONDS
+# The state a collective append killed after its index upkeep leaves, made exactly: the
+# retry must not make the half-maintained indexes valid (docs/FAULTS.md F1).
+"${MPIRUN[@]}" -np 4 "$EX" stale "$WORK/st.h5" 2000 > "$WORK/st.json" || fail "stale tokens: $(cat "$WORK/st.json")"
+cat "$WORK/st.json" >&2
+"$CLI" validate "$WORK/st.h5" >&2 || fail "stale tokens: the file does not validate"
 CRASH_ROWS=$((ROWS / 2))
 old=$((4 * CRASH_ROWS / 2)); new=$((4 * CRASH_ROWS))
 # Kill one rank at random points (issue #38 item 3): three fixed points and five drawn from
