@@ -113,14 +113,14 @@ cat "$WORK/st.json" >&2
 "$CLI" validate "$WORK/st.h5" >&2 || fail "stale tokens: the file does not validate"
 CRASH_ROWS=$((ROWS / 2))
 old=$((4 * CRASH_ROWS / 2)); new=$((4 * CRASH_ROWS))
-# Kill one rank at random points (issue #38 item 3): three fixed points and five drawn from
-# MARQUET_MPI_SEED, as a percentage of the first append's time; rank 1 aborts or gets
+# Kill one rank at random points (issue #38 item 3): three fixed points and four drawn from
+# MARQUET_MPI_SEED, as a percentage (0-129) of the first append's time; rank 1 aborts or gets
 # SIGKILL (alternately). The file must validate and hold exactly the old or the new rows
 # (h5py: ids, geometries, values, labels equal to the generator's), and a retry of the
 # second append (mpi_collective retry) must work and give the new rows.
 RANDOM="${MARQUET_MPI_SEED:-38}"
 pcts="10 100 400"
-for _ in 1 2 3 4 5; do pcts="$pcts $((RANDOM % 300))"; done
+for _ in 1 2 3 4; do pcts="$pcts $((RANDOM % 130))"; done
 how=abort; n_old=0; n_new=0
 for pct in $pcts; do
     rm -f "$WORK/c.h5"
@@ -137,8 +137,17 @@ for pct in $pcts; do
     after=$("$PY" tests/mpi/compare_h5py.py --state "$WORK/c.h5" "$CRASH_ROWS" 4) || fail "crash ($how) at ${pct} %, retried: $after"
     [ "$after" = new ] || fail "crash ($how) at ${pct} %: the retry left the $after state"
     "$CLI" validate "$WORK/c.h5" >&2 || fail "crash ($how) at ${pct} %, retried: the file does not validate"
-    "$CLI" index "$WORK/c.h5" --verify >&2 || fail "crash ($how) at ${pct} %, retried: index --verify"
-    say "crash ($how) at ${pct} % of the first append's time: validates, $state state (NROWS old $old, new $new); retry: $(cat "$WORK/r.json"), rows equal the generator's"
+    # A killed append may leave indexes stale (ignored by readers, docs/FAULTS.md F1), never
+    # valid with content that does not match the rows.
+    verify=$("$CLI" index "$WORK/c.h5" --verify 2>&1 || true)
+    echo "$verify" >&2
+    if echo "$verify" | grep -q mismatch; then fail "crash ($how) at ${pct} %, retried: a valid index does not match the rows"; fi
+    stale=$(echo "$verify" | grep -c ': stale' || true)
+    if [ "$stale" != 0 ]; then
+        "$CLI" index "$WORK/c.h5" --build block_bbox,packed_rtree >&2 || fail "crash ($how) at ${pct} %, retried: index --build"
+        "$CLI" index "$WORK/c.h5" --verify >&2 || fail "crash ($how) at ${pct} %, retried and rebuilt: index --verify"
+    fi
+    say "crash ($how) at ${pct} % of the first append's time: validates, $state state (NROWS old $old, new $new); retry: $(cat "$WORK/r.json"), rows equal the generator's, $stale stale indexes (rebuilt)"
 done
 say "crash test: ranks killed at $pcts %: $n_old old and $n_new new states, every retry reached the new state"
 say "crash test ($((SECONDS - t))s)"

@@ -916,8 +916,12 @@ def write_op(t, table, new_rows, do, kind, faultable=True):
             raise Failure(f"{what}: the retry did not reach the new state")
     t.tables[table] = new_rows
     left = [n for n in os.listdir(t.dir) if n.endswith(".partial.h5")]
+    if left and state == "old":
+        # A killed convert may leave its staging file; the next convert into the file (the
+        # retry) removes it (docs/FAULTS.md "Conversions into HDF5").
+        raise Failure(f"{what}: staging files left after the retry: {left}")
     if left:
-        raise Failure(f"{what}: staging files left: {left}")
+        STATS["staging files left by a kill after publishing"] += len(left)
     os.remove(backup)
 
 
@@ -1063,7 +1067,7 @@ def main():
           f"exports compared {STATS['exports compared']}, refusals checked {STATS['refusals checked']}, "
           f"faults injected {STATS['faults injected']}, retries {STATS['retries after a fault']}, failures {STATS['failures']} ({time.time() - t0:.1f} s)")
     print("model test operations drawn: " + ", ".join(f"{k[3:]} {v}" for k, v in sorted(STATS.items()) if k.startswith("op ")))
-    detail = {k: v for k, v in sorted(STATS.items()) if k.startswith(("faults injected:", "fault left", "structurally"))}
+    detail = {k: v for k, v in sorted(STATS.items()) if k.startswith(("faults injected:", "fault left", "structurally", "staging"))}
     if detail:
         print("model test faults: " + ", ".join(f"{k} {v}" for k, v in detail.items()))
     for d in DAMAGED:
