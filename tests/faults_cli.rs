@@ -496,3 +496,40 @@ fn a_full_disk_during_an_index_build_leaves_the_table() {
     let (code, out, _) = marquet(&["query", &h5, "--table", "/t0", "--bbox", "-180,-90,180,90", "--count", "--no-index"]);
     assert_eq!((code, out.trim()), (0, "243"));
 }
+
+/// The file the model-based test's long run left (seed 1139; testdata/faults/README.md): a
+/// full disk during `index --build` left a stale block index whose chunk index points past
+/// the end of allocation. Readers ignore the stale index; `validate --full` names it.
+#[test]
+#[cfg_attr(not(marquet_fixtures), ignore = "testdata/faults is not in the crates.io package (build.rs)")]
+fn a_block_index_damaged_by_a_full_disk_is_stale_and_named_by_validate_full() {
+    let dir = common::TempDir::new("damaged-block-index");
+    let h5 = dir.join("d.h5").display().to_string();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/faults/index_build_full_disk_damaged_block_index.h5"), &h5).unwrap();
+    assert_eq!(marquet(&["validate", &h5]).0, 0);
+    let (code, out, _) = marquet(&["validate", "--full", &h5]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("/t1/SEARCH_INDEXES/geometry__block_bbox") && out.contains("addr overflow"), "{out}");
+    let (_, out, _) = marquet(&["info", &h5]);
+    assert!(out.contains("index BLOCK_BBOX /t1/SEARCH_INDEXES/geometry__block_bbox (stale)"), "{out}");
+    for w in ["-20000000,-20000000,20000000,20000000", "0,0,5000000,5000000"] {
+        let with = marquet(&["query", &h5, "--table", "/t1", "--bbox", w, "--count"]);
+        let scan = marquet(&["query", &h5, "--table", "/t1", "--bbox", w, "--count", "--no-index"]);
+        assert_eq!((with.0, &with.1), (0, &scan.1), "{w}");
+    }
+}
+
+/// What the long run found: a retry of the build (or a drop) of that index fails, because
+/// HDF5 must read its chunk index to resize or free it ("H5Dset_extent failed … addr
+/// overflow"; "H5Ldelete failed"). A rebuild should replace a damaged stale index (e.g. move
+/// it out of the table and build a new one) — see docs/FAULTS.md "Not done".
+#[test]
+#[ignore = "a stale index damaged by a full disk cannot be rebuilt or dropped: open, docs/FAULTS.md 'Not done'"]
+fn a_block_index_damaged_by_a_full_disk_can_be_rebuilt() {
+    let dir = common::TempDir::new("damaged-block-index-rebuild");
+    let h5 = dir.join("d.h5").display().to_string();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/faults/index_build_full_disk_damaged_block_index.h5"), &h5).unwrap();
+    let (code, _, err) = marquet(&["index", &h5, "--table", "/t1", "--build", "block_bbox"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(marquet(&["validate", "--full", &h5]).0, 0);
+}
