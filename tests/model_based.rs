@@ -100,7 +100,8 @@ fn model_based_sequences_through_the_c_abi() {
         return;
     }
     let trials = std::env::var("MARQUET_MODEL_CAPI_TRIALS").unwrap_or_else(|_| "4".into());
-    run_model(&py, &["--api", "capi", "--capi-lib", lib.to_str().unwrap(), "--trials", &trials, "--seed", "500"], 30, 300, 30);
+    let n: u64 = trials.parse().expect("MARQUET_MODEL_CAPI_TRIALS is a number");
+    run_model(&py, &["--api", "capi", "--capi-lib", lib.to_str().unwrap(), "--trials", &trials, "--seed", "500"], 8 * n, 75 * n, 8 * n);
 }
 
 /// The Rust-API side of the model test (issue #38 items 2 and 3): run as a child process by
