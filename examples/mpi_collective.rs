@@ -5,7 +5,9 @@
 //! mpirun -np 4 target/release/examples/mpi_collective write /tmp/p.h5 250000 2
 //! target/release/examples/mpi_collective serial /tmp/s.h5 1000000 2   # the same rows, one process
 //! mpirun -np 4 target/release/examples/mpi_collective query /tmp/p.h5 -20,-10,20,10
-//! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 50
+//! mpirun -np 4 target/release/examples/mpi_collective crash /tmp/c.h5 100000 50 [kill]
+//! mpirun -np 4 target/release/examples/mpi_collective retry /tmp/c.h5 100000
+//! mpirun -np 4 target/release/examples/mpi_collective stale /tmp/s.h5 2000
 //! mpirun -np 4 target/release/examples/mpi_collective refuse /tmp/r.h5
 //! ```
 //!
@@ -16,8 +18,14 @@
 //! `serial PATH N A`: ids `0..N` in `A` ordinary appends, no MPI. `query PATH BOX`: every rank
 //! answers the window over its share of the rows and reads its share of `id` and of the
 //! geometries; every rank checks the gathered parts against the serial query and reads.
-//! `crash PATH K PCT`: one committed append of `K` rows a rank, then a second one during which
-//! rank 1 aborts after `PCT` % of the first append's duration. `refuse PATH`: rank 1 passes an
+//! `crash PATH K PCT [kill]`: one committed append of `K/2` rows a rank, then a second one
+//! (the other `K/2`) during which rank 1 aborts (`kill`: gets SIGKILL) after `PCT` % of the
+//! first append's duration. `retry PATH K`: after a crash, every rank opens the file
+//! read-write and, when NROWS is still that of the first append, appends its second half
+//! again; rank 0 prints NROWS before and after. `stale PATH K`: the state such a kill leaves
+//! deterministically — after the first append, every spatial index stamped with the
+//! GENERATION and NROWS the second append's commit will write, its content left as it was —
+//! then the second append; every indexed query must equal the full scan. `refuse PATH`: rank 1 passes an
 //! invalid WKB value; every rank must get an error, NROWS must stay, and the next append must
 //! work.
 
@@ -126,6 +134,7 @@ fn run(a: &[String]) -> Result<()> {
         "write" | "crash" => {
             let k: u64 = arg(a, 3, "K");
             let (appends, crash_ms) = if mode == "write" { (arg::<u64>(a, 4, "A").max(1), None) } else { (2, Some(arg::<u64>(a, 4, "PCT"))) };
+            let sigkill = mode == "crash" && a.get(5).map(String::as_str) == Some("kill");
             let file = parallel::create(&path, comm)?;
             let t = create_table(&file, k * size)?;
             parallel::barrier(comm)?;
@@ -141,6 +150,12 @@ fn run(a: &[String]) -> Result<()> {
                         let ms = (first_append * 1000.0 * pct as f64 / 100.0) as u64;
                         std::thread::spawn(move || {
                             std::thread::sleep(std::time::Duration::from_millis(ms));
+                            if sigkill {
+                                // From outside, as the OOM killer or a batch system would.
+                                eprintln!("mpi_collective: rank 1 gets SIGKILL after {ms} ms of the second append");
+                                let _ = std::process::Command::new("kill").args(["-KILL", &std::process::id().to_string()]).status();
+                                std::thread::sleep(std::time::Duration::from_secs(60));
+                            }
                             eprintln!("mpi_collective: rank 1 aborts after {ms} ms of the second append");
                             std::process::abort();
                         });
@@ -174,6 +189,56 @@ fn run(a: &[String]) -> Result<()> {
                     phases[2],
                     phases[3]
                 );
+            }
+        }
+        "retry" => {
+            // After a crash in the second append of `crash`: the same second append again,
+            // unless it was committed.
+            let k: u64 = arg(a, 3, "K");
+            let file = parallel::open(&path, comm, true)?;
+            let t = MarquetTable::open(&file, TABLE)?;
+            let before = t.nrows()?;
+            let (old, new) = (size * (k / 2), size * k);
+            if before == old {
+                let mine = rank * k + k / 2..(rank + 1) * k;
+                parallel::append_collective(&t, &batch(mine), comm)?;
+            } else if before != new {
+                eprintln!("mpi_collective: retry: NROWS {before} is neither {old} nor {new}");
+                std::process::exit(1);
+            }
+            let after = t.nrows()?;
+            if rank == 0 {
+                println!("{{\"mode\":\"retry\",\"ranks\":{size},\"nrows_before\":{before},\"nrows_after\":{after}}}");
+            }
+        }
+        "stale" => {
+            let k: u64 = arg(a, 3, "K");
+            let file = parallel::create(&path, comm)?;
+            let t = create_table(&file, k * size)?;
+            parallel::append_collective(&t, &batch(rank * k..rank * k + k / 2), comm)?;
+            // What a collective append killed after maintaining its indexes (tokens first,
+            // HEP001 §12.3 step 4) and before its commit leaves behind.
+            let g = t.table().generation()?.unwrap_or(0);
+            let n_next = t.nrows()? + size * (k - k / 2);
+            for idx in t.spatial_indexes("geom")? {
+                let o = marquet::h5::object_open(t.table().id(), &idx.info.path)?;
+                marquet::h5::attr_write_u64(o.id(), "SOURCE_GENERATION", g + 1)?;
+                marquet::h5::attr_write_u64(o.id(), "SOURCE_NROWS", n_next)?;
+            }
+            marquet::h5::flush(t.table().id())?;
+            parallel::append_collective(&t, &batch(rank * k + k / 2..(rank + 1) * k), comm)?;
+            let mut equal = true;
+            for w in [BBox::xy(-180.0, -90.0, 180.0, 90.0), BBox::xy(-20.0, -10.0, 20.0, 10.0), BBox::xy(100.0, 40.0, 140.0, 80.0)] {
+                let scan = t.query("geom", &Query::bbox(w).with_indexes(false))?.rows;
+                let with = t.query("geom", &Query::bbox(w))?.rows;
+                equal &= scan == with;
+            }
+            let valid: Vec<String> = t.spatial_indexes("geom")?.iter().map(|i| format!("\"{}\":{}", i.info.path, i.valid)).collect();
+            if rank == 0 {
+                println!("{{\"mode\":\"stale\",\"ranks\":{size},\"rows\":{},\"indexed_queries_equal_scan\":{equal},\"valid\":{{{}}}}}", t.nrows()?, valid.join(","));
+            }
+            if !equal {
+                std::process::exit(1);
             }
         }
         "refuse" => {
@@ -248,7 +313,7 @@ fn run(a: &[String]) -> Result<()> {
             }
         }
         _ => {
-            eprintln!("mpi_collective: MODE is write, serial, query, crash or refuse");
+            eprintln!("mpi_collective: MODE is write, serial, query, crash, retry, stale or refuse");
             std::process::exit(2);
         }
     }

@@ -13,10 +13,15 @@ use super::*;
 
 /// Flush the file that `loc` belongs to.
 pub fn flush(loc: hid_t) -> Result<()> {
-    locked(|| unsafe {
-        check(hdf5_sys::h5f::H5Fflush(loc, hdf5_sys::h5f::H5F_scope_t::H5F_SCOPE_LOCAL), "<file>", "H5Fflush")
-    })
-    .map(|_| ())
+    locked(|| unsafe { check(hdf5_sys::h5f::H5Fflush(loc, hdf5_sys::h5f::H5F_scope_t::H5F_SCOPE_LOCAL), "<file>", "H5Fflush") })
+        .map(|_| ())
+        .map_err(|e| match e {
+            // Name the file (a full disk fails here: "file write failed: File too large").
+            MarquetError::Hdf5 { path, message, stack } if path == "<file>" => {
+                MarquetError::Hdf5 { path: file_name(loc).unwrap_or(path), message, stack }
+            }
+            e => e,
+        })
 }
 
 /// The name of the file that `loc` (any object in it) belongs to, as it was opened

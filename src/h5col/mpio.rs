@@ -76,6 +76,14 @@ impl Table {
         before_commit: &mut dyn FnMut(&Table, Slab) -> Result<()>,
     ) -> Result<Slab> {
         let prepared = agree(comm, self.prepare_rows(batch))?;
+        // As every mutation (docs/FAULTS.md F1, F3): refuse a table whose NROWS its columns
+        // do not hold, and retire the tokens of stale indexes. A collective append killed
+        // after step 4 leaves its indexes stamped with the GENERATION and NROWS that its
+        // commit would have written; without this, the retry commits exactly those and the
+        // half-maintained indexes become valid again (issue #38: R-tree rows without a
+        // leaf after a retry). Every rank sees the same file, so every rank makes the same
+        // (collective) attribute writes.
+        self.begin_mutation()?;
         let k = batch.nrows()?;
         let offset = mpio::exscan_sum_u64(comm, k)?;
         let mut tot = [k];

@@ -247,9 +247,27 @@ pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Resul
         }
         None => {
             let mut found = Vec::new();
+            let mut unreadable = Vec::new();
             let root = file.group("/").map_err(|e| MarquetError::hdf5(&p, e))?;
-            find_tables(&root, "/", &mut found, 0);
-            if found.is_empty() {
+            find_tables(&root, "/", &mut found, &mut unreadable, 0);
+            // An object HDF5 cannot open may be a table group (a full disk or a kill inside
+            // H5Fflush can leave an object header pointing past the end of the file, local
+            // ruling L9): name it with HDF5's reason rather than report "no table group".
+            for (path, why) in unreadable {
+                tables.push(TableReport {
+                    path: path.clone(),
+                    is_marquet: false,
+                    findings: vec![Finding {
+                        severity: Severity::Error,
+                        rule: checks::H_TABLE_GROUP.rule,
+                        path,
+                        row: None,
+                        message: format!("cannot open the object (the file is damaged; it may be a table group): {}", lower(&why)),
+                        check: Some(checks::H_TABLE_GROUP.id),
+                    }],
+                });
+            }
+            if found.is_empty() && tables.is_empty() {
                 tables.push(TableReport {
                     path: "/".into(),
                     is_marquet: false,
@@ -301,7 +319,9 @@ pub fn validate_file(path: impl AsRef<std::path::Path>, opts: &Options) -> Resul
 /// Depth-first search for table groups (HEP001 §1.3: discovery is a traversal). Table
 /// groups are not searched further (a table inside a table is a stray object, reported by
 /// the self-containment check).
-fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, depth: usize) {
+/// The table groups below `g` into `out`; members HDF5 cannot open (their path and HDF5's
+/// message) into `unreadable`.
+fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, unreadable: &mut Vec<(String, String)>, depth: usize) {
     if depth > 64 {
         return;
     }
@@ -309,16 +329,36 @@ fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, depth: usize)
         out.push(path.to_string());
         return;
     }
-    let Ok(names) = g.member_names() else { return };
-    for n in names {
-        // Follow hard links to groups only.
-        if !matches!(g.loc_type_by_name(&n), Ok(hdf5::LocationType::Group)) {
-            continue;
+    // Follow hard links to groups only (soft and external links are not opened); a hard
+    // link whose object HDF5 cannot open is reported.
+    let mut groups = Vec::new();
+    let walked = g.iter_visit_default(|name, info| {
+        if info.link_type == hdf5::LinkType::Hard {
+            match g.loc_type_by_name(name) {
+                Ok(hdf5::LocationType::Group) => groups.push(name.to_string()),
+                Ok(_) => {}
+                Err(e) => unreadable.push((child_path(path, name), e.to_string())),
+            }
         }
-        if let Ok(child) = g.group(&n) {
-            let p = if path == "/" { format!("/{n}") } else { format!("{path}/{n}") };
-            find_tables(&child, &p, out, depth + 1);
+        Ok(())
+    });
+    if let Err(e) = walked {
+        unreadable.push((path.to_string(), e.to_string()));
+    }
+    for n in groups {
+        let p = child_path(path, &n);
+        match g.group(&n) {
+            Ok(child) => find_tables(&child, &p, out, unreadable, depth + 1),
+            Err(e) => unreadable.push((p, e.to_string())),
         }
+    }
+}
+
+fn child_path(path: &str, name: &str) -> String {
+    if path == "/" {
+        format!("/{name}")
+    } else {
+        format!("{path}/{name}")
     }
 }
 

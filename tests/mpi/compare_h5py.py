@@ -6,7 +6,13 @@ up to NROWS / OFFSETS[NROWS] (HEP001 §12.1). Used by scripts/test-mpi.sh.
 
     python compare_h5py.py A.h5 B.h5 [EXPECTED_ROWS]
     python compare_h5py.py --rows A.h5     # print NROWS only (crash test)
+    python compare_h5py.py --state A.h5 K RANKS
+        # after a crash in the second append of `mpi_collective crash`: print "old" when the
+        # table holds exactly the rows of the first append (ids r*K .. r*K + K/2 of every
+        # rank r), "new" when it holds all of 0..K*RANKS, every row's geometry, value and
+        # label equal to what the example generates for its id; exit 1 otherwise
 """
+import struct
 import sys
 
 import h5py
@@ -52,7 +58,43 @@ def table(path):
         return out
 
 
+def square(i):
+    """The WKB examples/mpi_collective.rs writes for feature i (None: null)."""
+    if i % 1009 == 0:
+        return None
+    x = ((i * 7919) % 3600) / 10.0 - 180.0 + 0.01
+    y = ((i * 104729) % 1700) / 10.0 - 85.0 + 0.01
+    d = 0.05
+    ring = [(x, y), (x + d, y), (x + d, y + d), (x, y + d), (x, y)]
+    return struct.pack("<BIII", 1, 3, 1, len(ring)) + b"".join(struct.pack("<dd", px, py) for px, py in ring)
+
+
+def state(path, k, ranks):
+    t = table(path)
+    old = np.sort(np.concatenate([np.arange(r * k, r * k + k // 2) for r in range(ranks)]))
+    new = np.arange(k * ranks)
+    if np.array_equal(t["id"], old):
+        name = "old"
+    elif np.array_equal(t["id"], new):
+        name = "new"
+    else:
+        return f"NROWS {t['n']}: the ids are neither the first append's ({len(old)}) nor all {len(new)}"
+    for j, i in enumerate(t["id"]):
+        i = int(i)
+        if t["geom"][j] != square(i):
+            return f"{name} state, but the geometry of id {i} differs"
+        if t["value"][j] != i * 0.5:
+            return f"{name} state, but the value of id {i} is {t['value'][j]}"
+        if t["label"][j] != f"f{i}".encode():
+            return f"{name} state, but the label of id {i} is {t['label'][j]!r}"
+    return name
+
+
 def main():
+    if sys.argv[1] == "--state":
+        s = state(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        print(s)
+        return 0 if s in ("old", "new") else 1
     if sys.argv[1] == "--rows":
         with h5py.File(sys.argv[2], "r") as f:
             print(nrows(f))
