@@ -212,10 +212,7 @@ fn import_geojson_inner(input: &Path, target: super::ImportTarget<'_>, opts: &Im
         let w = wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian);
         match &reproj {
             None => Ok(w),
-            Some(r) => match r.apply(GeometryValues::Wkb(vec![Some(w)]))? {
-                GeometryValues::Wkb(mut v) => Ok(v.pop().flatten().unwrap_or_default()),
-                GeometryValues::Points { .. } => unreachable!("WKB in, WKB out"),
-            },
+            Some(r) => r.apply_wkb(&w),
         }
     };
     // Hilbert keys of the geometries (HEP002 §10.6; see super::sort).

@@ -116,6 +116,12 @@ impl ValuesReprojection {
         Ok(ValuesReprojection { tr: std::sync::Mutex::new(tr), path: path.to_string() })
     }
 
+    /// One WKB value with every coordinate transformed (little-endian ISO WKB out).
+    pub fn apply_wkb(&self, w: &[u8]) -> Result<Vec<u8>> {
+        let tr = self.tr.lock().map_err(|_| MarquetError::InvalidArgument(format!("{}: a reprojection failed before", self.path)))?;
+        tr.transform_wkb(w).map_err(|e| MarquetError::InvalidArgument(format!("{}: {e}", self.path)))
+    }
+
     /// The values with every coordinate transformed (X, Y and Z; M kept; null and empty
     /// values unchanged). Points are transformed in one call to PROJ.
     pub fn apply(&self, v: crate::marquet::GeometryValues) -> Result<crate::marquet::GeometryValues> {

@@ -424,6 +424,12 @@ fn write_block_index(this: &MarquetTable, col: &str, existing: Option<&IndexInfo
     dims_of(&rows, &mut z, &mut m, &mut any);
     let (z, m) = (z && any, m && any);
     let entries = block_bbox::build_blocks(rows.iter().map(summary), b)?;
+    write_block_entries(this, col, existing, b, tokens, tokens_first, &entries, (z, m))
+}
+/// Write a whole block index of `entries` (the blocks of rows `[0, tokens.1)`, with Z/M
+/// fields as `zm` says), tokens ordered as [`write_block_index`] describes.
+#[allow(clippy::too_many_arguments)]
+fn write_block_entries(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, b: u64, tokens: (u64, u64), tokens_first: bool, entries: &[BlockEntry], (z, m): (bool, bool)) -> Result<String> {
     let dt = block_bbox_dtype(z, m);
     let (ds, path) = index_dataset(this, col, existing, SpatialIndexKind::BlockBBox, &dt, BLOCK_INDEX_CHUNK)?;
     // The kind's required attribute goes with the disabling tokens into the first flush:
@@ -436,7 +442,7 @@ fn write_block_index(this: &MarquetTable, col: &str, existing: Option<&IndexInfo
     // rebuild must still succeed (issue #19, docs/FAULTS.md F2).
     h5::dataset_set_len(ds.id(), 0, &path)?;
     h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
-    h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(&entries, z, m), &path)?;
+    h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(entries, z, m), &path)?;
     end_write(this, &path, tokens, tokens_first)?;
     Ok(path)
 }

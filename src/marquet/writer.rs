@@ -250,9 +250,9 @@ impl<'a> TableWriter<'a> {
                 }
             }
         }
-        for (c, (cv, rows)) in self.cols.iter().zip(&encoded) {
-            if let Some(v) = cv {
-                cols.columns.insert(c.info.name.clone(), v.clone());
+        for (c, (cv, rows)) in self.cols.iter().zip(encoded.iter_mut()) {
+            if let Some(v) = cv.take() {
+                cols.columns.insert(c.info.name.clone(), v);
             }
             if let Some(cov) = &c.info.covering {
                 cols.columns.insert(cov.clone(), this.covering_values(cov, rows)?);

@@ -929,15 +929,21 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &super::ConvertOpt
     let file = File::create(output)?;
     let r = import_lake(input, &file, &iopts, &opts.lake);
     drop(file);
+    new_file_report(input, output, r).map(Some)
+}
+
+/// The report of a lakehouse import into the new file `output`, which is removed again
+/// when the import failed.
+pub(crate) fn new_file_report(input: &Path, output: &Path, r: Result<(ImportReport, LakeReport)>) -> Result<super::ConvertReport> {
     match r {
-        Ok((ir, lr)) => Ok(Some(super::ConvertReport {
+        Ok((ir, lr)) => Ok(super::ConvertReport {
             input: input.into(),
             output: output.into(),
             table: ir.table.clone(),
             import: Some(ir),
             lake: Some(lr),
             ..Default::default()
-        })),
+        }),
         Err(e) => {
             let _ = std::fs::remove_file(output);
             Err(e)

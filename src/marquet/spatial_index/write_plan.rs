@@ -169,7 +169,7 @@ impl IndexPlan {
             match &acc.target {
                 BlockTarget::Declare => {
                     let (z, m) = (self.z && self.any, self.m && self.any);
-                    write_block_entries(this, col, None, acc.b, tokens, &entries, z, m)?;
+                    write_block_entries(this, col, None, acc.b, tokens, true, &entries, (z, m))?;
                 }
                 BlockTarget::Extend(idx) => extend_block_entries(this, col, idx, acc, entries, (self.z, self.m), tokens)?,
             }
@@ -194,19 +194,6 @@ impl IndexPlan {
     }
 }
 
-/// A whole block index of `entries` (blocks of rows `[0, tokens.1)`), tokens first.
-#[allow(clippy::too_many_arguments)]
-fn write_block_entries(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, b: u64, tokens: (u64, u64), entries: &[BlockEntry], z: bool, m: bool) -> Result<()> {
-    let dt = block_bbox_dtype(z, m);
-    let (ds, path) = index_dataset(this, col, existing, SpatialIndexKind::BlockBBox, &dt, BLOCK_INDEX_CHUNK)?;
-    h5::attr_write_u64(ds.id(), names::BLOCK_LENGTH, b)?;
-    begin_write(this, &path, tokens, true)?;
-    // Old chunks dropped first, so the rewrite never reads one back (docs/FAULTS.md F2).
-    h5::dataset_set_len(ds.id(), 0, &path)?;
-    h5::dataset_set_len(ds.id(), entries.len() as u64, &path)?;
-    h5::dataset_write(ds.id(), 0, &dt, &encode_blocks(entries, z, m), &path)
-}
-
 /// Extend a valid block index with the entries from block `acc.first` on (HEP002 §10.3),
 /// tokens first. An index whose Z/M fields no longer fit the data (ruling R11) is written
 /// whole: its full blocks before `acc.first` are read back from the index itself.
@@ -222,7 +209,8 @@ fn extend_block_entries(this: &MarquetTable, col: &str, idx: &IndexInfo, acc: &B
         entries.extend(tail);
         // The new layout: Z/M only when every block with a geometry has them (R11).
         let (z, m) = (z && dims.0, m && dims.1);
-        return write_block_entries(this, col, Some(idx), acc.b, tokens, &entries, z, m);
+        write_block_entries(this, col, Some(idx), acc.b, tokens, true, &entries, (z, m))?;
+        return Ok(());
     }
     h5index::write_tokens(t, &idx.path, tokens.0, tokens.1)?;
     h5::flush(t.id())?; // tokens reach the file before content (local ruling L6)

@@ -423,20 +423,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     let file = File::create(output)?;
     let r = import_rasters(source, cols, &file, &iopts, &opts.lake);
     drop(file);
-    match r {
-        Ok((ir, lr)) => Ok(Some(crate::convert::ConvertReport {
-            input: input.into(),
-            output: output.into(),
-            table: ir.table.clone(),
-            import: Some(ir),
-            lake: Some(lr),
-            ..Default::default()
-        })),
-        Err(e) => {
-            let _ = std::fs::remove_file(output);
-            Err(e)
-        }
-    }
+    super::new_file_report(input, output, r).map(Some)
 }
 
 #[cfg(test)]
