@@ -17,6 +17,7 @@ use crate::convert::sort::{HilbertSorter, KeyCollector};
 use crate::convert::target::ImportTarget;
 use crate::crs::ValuesReprojection;
 use super::geoarrow;
+use super::covering_in;
 use crate::convert::{code, fail, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -333,15 +334,9 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
                     ));
                     c.edges = nedges;
                 }
-                // OGC:CRS84 and EPSG:4326 are the same coordinates (HEP002 §8.4).
-                let same84 = crate::crs::is_crs84(&crs) && crate::crs::is_crs84(&c.crs);
-                if ncrs.is_some() && crs.id() != c.crs.id() && !same84 && !(crs == Crs::Unknown && note.is_some()) {
-                    report.findings.push(Finding::new(
-                        code::CRS_MISMATCH,
-                        Some(f.name()),
-                        format!("`geo` crs {} differs from the logical type crs {}", c.crs.display_name(), crs.display_name()),
-                    ));
-                }
+                // An explicit CRS wins over an implied default; two explicit ones that
+                // differ are refused unless --crs states it (meta::reconcile_crs, issue #32).
+                meta::reconcile_crs(&path, c, ncrs.as_deref(), (crs, note), opts.crs.is_some(), &mut report.findings)?;
             }
             None => {
                 if let Some(n) = &note {
@@ -352,6 +347,7 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
                     encoding: Encoding::Wkb,
                     geometry_types: None,
                     crs,
+                    crs_explicit: ncrs.is_some(),
                     crs_note: note,
                     edges: nedges,
                     orientation_ccw: false,
@@ -411,21 +407,29 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
             covering_f32: false,
         });
     }
-    // Covering columns.
-    for gp in geoms.iter_mut() {
-        let Some(cov) = gp.meta.covering.clone() else { continue };
-        let Some((root, field)) = schema.column_with_name(&cov) else {
-            return Err(fail(&path, code::SCHEMA_VALIDATION, format!("covering column {cov:?} is not a column of the file")));
-        };
-        let DataType::Struct(fs) = field.data_type() else {
-            return Err(fail(&path, code::SCHEMA_VALIDATION, format!("covering column {cov:?} is not a struct")));
-        };
-        let f32 = fs.iter().all(|f| f.data_type() == &DataType::Float32);
-        consumed.insert(root);
-        let name = sanitize_name(&cov, &used);
+    // Covering columns: declared by the `geo` key or recognised (super::covering_in, issue #32).
+    let refs: Vec<covering_in::GeomRef<'_>> = geoms
+        .iter()
+        .map(|g| covering_in::GeomRef { name: &g.meta.name, root: g.root, declared: g.meta.covering.as_deref(), edges: &g.meta.edges })
+        .collect();
+    let mut scan = |roots: &[usize], f: &mut dyn FnMut(&RecordBatch) -> Result<()>| -> Result<()> {
+        let b = open()?;
+        let mask = ProjectionMask::roots(b.parquet_schema(), roots.iter().copied());
+        for batch in b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)? {
+            f(&batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?)?;
+        }
+        Ok(())
+    };
+    let values = |gi: usize, a: &ArrayRef| geometry_values(&geoms[gi], a);
+    let covs = covering_in::find(&path, &schema, &refs, &mut scan, &values, &mut report.findings, &mut report.warnings)?;
+    drop(refs);
+    for (gp, c) in geoms.iter_mut().zip(covs) {
+        let Some(c) = c else { continue };
+        consumed.insert(c.root);
+        let name = sanitize_name(&c.name, &used);
         used.insert(name.clone());
         gp.covering = Some(name);
-        gp.covering_f32 = f32;
+        gp.covering_f32 = c.shape.f32;
     }
 
     // Plan ordinary columns.

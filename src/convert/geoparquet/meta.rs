@@ -64,6 +64,10 @@ pub struct GeoColumnMeta {
     /// The `crs` member, or the logical type's CRS: absent → [`Crs::Default`] (OGC:CRS84),
     /// JSON `null` → [`Crs::Unknown`], a PROJJSON object → [`Crs::ProjJson`] (HEP002 §8.1).
     pub crs: Crs,
+    /// The CRS is stated (a `crs` member, JSON `null` included, or a logical type `crs`),
+    /// not the implied default of an absent one: an explicit statement wins over an implied
+    /// default ([`reconcile_crs`], issue #32).
+    pub crs_explicit: bool,
     /// A CRS that could not be stored as PROJJSON (WKT string, `srid:N`, authority code):
     /// kept in the column's description and reported.
     pub crs_note: Option<String>,
@@ -316,6 +320,7 @@ fn parse_column(
         encoding,
         geometry_types,
         crs,
+        crs_explicit: o.contains_key("crs"),
         crs_note,
         edges,
         orientation_ccw,
@@ -324,6 +329,91 @@ fn parse_column(
         covering,
         native_type: false,
     })
+}
+
+/// Reconcile the CRS of `geo` column `c` with the `crs` of its Parquet logical type
+/// (issue #32): `native` is the logical type's string (`None`: omitted, the implied
+/// OGC:CRS84), `resolved` what [`crs_from_string`] made of it. The rule
+/// (docs/geoparquet-mapping.md): an explicit statement wins over an implied default; a
+/// known CRS wins over an explicitly unknown one (`crs: null`, `srid:0`, an unresolvable
+/// string), reported as `crs_mismatch`; two different known CRSs are refused
+/// (`crs_mismatch`) unless the user states the CRS (`user_crs`, `convert --crs`), which
+/// replaces both.
+pub fn reconcile_crs(
+    path: &str,
+    c: &mut GeoColumnMeta,
+    native: Option<&str>,
+    resolved: (Crs, Option<String>),
+    user_crs: bool,
+    findings: &mut Vec<Finding>,
+) -> Result<()> {
+    let Some(text) = native else { return Ok(()) }; // implied: `geo` decides
+    let (crs, note) = resolved;
+    if same_crs(&crs, &c.crs) && note.is_none() {
+        return Ok(());
+    }
+    let col = c.name.clone();
+    let short = |t: &str| if t.len() > 60 { format!("{}…", &t[..t.char_indices().nth(57).map_or(t.len(), |(i, _)| i)]) } else { t.to_string() };
+    let native_name = if note.is_some() { format!("{:?} (not resolvable)", short(text)) } else { crs.display_name() };
+    let native_known = !matches!(crs, Crs::Unknown);
+    let geo_known = c.crs_explicit && !matches!(c.crs, Crs::Unknown);
+    if !c.crs_explicit || (c.crs == Crs::Unknown && native_known) {
+        // The logical type states it; `geo` implies the default or says "unknown".
+        if c.crs_explicit {
+            findings.push(Finding::new(
+                code::CRS_MISMATCH,
+                Some(&col),
+                format!("`geo` crs is null (unknown) but the Parquet logical type states {native_name}: the logical type's is taken"),
+            ));
+        }
+        if let Some(n) = &note {
+            findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(&col), n.clone()));
+        }
+        c.crs = crs;
+        c.crs_note = note;
+        c.crs_explicit = true;
+        return Ok(());
+    }
+    if !native_known || !geo_known {
+        // One of the two is explicitly unknown: the known one (or the `geo` one) is kept.
+        findings.push(Finding::new(
+            code::CRS_MISMATCH,
+            Some(&col),
+            format!("`geo` crs {} differs from the Parquet logical type's {native_name}: the `geo` crs is taken", c.crs.display_name()),
+        ));
+        return Ok(());
+    }
+    let msg = format!(
+        "`geo` crs {} and the Parquet logical type crs {native_name} are two different explicit CRSs",
+        c.crs.display_name()
+    );
+    if user_crs {
+        findings.push(Finding::new(code::CRS_MISMATCH, Some(&col), format!("{msg}; replaced by --crs")));
+        return Ok(());
+    }
+    Err(fail(
+        path,
+        code::CRS_MISMATCH,
+        format!("column {col:?}: {msg}: refused, as either could be wrong; state the CRS of the coordinates with --crs (e.g. --crs EPSG:4326)"),
+    ))
+}
+
+/// Do `a` and `b` name the same CRS? The same authority id, or both OGC:CRS84 / EPSG:4326
+/// (the same coordinates, HEP002 §8.4), or equal documents when neither has an id.
+fn same_crs(a: &Crs, b: &Crs) -> bool {
+    if a == b || (crate::crs::is_crs84(a) && crate::crs::is_crs84(b)) {
+        return true;
+    }
+    match (a.id(), b.id()) {
+        (Some(x), Some(y)) => x == y,
+        (None, None) => match (a, b) {
+            (Crs::ProjJson(x), Crs::ProjJson(y)) => {
+                serde_json::from_str::<Value>(x).ok().zip(serde_json::from_str::<Value>(y).ok()).is_some_and(|(x, y)| x == y)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// GeoParquet type names ("Point", "Polygon Z", "MultiPoint ZM"); also tolerates the

@@ -2,6 +2,7 @@
 //! geospatial types, import into a Marquet table, export from one, and GeoArrow point
 //! encodings.
 
+pub mod covering_in;
 pub mod export;
 mod export_covering;
 mod export_crs;
