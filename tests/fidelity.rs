@@ -219,7 +219,8 @@ fn coverings_of_other_producers_become_the_covering_column() {
     renamed_f32_covering(&renamed);
     // (source, tag, covering stored in the table (name, f32), covering of the default
     // export (name, width)). Point columns keep none (HEP002 §10.5 SHOULD NOT).
-    let cases: Vec<(PathBuf, &str, Option<(&str, bool)>, (&str, &str))> = vec![
+    type Case<'a> = (PathBuf, &'a str, Option<(&'a str, bool)>, (&'a str, &'a str));
+    let cases: Vec<Case<'_>> = vec![
         // Overture (geoarrow-rs fixture): float32 xmin, xmax, ymin, ymax; `geo` 1.0.0
         // without a covering key; big-endian WKB.
         (data("peers/geoarrow-rs/overture_infrastructure.parquet"), "overture", Some(("bbox", true)), ("bbox", "f32")),
@@ -315,7 +316,8 @@ fn a_bbox_struct_that_is_not_a_covering_stays_data_and_names_stay_unique() {
     }
 }
 
-fn primary(h5: &Path) -> (Crs, Vec<Option<Vec<u8>>>, Vec<String>) {
+/// The primary geometry column's CRS and WKB, in `id` order.
+fn primary(h5: &Path) -> (Crs, Vec<Option<Vec<u8>>>) {
     let f = File::open(h5).unwrap();
     let t = MarquetTable::open(&f, &f.tables().unwrap()[0]).unwrap();
     let g = t.primary_geometry_column().unwrap();
@@ -325,8 +327,7 @@ fn primary(h5: &Path) -> (Crs, Vec<Option<Vec<u8>>>, Vec<String>) {
     let mut rows: Vec<(i64, Option<Vec<u8>>)> =
         (0..n as usize).map(|i| (ids.display(i).parse().unwrap(), w.get(i).map(|v| v.to_vec()))).collect();
     rows.sort_by_key(|r| r.0);
-    let findings = Vec::new();
-    (t.geometry_column(&g).unwrap().crs, rows.into_iter().map(|r| r.1).collect(), findings)
+    (t.geometry_column(&g).unwrap().crs, rows.into_iter().map(|r| r.1).collect())
 }
 
 /// The source's WKB by `id`, read with the parquet crate.
@@ -375,7 +376,7 @@ fn duckdb_v2_crs_in_the_logical_type_wins_over_the_implied_default() {
         let r = convert(&src, &h5, &ConvertOptions::default()).unwrap();
         let imp = r.import.unwrap();
         assert!(!imp.has_finding(marquet::convert::code::CRS_MISMATCH), "{file}: {imp}");
-        let (crs, wkb, _) = primary(&h5);
+        let (crs, wkb) = primary(&h5);
         match want_id {
             Some((a, c)) => {
                 assert!(matches!(crs, Crs::ProjJson(_)), "{file}: {crs:?}");
@@ -413,7 +414,7 @@ fn two_explicit_crss_are_refused_and_crs_resolves_them() {
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--crs"));
     let o = Command::new(bin).args(["convert", src.to_str().unwrap(), h5.to_str().unwrap(), "--crs", "EPSG:3857"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let (crs, wkb, _) = primary(&h5);
+    let (crs, wkb) = primary(&h5);
     assert_eq!(crs.id(), Some(("EPSG".into(), "3857".into())));
     same_geometries(&wkb, &source_wkb(&src));
 }

@@ -60,6 +60,10 @@ pub fn box_shape(dt: &DataType) -> Option<BoxShape> {
     Some(BoxShape { f32, z })
 }
 
+/// Reads the given root columns of the source in batches (in root order), handing each
+/// batch to the visitor.
+pub type ScanRoots<'a> = dyn FnMut(&[usize], &mut dyn FnMut(&RecordBatch) -> Result<()>) -> Result<()> + 'a;
+
 /// A geometry column as [`find`] needs it.
 pub struct GeomRef<'a> {
     /// The Parquet column name.
@@ -89,12 +93,11 @@ pub struct SourceCovering {
 /// recognised (module doc). `scan` reads the given root columns of the file in batches
 /// (in root order); `values` gives geometry column `g`'s values of one batch's array.
 /// Findings go to `findings`, and why a candidate stays data to `notes`.
-#[allow(clippy::too_many_arguments)]
 pub fn find(
     path: &str,
     schema: &Schema,
     geoms: &[GeomRef<'_>],
-    scan: &mut dyn FnMut(&[usize], &mut dyn FnMut(&RecordBatch) -> Result<()>) -> Result<()>,
+    scan: &mut ScanRoots<'_>,
     values: &dyn Fn(usize, &ArrayRef) -> Result<GeometryValues>,
     findings: &mut Vec<Finding>,
     notes: &mut Vec<String>,

@@ -334,9 +334,8 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
                     ));
                     c.edges = nedges;
                 }
-                // An explicit CRS wins over an implied default; two explicit ones that
-                // differ are refused unless --crs states it (meta::reconcile_crs, issue #32).
-                meta::reconcile_crs(&path, c, ncrs.as_deref(), (crs, note), opts.crs.is_some(), &mut report.findings)?;
+                // An explicit CRS wins over an implied default (meta::reconcile_crs, issue #32).
+                meta::reconcile_crs(c, ncrs.as_deref(), (crs, note), &mut report.findings);
             }
             None => {
                 if let Some(n) = &note {
@@ -348,6 +347,7 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
                     geometry_types: None,
                     crs,
                     crs_explicit: ncrs.is_some(),
+                    crs_conflict: None,
                     crs_note: note,
                     edges: nedges,
                     orientation_ccw: false,
@@ -359,6 +359,9 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
             }
         }
     }
+
+    // Two different explicit CRSs: refused unless --crs states it (issue #32).
+    meta::check_crs_conflicts(&path, &geo_cols, opts.crs.is_some(), &mut report.findings)?;
 
     // Plan geometry columns (primary first, as parse_geo sorted them).
     let mut used: BTreeSet<String> = BTreeSet::new();
