@@ -55,8 +55,6 @@
 //! ```
 
 pub mod append;
-pub mod arrow;
-pub mod categorical;
 mod convert_crs;
 #[cfg(feature = "gis")]
 pub mod fgb;
@@ -64,31 +62,26 @@ pub mod geojson;
 pub mod geojson_crs;
 pub mod geoparquet;
 #[cfg(feature = "gis")]
-pub mod gis;
-#[cfg(feature = "gis")]
 pub mod gpkg;
+pub mod hub;
 pub mod lake;
-pub mod nested_json;
-mod plan;
-pub mod renest;
 #[cfg(feature = "gis")]
 pub mod shp;
-pub mod sort;
 mod stage;
-pub mod target;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 
-pub use append::{append_file, AppendOptions, AppendReport};
-pub use arrow::{append_record_batches, import_record_batches, ArrowPlan};
-pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, ExportReport, GeoParquetVersion};
+pub use append::{append_file, append_record_batches, AppendOptions, AppendReport};
+pub use hub::arrow::{import_record_batches, ArrowPlan, ExportReport};
+pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, GeoParquetVersion};
 pub use geojson::{export_geojson, import_geojson};
-pub use geoparquet::import::{import_geoparquet, import_geoparquet_into, ImportOptions, ImportReport, PointForm};
-pub use target::ImportTarget;
-pub use nested_json::NestedPolicy;
+pub use geoparquet::reader::{import_geoparquet, import_geoparquet_into};
+pub use hub::import::{ImportOptions, ImportReport, PointForm};
+pub use hub::nested_json::NestedPolicy;
+pub use hub::target::ImportTarget;
 
 /// Rows per record batch read or written, and per exported row group: one Marquet row block
 /// at the default chunk length (HEP002 §10.2).
@@ -430,19 +423,18 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
             report.export = Some(r?);
         }
         _ => {
-            let tmp = std::env::temp_dir().join(format!(
-                "marquet-convert-{}-{}.h5",
-                std::process::id(),
-                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
-            ));
+            // Between two formats other than HDF5: the table is built in an HDF5 file held
+            // in memory (the core driver, no backing store), never in a temporary file.
             let res = (|| {
-                let file = File::create(&tmp)?;
+                let file = File::create_in_memory(&format!("{}:convert", input.display()))?;
                 let r = import_any(fin, input, ImportTarget::New(&file), &iopts)?;
                 let rp = convert_crs::report_of(&r, opts);
                 let e = export_any(fout, &file, &r.table, output, &eopts)?;
                 Ok::<_, MarquetError>((r, e, rp))
             })();
-            let _ = std::fs::remove_file(&tmp);
+            if res.is_err() {
+                let _ = std::fs::remove_file(output);
+            }
             let (r, e, rp) = res?;
             report.reproject = rp;
             report.table = r.table.clone();
@@ -453,26 +445,45 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
     Ok(report)
 }
 
-/// Import any input format (GIS formats with feature `gis`, [`gis::import_any`]).
+/// Import any input format into `target` (the GIS formats with feature `gis`).
 pub(crate) fn import_any(fin: Format, input: &Path, target: ImportTarget<'_>, iopts: &ImportOptions) -> Result<ImportReport> {
-    #[cfg(feature = "gis")]
-    return gis::import_any(fin, input, target, iopts);
-    #[cfg(not(feature = "gis"))]
     match fin {
         Format::GeoParquet => import_geoparquet_into(input, target, iopts),
         Format::GeoJson => geojson::import_geojson_into(input, target, iopts),
+        #[cfg(feature = "gis")]
+        Format::FlatGeobuf => {
+            let (info, first) = fgb::open(input)?;
+            hub::features::import_features(input, "FlatGeobuf", target, info, first, || Ok(fgb::open(input)?.1), iopts)
+        }
+        #[cfg(feature = "gis")]
+        Format::GeoPackage => {
+            let (info, first) = gpkg::open(input)?;
+            hub::features::import_features(input, "GeoPackage", target, info, first, || Ok(gpkg::open(input)?.1), iopts)
+        }
+        #[cfg(feature = "gis")]
+        Format::Shapefile => {
+            let (info, first) = shp::open(input)?;
+            hub::features::import_features(input, "Shapefile", target, info, first, || Ok(shp::open(input)?.1), iopts)
+        }
+        Format::Marquet => Err(MarquetError::InvalidArgument("an HDF5 file is not imported".into())),
+        #[cfg(not(feature = "gis"))]
         f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", input.display()))),
     }
 }
 
-/// Export to any output format (GIS formats with feature `gis`, [`gis::export_any`]).
+/// Export to any output format (the GIS formats with feature `gis`).
 fn export_any(fout: Format, file: &File, table: &str, output: &Path, eopts: &ExportOptions) -> Result<ExportReport> {
-    #[cfg(feature = "gis")]
-    return gis::export_any(fout, file, table, output, eopts);
-    #[cfg(not(feature = "gis"))]
     match fout {
         Format::GeoParquet => export_geoparquet(file, table, output, eopts),
         Format::GeoJson => export_geojson(file, table, output),
+        #[cfg(feature = "gis")]
+        Format::FlatGeobuf => hub::features::export_features("FlatGeobuf", file, table, |info, _| Ok(Box::new(fgb::create(output, info)?))),
+        #[cfg(feature = "gis")]
+        Format::GeoPackage => hub::features::export_features("GeoPackage", file, table, |info, _| Ok(Box::new(gpkg::create(output, table, info)?))),
+        #[cfg(feature = "gis")]
+        Format::Shapefile => hub::features::export_features("Shapefile", file, table, |info, r| Ok(Box::new(shp::create(output, info, r)?))),
+        Format::Marquet => Err(MarquetError::InvalidArgument("HDF5 is not an export format".into())),
+        #[cfg(not(feature = "gis"))]
         f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", output.display()))),
     }
 }

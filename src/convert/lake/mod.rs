@@ -24,23 +24,20 @@ pub mod iceberg;
 pub mod raster;
 mod source;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::builder::{BinaryBuilder, Float32Builder, Float64Builder};
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
-use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
-use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
 
 pub use decode::{srid_crs, TextOrBinary};
 pub use source::{open_source, open_source_batched, Source, SourceKind};
 
-use super::append::{append_file, AppendOptions, AppendReport};
-use super::geoparquet::import::{import_geoparquet, ImportOptions, ImportReport};
+use super::append::{AppendOptions, AppendReport};
+use super::hub::import::{import, ImportOptions, ImportReport};
+use super::hub::source::{Batches, Cached, GeoField, Reopen, SourceSchema};
+use super::hub::target::ImportTarget;
 use super::io_err;
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -525,7 +522,7 @@ impl Converter {
         match g.input.clone() {
             Input::Binary => {
                 let a = batch.column(g.src.unwrap_or(0));
-                let vals = super::plan::binaries(a)?;
+                let vals = super::hub::plan::binaries(a)?;
                 for (r, v) in vals.into_iter().enumerate() {
                     match v {
                         None => out.push(None),
@@ -535,7 +532,7 @@ impl Converter {
             }
             Input::Text(enc) => {
                 let a = batch.column(g.src.unwrap_or(0));
-                let vals = super::plan::strings(a)?;
+                let vals = super::hub::plan::strings(a)?;
                 for (r, v) in vals.into_iter().enumerate() {
                     match v.map(str::trim) {
                         None | Some("") => out.push(None),
@@ -768,51 +765,48 @@ fn f64_values(a: &ArrayRef, path: &str) -> Result<Vec<Option<f64>>> {
     })
 }
 
-/// Removes the spool file when dropped.
-pub(crate) struct Spool(pub(crate) PathBuf);
-
-impl Drop for Spool {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// A step run on each source batch before the geometry conversion, with the schema of
 /// the batches it returns (the raster import's footprints, `raster.rs`).
 pub(crate) type PreStep<'a> = (SchemaRef, &'a mut dyn FnMut(RecordBatch) -> Result<RecordBatch>);
 
-/// Convert `source` into an uncompressed GeoParquet spool file in `dir`.
-fn spool(dir: &Path, source: Source, opts: &LakeOptions, report: &mut LakeReport) -> Result<Spool> {
-    spool_with(dir, source, opts, report, None)
-}
-
-/// [`spool`] with a step run on each batch first.
-pub(crate) fn spool_with(dir: &Path, mut source: Source, opts: &LakeOptions, report: &mut LakeReport, mut pre: Option<PreStep<'_>>) -> Result<Spool> {
+/// A lakehouse source as an Arrow source of the hub. The source is read once through the
+/// [`Converter`], which learns each geometry column's CRS from its values (SRIDs) and its
+/// covering from GeoMesa companions; the converted batches are kept in memory while they
+/// fit `budget` bytes, and read and converted again otherwise (`reopen`: a source with a
+/// `pre` step is kept whole — its step has effects). Nothing is written to a temporary
+/// file.
+pub(crate) fn lake_source<'a>(
+    mut source: Source,
+    reopen: Option<Box<dyn FnMut() -> Result<Source> + 'a>>,
+    opts: &'a LakeOptions,
+    budget: usize,
+    report: &mut LakeReport,
+    mut pre: Option<PreStep<'_>>,
+) -> Result<Cached<'a>> {
     let path = source.path.clone();
-    let schema = pre.as_ref().map(|p| p.0.clone()).unwrap_or_else(|| source.schema.clone());
-    let mut conv = Converter::new(&path, schema, opts, &source.geometry)?;
-    let sp = Spool(dir.join(format!(
-        "marquet-lake-{}-{}.parquet",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
-    )));
-    let p = sp.0.display().to_string();
-    let f = std::fs::File::create(&sp.0).map_err(|e| MarquetError::Io { path: p.clone(), source: e })?;
-    // Row groups of one batch: the writer buffers no more than that.
-    let props = WriterProperties::builder()
-        .set_compression(Compression::UNCOMPRESSED)
-        .set_max_row_group_row_count(Some(super::DEFAULT_BATCH_ROWS))
-        .build();
-    let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
-    let mut w = ArrowWriter::try_new_with_options(f, conv.schema(), wopts).map_err(|e| pq_err(&p, e))?;
+    let in_schema = pre.as_ref().map(|p| p.0.clone()).unwrap_or_else(|| source.schema.clone());
+    let mut conv = Converter::new(&path, in_schema.clone(), opts, &source.geometry)?;
+    let budget = if pre.is_some() || reopen.is_none() { usize::MAX } else { budget };
+    let mut kept: Option<Vec<RecordBatch>> = Some(Vec::new());
+    let mut size = 0usize;
+    let mut rows = 0u64;
     for b in source.batches.by_ref() {
         let b = match pre.as_mut() {
             Some((_, f)) => f(b?)?,
             None => b?,
         };
         let b = conv.convert(&b)?;
-        if b.num_rows() > 0 {
-            w.write(&b).map_err(|e| pq_err(&p, e))?;
+        if b.num_rows() == 0 {
+            continue;
+        }
+        rows += b.num_rows() as u64;
+        if let Some(k) = kept.as_mut() {
+            size = size.saturating_add(b.get_array_memory_size());
+            if size <= budget {
+                k.push(b);
+            } else {
+                kept = None;
+            }
         }
     }
     report.source = source.describe.clone();
@@ -820,36 +814,56 @@ pub(crate) fn spool_with(dir: &Path, mut source: Source, opts: &LakeOptions, rep
     report.files_skipped = source.files_skipped;
     report.warnings.extend(source.warnings.iter().cloned());
     let geo = conv.finish(report)?;
-    w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
-    w.close().map_err(|e| pq_err(&p, e))?;
-    Ok(sp)
+    let mut findings = Vec::new();
+    let g = crate::convert::hub::meta::parse_geo(&path, &geo, &mut findings, &|_| None)?;
+    let geometry = g
+        .columns
+        .into_iter()
+        .map(|m| {
+            let how = report.geometry.iter().find(|(n, _)| *n == m.name).map(|(_, h)| h.clone()).unwrap_or_else(|| "WKB".into());
+            GeoField { meta: m, source: how, crs_text: None }
+        })
+        .collect();
+    let described = SourceSchema { path: path.clone(), schema: conv.schema(), geometry, rows: Some(rows), findings, geoparquet_version: None, native_types: false };
+    let again: Option<Reopen<'a>> = match (kept.is_some(), reopen) {
+        (false, Some(mut open)) => {
+            let found = source.geometry.clone();
+            Some(Box::new(move || {
+                let s = open()?;
+                let mut c = Converter::new(&s.path, s.schema.clone(), opts, &found)?;
+                let it = s.batches.map(move |b| c.convert(&b?)).filter(|b| !matches!(b, Ok(b) if b.num_rows() == 0));
+                Ok(Box::new(it) as Batches<'a>)
+            }))
+        }
+        _ => None,
+    };
+    Ok(Cached::from_read(described, kept, again))
+}
+
+/// Import a lakehouse source (see [`open_source`]) into `target`.
+pub fn import_lake_into(input: &Path, target: ImportTarget<'_>, iopts: &ImportOptions, opts: &LakeOptions) -> Result<(ImportReport, LakeReport)> {
+    let source = open_source(input, opts)?;
+    let mut report = LakeReport::default();
+    let reopen: Box<dyn FnMut() -> Result<Source> + '_> = Box::new(move || open_source(input, opts));
+    let mut src = lake_source(source, Some(reopen), opts, iopts.layout.sort_memory, &mut report, None)?;
+    let r = import(&mut src, target, iopts)?;
+    Ok((r, report))
 }
 
 /// Import a lakehouse source (see [`open_source`]) as a new Marquet table.
 pub fn import_lake(input: &Path, file: &File, iopts: &ImportOptions, opts: &LakeOptions) -> Result<(ImportReport, LakeReport)> {
-    let source = open_source(input, opts)?;
-    let mut report = LakeReport::default();
-    let sp = spool(&super::geoparquet::import::spill_dir(file), source, opts, &mut report)?;
-    let mut r = import_geoparquet(&sp.0, file, iopts)?;
-    // The spool's own GeoParquet version and findings about its `geo` key say nothing of
-    // the source.
-    r.geoparquet_version = None;
-    Ok((r, report))
+    import_lake_into(input, ImportTarget::New(file), iopts, opts)
 }
 
 /// Append a lakehouse source to the Marquet table `table` of `file`.
 pub fn append_lake(file: &File, table: &str, input: &Path, aopts: &AppendOptions, opts: &LakeOptions) -> Result<(AppendReport, LakeReport)> {
-    let source = open_source(input, opts)?;
-    if !raster::raster_columns(&source.schema).is_empty() {
+    if !raster::raster_columns(&open_source(input, opts)?.schema).is_empty() {
         return Err(MarquetError::Unsupported(format!("{}: Havasu raster columns are converted into a new file (marquet convert), not appended", input.display())));
     }
-    let mut report = LakeReport::default();
-    let sp = spool(&super::geoparquet::import::spill_dir(file), source, opts, &mut report)?;
-    let mut o = aopts.clone();
-    o.format = Some(super::Format::GeoParquet);
-    let mut r = append_file(file, table, &sp.0, &o)?;
-    r.source = input.to_path_buf();
-    Ok((r, report))
+    let dst = crate::marquet::MarquetTable::open(file, table)?;
+    let target = ImportTarget::Append { table: &dst, rtree: aopts.rtree };
+    let (r, l) = import_lake_into(input, target, &super::append::import_options(&dst, aopts), opts)?;
+    Ok((AppendReport { source: input.to_path_buf(), table: table.to_string(), rows: r.rows, nrows: dst.nrows()?, lake: None }, l))
 }
 
 /// Does `input` need the lakehouse reader (see the module doc)?

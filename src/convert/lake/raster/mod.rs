@@ -35,7 +35,8 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use super::{FoundColumn, LakeOptions, LakeReport, Source, SourceGeometry, TextOrBinary};
-use crate::convert::geoparquet::import::{import_geoparquet, ImportOptions, ImportReport};
+use crate::convert::hub::import::{import, ImportOptions, ImportReport};
+use crate::convert::hub::target::ImportTarget;
 use crate::error::{MarquetError, Result};
 use crate::h5col::{File, Filter, Grid, GridAttr, GridSpec};
 use crate::spec::names;
@@ -339,13 +340,12 @@ pub fn import_rasters(source: Source, cols: Vec<usize>, file: &File, iopts: &Imp
     source.geometry = found;
     let mut report = LakeReport::default();
     let schema = step.output.clone();
-    let sp = {
+    let mut src = {
         let mut f = |b: RecordBatch| step.step(b);
-        super::spool_with(&crate::convert::geoparquet::import::spill_dir(file), source, opts, &mut report, Some((schema, &mut f)))?
+        super::lake_source(source, None, opts, usize::MAX, &mut report, Some((schema, &mut f)))?
     };
     step.finish(&mut report);
-    let mut r = import_geoparquet(&sp.0, file, iopts)?;
-    r.geoparquet_version = None;
+    let r = import(&mut src, ImportTarget::New(file), iopts)?;
     Ok((r, report))
 }
 
