@@ -16,6 +16,7 @@ use arrow_schema::SchemaRef;
 
 use super::hub::arrow::import_record_batches_into;
 use super::hub::target::ImportTarget;
+use super::lake;
 use super::{single_table_of, Format, ImportOptions};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -76,7 +77,7 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
         crate::error::check_regular_file(source)?;
     }
     if opts.format.is_none() && super::lake::wants_lake(source, &opts.lake)? {
-        let (mut r, l) = super::lake::append_lake(file, table, source, opts, &opts.lake)?;
+        let (mut r, l) = append_lake(file, table, source, opts, &opts.lake)?;
         r.lake = Some(l);
         return Ok(r);
     }
@@ -126,4 +127,15 @@ where
     let target = ImportTarget::Append { table: &dst, rtree: opts.rtree };
     let rows = import_record_batches_into(target, schema, batches, geometry, &import_options(&dst, opts))?.rows;
     Ok(AppendReport { source: PathBuf::from("<Arrow stream>"), table: table.to_string(), rows, nrows: dst.nrows()?, lake: None })
+}
+
+/// Append a lakehouse source to the Marquet table `table` of `file`.
+pub fn append_lake(file: &File, table: &str, input: &Path, aopts: &AppendOptions, opts: &lake::LakeOptions) -> Result<(AppendReport, lake::LakeReport)> {
+    if !lake::raster::raster_columns(&lake::open_source(input, opts)?.schema).is_empty() {
+        return Err(MarquetError::Unsupported(format!("{}: Havasu raster columns are converted into a new file (marquet convert), not appended", input.display())));
+    }
+    let dst = MarquetTable::open(file, table)?;
+    let target = ImportTarget::Append { table: &dst, rtree: aopts.rtree };
+    let (r, l) = lake::import_lake_into(input, target, &import_options(&dst, aopts), opts)?;
+    Ok((AppendReport { source: input.to_path_buf(), table: table.to_string(), rows: r.rows, nrows: dst.nrows()?, lake: None }, l))
 }

@@ -22,7 +22,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use super::import::{import, ImportOptions, ImportReport};
 use super::meta;
 use super::plan::{self, OutPlan};
-use super::source::{Batches, Cached, Encoding, GeoField, SourceSchema};
+use super::source::{ArrowSource, Batches, Cached, Encoding, GeoField, SourceSchema};
 use super::target::ImportTarget;
 use crate::convert::io_err;
 use crate::error::{MarquetError, Result};
@@ -74,10 +74,7 @@ impl std::fmt::Display for ExportReport {
     }
 }
 
-/// Arrow field metadata key of an extension type's name.
-pub const EXTENSION_NAME: &str = "ARROW:extension:name";
-/// Arrow field metadata key of an extension type's metadata.
-pub const EXTENSION_METADATA: &str = "ARROW:extension:metadata";
+pub use super::{EXTENSION_METADATA, EXTENSION_NAME};
 
 /// How one output column is read.
 #[derive(Debug, Clone)]
@@ -524,6 +521,60 @@ where
         }
         RecordBatch::try_new(schema.clone(), b.columns().to_vec()).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })
     }))
+}
+
+/// A Marquet table as an Arrow source of the hub (a table converted again, e.g. with a
+/// new CRS): its columns as [`ArrowPlan`] reads them, geometry columns with their GeoArrow
+/// extension metadata (CRS, edges), covering columns left out (the import's layout makes
+/// its own).
+pub struct TableSource<'t> {
+    table: &'t MarquetTable,
+    plan: ArrowPlan,
+    /// The plan's fields that are read (all but the coverings).
+    keep: Vec<usize>,
+    described: SourceSchema,
+    rows: u64,
+}
+
+impl<'t> TableSource<'t> {
+    /// The source of `table`.
+    pub fn new(table: &'t MarquetTable) -> Result<TableSource<'t>> {
+        let plan = ArrowPlan::new(table, None, true)?;
+        let full = plan.schema();
+        let coverings: Vec<&String> = plan.geometry_columns.iter().filter_map(|g| g.covering.as_ref()).collect();
+        let keep: Vec<usize> = (0..full.fields().len()).filter(|&i| !coverings.contains(&full.field(i).name())).collect();
+        let schema = Arc::new(full.project(&keep).map_err(|e| MarquetError::Arrow { path: table.path().to_string(), source: e })?);
+        let mut described = describe_schema(table.path(), schema, &[])?;
+        let rows = table.nrows()?;
+        described.rows = Some(rows);
+        for g in described.geometry.iter_mut() {
+            g.source = "Marquet geometry column".into();
+        }
+        Ok(TableSource { table, plan, keep, described, rows })
+    }
+}
+
+impl ArrowSource for TableSource<'_> {
+    fn describe(&self) -> &SourceSchema {
+        &self.described
+    }
+
+    fn batches(&mut self, roots: &[usize], batch_rows: usize) -> Result<Batches<'_>> {
+        let step = batch_rows.max(1) as u64;
+        let cols: Vec<usize> = roots.iter().map(|&r| self.keep[r]).collect();
+        let path = self.table.path().to_string();
+        let (t, plan, n) = (self.table, &self.plan, self.rows);
+        let mut s = 0u64;
+        Ok(Box::new(std::iter::from_fn(move || {
+            if s >= n {
+                return None;
+            }
+            let e = (s + step).min(n);
+            let b = plan.read_range(t, s, e).and_then(|b| b.project(&cols).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }));
+            s = e;
+            Some(b)
+        })))
+    }
 }
 
 /// Import Arrow record batches of `schema` as a new Marquet table `opts.table` of `file`,

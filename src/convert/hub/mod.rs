@@ -17,6 +17,7 @@
 
 pub mod arrow;
 pub mod categorical;
+pub mod cells;
 #[cfg(feature = "gis")]
 pub mod features;
 pub mod geoarrow;
@@ -27,4 +28,18 @@ pub(crate) mod plan;
 pub mod renest;
 pub mod sort;
 pub mod source;
+pub mod tables;
 pub mod target;
+
+/// Arrow field metadata key of an extension type's name.
+pub const EXTENSION_NAME: &str = "ARROW:extension:name";
+/// Arrow field metadata key of an extension type's metadata.
+pub const EXTENSION_METADATA: &str = "ARROW:extension:metadata";
+
+/// Rows per record batch read or written, and per exported row group: one Marquet row block
+/// at the default chunk length (HEP002 §10.2).
+pub const DEFAULT_BATCH_ROWS: usize = 65_536;
+
+/// Longest string (bytes, without the NUL) stored as a fixed-length UTF-8 column; longer
+/// columns become list-of-bytes columns.
+pub const DEFAULT_MAX_FIXED_STRING: usize = 4096;

@@ -46,27 +46,7 @@ use model::{PixelType, Raster};
 /// Rows per batch read from a raster source: a batch holds its rasters' pixels.
 pub const BATCH_ROWS: usize = 8;
 
-/// The column of the row's position in the source.
-pub const SOURCE_ROW: &str = "source_row";
-
-/// Suffixes of the columns that describe raster column `C` (`C_<suffix>`), in order.
-pub const COLUMN_SUFFIXES: [&str; 15] = [
-    "array",
-    "width",
-    "height",
-    "num_bands",
-    "crs_wkt",
-    "scale_x",
-    "scale_y",
-    "skew_x",
-    "skew_y",
-    "upperleft_x",
-    "upperleft_y",
-    "pixel_types",
-    "no_data",
-    "out_db_urls",
-    "out_db_band_nos",
-];
+pub use model::{COLUMN_SUFFIXES, SOURCE_ROW};
 
 /// The group of a table's raster arrays.
 pub fn arrays_group(table: &str) -> String {
@@ -368,7 +348,10 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     let iceberg_out = fout.is_none() && output.extension().is_none() && (!output.exists() || std::fs::read_dir(output).is_ok_and(|mut d| d.next().is_none()));
     if fin == Some(Format::Marquet) && (fout == Some(Format::GeoParquet) || iceberg_out) && !opts.lake.geomesa_export {
         let file = File::open(input)?;
-        let table = crate::convert::single_table(&file, opts)?;
+        let table = match &opts.table {
+            Some(t) => t.clone(),
+            None => crate::convert::hub::tables::single_table_of(&file)?,
+        };
         let t = crate::marquet::MarquetTable::open(&file, &table)?;
         if read::raster_columns(&t)?.is_empty() {
             return Ok(None);
@@ -423,7 +406,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     let file = File::create(output)?;
     let r = import_rasters(source, cols, &file, &iopts, &opts.lake);
     drop(file);
-    super::new_file_report(input, output, r).map(Some)
+    crate::convert::ConvertReport::of_new_file(input, output, r).map(Some)
 }
 
 #[cfg(test)]

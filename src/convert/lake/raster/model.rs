@@ -14,6 +14,28 @@ use arrow_schema::{DataType, Field, Fields};
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 
+/// The column of the row's position in the source.
+pub const SOURCE_ROW: &str = "source_row";
+
+/// Suffixes of the columns that describe raster column `C` (`C_<suffix>`), in order.
+pub const COLUMN_SUFFIXES: [&str; 15] = [
+    "array",
+    "width",
+    "height",
+    "num_bands",
+    "crs_wkt",
+    "scale_x",
+    "scale_y",
+    "skew_x",
+    "skew_y",
+    "upperleft_x",
+    "upperleft_y",
+    "pixel_types",
+    "no_data",
+    "out_db_urls",
+    "out_db_band_nos",
+];
+
 /// A Havasu pixel type (`pixel_type`, stored as its integer code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PixelType {

@@ -6,7 +6,7 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 
 use super::model::{Band, GeoReference, PixelType, Raster};
-use super::{COLUMN_SUFFIXES, SOURCE_ROW};
+use super::model::{COLUMN_SUFFIXES, SOURCE_ROW};
 use crate::convert::hub::arrow::ArrowPlan;
 use crate::error::{MarquetError, Result};
 use crate::h5col::{File, Grid};
