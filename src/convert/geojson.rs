@@ -20,10 +20,10 @@ use arrow_schema::{DataType, Field};
 use geojson::{Feature, FeatureReader, GeometryValue, Position};
 use serde_json::Value;
 
-use super::plan::{self, Plan, Planned, StrStats};
+use super::hub::plan::{self, Plan, Planned, StrStats};
 use super::geoparquet::export::{ExportReport, Summary};
-use super::geoparquet::import::{GeometryImport, ImportOptions, ImportReport, PointForm};
-use super::sort::{HilbertSorter, KeyCollector};
+use super::hub::import::{GeometryImport, ImportOptions, ImportReport, PointForm};
+use super::hub::sort::{HilbertSorter, KeyCollector};
 use crate::spatial::geodesic::EdgeModel;
 use super::io_err;
 use crate::error::{MarquetError, Result};
@@ -215,7 +215,7 @@ fn import_geojson_inner(input: &Path, target: super::ImportTarget<'_>, opts: &Im
             Some(r) => r.apply_wkb(&w),
         }
     };
-    // Hilbert keys of the geometries (HEP002 §10.6; see super::sort).
+    // Hilbert keys of the geometries (HEP002 §10.6; see super::hub::sort).
     let mut keys = opts.layout.spatial_order.then(KeyCollector::default);
     for f in features(input)? {
         let f = f?;
@@ -279,7 +279,7 @@ fn import_geojson_inner(input: &Path, target: super::ImportTarget<'_>, opts: &Im
             PType::Float => Plan::Float { f16: false, f32: false },
             PType::Str | PType::Json => Plan::FixedStr { size: 2 },
         };
-        let n = super::geoparquet::import::sanitize_name(&name, used);
+        let n = super::hub::import::sanitize_name(&name, used);
         used.insert(n.clone());
         let mut p = Planned {
             name: n,
@@ -345,7 +345,7 @@ fn import_geojson_inner(input: &Path, target: super::ImportTarget<'_>, opts: &Im
         col_plans.push(p);
     }
     col_plans.extend(plans.iter().map(|(_, p)| p));
-    let spill = super::geoparquet::import::spill_dir_of(&target.file_name()?);
+    let spill = super::hub::import::spill_dir_of(&target.file_name()?);
     let mut sorter = keys.map(|k| HilbertSorter::new(k.keys(), opts.layout.sort_memory, spill));
     let mut w = target.writer(&t, &opts.layout, Some(nfeat), &opts.progress)?;
     let mut schema: Option<arrow_schema::SchemaRef> = None;
@@ -423,7 +423,7 @@ fn import_geojson_inner(input: &Path, target: super::ImportTarget<'_>, opts: &Im
 
 /// Append one record batch of [`import_geojson`]'s pass 2: column 0 is the geometry, then
 /// one column per plan.
-fn append_geojson_batch(w: &mut super::target::ImportSink<'_>, b: &RecordBatch, plans: &[&Planned]) -> Result<()> {
+fn append_geojson_batch(w: &mut super::hub::target::ImportSink<'_>, b: &RecordBatch, plans: &[&Planned]) -> Result<()> {
     let mut gb = GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(plan::binaries(b.column(0))?));
     for (k, p) in plans.iter().enumerate() {
         gb.columns.columns.insert(p.name.clone(), p.values(b.column(k + 1))?);

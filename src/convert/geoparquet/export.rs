@@ -14,9 +14,9 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use crate::convert::arrow::ArrowPlan;
+use crate::convert::hub::arrow::ArrowPlan;
 pub use super::export_covering::CoveringChoice;
-use super::meta::{self, WriteColumn};
+use crate::convert::hub::meta::{self, WriteColumn};
 use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -96,48 +96,7 @@ impl Default for ExportOptions {
     }
 }
 
-/// What an export did.
-#[derive(Debug, Clone, Default)]
-pub struct ExportReport {
-    /// Rows written (the table's `NROWS`).
-    pub rows: u64,
-    /// Parquet row groups written.
-    pub row_groups: usize,
-    /// `geo` version written ("2.0.0", "1.1.0", "1.0.0"; "" for GeoJSON).
-    pub version: String,
-    /// Parquet GEOMETRY / GEOGRAPHY logical types were written.
-    pub native_types: bool,
-    /// Geometry columns with the exact types written.
-    pub geometry_columns: Vec<(String, Vec<GeometryType>)>,
-    /// Columns not written, with the reason.
-    pub skipped: Vec<(String, String)>,
-    /// Things a reader should know (e.g. M types in a 1.0 file).
-    pub notes: Vec<String>,
-}
-
-impl std::fmt::Display for ExportReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(
-            f,
-            "exported {} rows{}{}{}",
-            self.rows,
-            // Row groups are Parquet's: GeoJSON and the GIS formats have none (issue #38).
-            if self.row_groups > 0 { format!(" in {} row group(s)", self.row_groups) } else { String::new() },
-            if self.version.is_empty() { String::new() } else { format!(", geo version {}", self.version) },
-            if self.native_types { ", Parquet GEOMETRY/GEOGRAPHY logical types" } else { "" }
-        )?;
-        for (c, t) in &self.geometry_columns {
-            writeln!(f, "  geometry {c}: [{}]", t.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "))?;
-        }
-        for (c, why) in &self.skipped {
-            writeln!(f, "  skipped {c}: {why}")?;
-        }
-        for n in &self.notes {
-            writeln!(f, "  note: {n}")?;
-        }
-        Ok(())
-    }
-}
+pub use crate::convert::hub::arrow::ExportReport;
 
 /// Exact summary of a geometry column, accumulated while exporting.
 pub(crate) struct Summary {
@@ -213,7 +172,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         ..Default::default()
     };
     // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
-    // as the ordinary H5Col data they also are, and reported (crate::convert::arrow::ArrowPlan).
+    // as the ordinary H5Col data they also are, and reported (crate::convert::hub::arrow::ArrowPlan).
     // Struct columns flattened on import are nested again (issue #22).
     let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?.renested();
     report.notes.extend(plan.notes.iter().cloned());

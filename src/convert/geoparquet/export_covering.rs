@@ -20,7 +20,7 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use crate::convert::io_err;
-use crate::convert::plan;
+use crate::convert::hub::plan;
 use crate::error::{MarquetError, Result};
 use crate::marquet::{bounds, types, GeometryColumnInfo, StorageForm};
 use crate::spatial::geodesic::EdgeModel;

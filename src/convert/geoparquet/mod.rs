@@ -2,11 +2,8 @@
 //! geospatial types, import into a Marquet table, export from one, and GeoArrow point
 //! encodings.
 
-pub mod covering_in;
 pub mod export;
 mod export_covering;
 mod export_crs;
-pub mod geoarrow;
-pub mod import;
-pub mod meta;
 pub mod pandas_meta;
+pub mod reader;

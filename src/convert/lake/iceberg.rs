@@ -32,11 +32,11 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use parquet::arrow::ProjectionMask;
 use serde_json::Value;
 
-use super::source::Source;
-use super::{FoundColumn, LakeOptions, SourceGeometry, TextOrBinary, PARQUET_FIELD_ID};
+use super::decode::TextOrBinary;
+use super::options::{FoundColumn, LakeOptions, Source, SourceGeometry, PARQUET_FIELD_ID};
 use crate::error::{MarquetError, Result};
 use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
-use super::{arrow_err, pq_err};
+use super::options::{arrow_err, pq_err};
 use crate::spec::BBox;
 
 /// Field ids of Havasu's manifest extension (Havasu spec, "Manifests").

@@ -14,7 +14,7 @@ use parquet::file::properties::WriterProperties;
 
 use super::read::{raster_columns, read_rasters};
 use super::{model, COLUMN_SUFFIXES, SOURCE_ROW};
-use crate::convert::arrow::ArrowPlan;
+use crate::convert::hub::arrow::ArrowPlan;
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::MarquetTable;

@@ -6,8 +6,8 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 
 use super::model::{Band, GeoReference, PixelType, Raster};
-use super::{COLUMN_SUFFIXES, SOURCE_ROW};
-use crate::convert::arrow::ArrowPlan;
+use super::model::{COLUMN_SUFFIXES, SOURCE_ROW};
+use crate::convert::hub::arrow::ArrowPlan;
 use crate::error::{MarquetError, Result};
 use crate::h5col::{File, Grid};
 use crate::marquet::MarquetTable;
@@ -42,7 +42,7 @@ fn bad(t: &MarquetTable, m: String) -> MarquetError {
 }
 
 fn strs(a: &ArrayRef) -> Result<Vec<Option<String>>> {
-    Ok(crate::convert::plan::strings(a)?.into_iter().map(|v| v.map(str::to_string)).collect())
+    Ok(crate::convert::hub::plan::strings(a)?.into_iter().map(|v| v.map(str::to_string)).collect())
 }
 
 fn list_strs(a: &ArrayRef, r: usize) -> Result<Option<Vec<String>>> {

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use arrow_array::{RecordBatch, UInt32Array};
 use arrow_schema::SchemaRef;
 
-use super::io_err;
+use crate::convert::io_err;
 use crate::error::{MarquetError, Result};
 use crate::spatial::hilbert::{box_centre, hilbert_of_centre};
 use crate::spec::BBox;

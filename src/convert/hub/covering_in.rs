@@ -1,4 +1,5 @@
-//! Bbox coverings written by other producers, on import (issue #32).
+//! Bbox coverings written by other producers, on import (issue #32): part of the hub, for
+//! every source whose schema has box structs (GeoParquet, plain Parquet, GeoMesa).
 //!
 //! A covering becomes the Marquet covering column of its geometry column (HEP002 §10.5):
 //! its name and float width are kept, its values are recomputed from the geometries (so
@@ -70,7 +71,7 @@ pub struct GeomRef<'a> {
     pub name: &'a str,
     /// Its root index in the schema.
     pub root: usize,
-    /// The covering column the `geo` key declares for it.
+    /// The covering column the source declares for it (GeoParquet: the `geo` key).
     pub declared: Option<&'a str>,
     /// Its edges (the box of a geometry is taken under them, ruling R8).
     pub edges: &'a Edges,
