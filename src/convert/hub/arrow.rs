@@ -12,7 +12,7 @@
 //!   describes the geometry columns ([`describe_schema`]) and the hub's import does the rest
 //!   ([`super::import::import`]): one column mapping, one layout policy for every writer.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, BinaryArray, Float64Array, RecordBatch, StructArray, UInt32Array};
@@ -29,7 +29,8 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::{ColumnKind, File};
 use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable, WkbBuffer};
-use crate::spec::{names, BBox};
+use crate::spec::{names, BBox, GeometryType};
+use crate::wkb;
 
 /// What an export did (every format's writer reports this).
 #[derive(Debug, Clone, Default)]
@@ -71,6 +72,70 @@ impl std::fmt::Display for ExportReport {
             writeln!(f, "  note: {n}")?;
         }
         Ok(())
+    }
+}
+
+/// Exact summary of a geometry column, accumulated while exporting.
+pub(crate) struct Summary {
+    pub types: BTreeSet<GeometryType>,
+    pub bbox: BBox,
+    pub all_z: bool,
+    pub all_m: bool,
+    pub any: bool,
+    /// Edge model and orientation for boxes that contain geodesic edges (R8).
+    pub edges: (crate::spatial::geodesic::EdgeModel, bool),
+}
+
+impl Summary {
+    pub fn new() -> Summary {
+        Summary {
+            types: BTreeSet::new(),
+            bbox: BBox::EMPTY,
+            all_z: true,
+            all_m: true,
+            any: false,
+            edges: (crate::spatial::geodesic::EdgeModel::Planar, false),
+        }
+    }
+    /// A summary whose boxes follow the column's edges, like Marquet's own BBOX.
+    pub fn for_column(info: &GeometryColumnInfo) -> Summary {
+        Summary { edges: (crate::marquet::bounds::edge_model(&info.edges), info.orientation_ccw), ..Summary::new() }
+    }
+    pub fn add(&mut self, w: &[u8], path: &str, row: u64) -> Result<()> {
+        let info = wkb::scan(w).map_err(|e| e.into_marquet(path.to_string(), Some(row)))?;
+        self.types.insert(info.geometry_type);
+        if !info.is_empty {
+            self.any = true;
+            self.all_z &= info.geometry_type.dims.has_z();
+            self.all_m &= info.geometry_type.dims.has_m();
+            let b = if self.edges.0 == crate::spatial::geodesic::EdgeModel::Planar {
+                info.bbox
+            } else {
+                crate::marquet::bounds::geometry_box(w, self.edges.0, self.edges.1)
+                    .map_err(|e| e.into_marquet(path.to_string(), Some(row)))?
+            };
+            self.bbox = self.bbox.union(&b);
+        }
+        Ok(())
+    }
+    pub fn sorted_types(&self) -> Vec<GeometryType> {
+        let mut v: Vec<GeometryType> = self.types.iter().copied().collect();
+        v.sort_by_key(|t| t.iso_code());
+        v
+    }
+    /// GeoParquet `bbox`: 4 numbers, 6 with Z, 8 with Z and M (2.0 only).
+    pub fn bbox_vec(&self, allow_zm: bool) -> Option<Vec<f64>> {
+        if !self.any {
+            return None;
+        }
+        let b = &self.bbox;
+        Some(if self.all_z && self.all_m && allow_zm {
+            vec![b.xmin, b.ymin, b.zmin, b.mmin, b.xmax, b.ymax, b.zmax, b.mmax]
+        } else if self.all_z {
+            vec![b.xmin, b.ymin, b.zmin, b.xmax, b.ymax, b.zmax]
+        } else {
+            vec![b.xmin, b.ymin, b.xmax, b.ymax]
+        })
     }
 }
 

@@ -21,6 +21,7 @@ pub mod cells;
 #[cfg(feature = "gis")]
 pub mod features;
 pub mod geoarrow;
+pub mod geojson_geometry;
 pub mod import;
 pub mod meta;
 pub mod nested_json;
