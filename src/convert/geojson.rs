@@ -21,7 +21,7 @@ use arrow_schema::{DataType, Field};
 use geojson::{Feature, FeatureReader};
 use serde_json::Value;
 
-use super::error::{code, io_err, Finding};
+use super::error::{code, err_at, Finding};
 use super::hub::plan;
 use super::hub::arrow::{ExportReport, Summary};
 use super::hub::import::{import, ImportOptions, ImportReport};
@@ -70,7 +70,7 @@ fn features(input: &Path) -> Result<impl Iterator<Item = Result<Feature>>> {
     let path = input.display().to_string();
     crate::error::check_regular_file(input)?; // a FIFO would block (issue #19)
     let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
-    Ok(FeatureReader::from_reader(BufReader::new(f)).features().map(move |r| r.map_err(|e| io_err(&path, e))))
+    Ok(FeatureReader::from_reader(BufReader::new(f)).features().map(move |r| r.map_err(|e| err_at(&path, e))))
 }
 
 pub use super::hub::geojson_geometry::{from_geojson, to_geojson, to_geojson_json};
@@ -83,7 +83,7 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
 /// [`import_geojson`] into a new table or appended to an existing one
 /// ([`super::ImportTarget`]).
 pub fn import_geojson_into(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
-    let mut src = GeoJsonSource::open(input)?;
+    let mut src = GeoJsonSource::open(input, opts.layout.sort_memory)?;
     let mut report = import(&mut src, target, opts)?;
     if let (Some(n), None) = (&src.crs_note, &opts.crs) {
         report.findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some("geometry"), n.clone()));
@@ -106,16 +106,22 @@ pub struct GeoJsonSource {
     props: Vec<Option<String>>,
     crs_note: Option<String>,
     skipped: Vec<(String, String)>,
+    /// Every row as record batches of the whole schema, when the file fit the budget.
+    kept: Option<Vec<RecordBatch>>,
 }
 
 impl GeoJsonSource {
-    /// Read `input` once to learn its properties' types.
-    pub fn open(input: &Path) -> Result<GeoJsonSource> {
+    /// Read `input` once to learn its properties' types. When the parsed features fit
+    /// `budget` bytes (estimated as four times the file's size) they are kept, as record
+    /// batches, for the import's passes; otherwise each pass parses the file again.
+    pub fn open(input: &Path, budget: usize) -> Result<GeoJsonSource> {
         let path = input.display().to_string();
         let mut names: Vec<String> = Vec::new();
         let mut types: Vec<PType> = Vec::new();
         let mut id_type = PType::Null;
         let mut rows = 0u64;
+        let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(u64::MAX);
+        let mut keep: Option<Vec<Feature>> = (size.saturating_mul(4) <= budget as u64).then(Vec::new);
         for f in features(input)? {
             let f = f?;
             rows += 1;
@@ -139,6 +145,9 @@ impl GeoJsonSource {
                     }
                 };
                 types[i] = join(types[i], ptype(v));
+            }
+            if let Some(k) = keep.as_mut() {
+                k.push(f);
             }
         }
         // The legacy `crs` member, when there is one (issue #22, super::geojson_crs).
@@ -177,8 +186,51 @@ impl GeoJsonSource {
             geoparquet_version: None,
             native_types: false,
         };
-        Ok(GeoJsonSource { input: input.to_path_buf(), described, props, crs_note, skipped })
+        let kept = match keep {
+            Some(fs) => {
+                let all: Vec<usize> = (0..described.schema.fields().len()).collect();
+                let mut out = Vec::with_capacity(fs.len().div_ceil(crate::convert::DEFAULT_BATCH_ROWS));
+                for chunk in fs.chunks(crate::convert::DEFAULT_BATCH_ROWS) {
+                    out.push(batch_of(chunk, &all, &described.schema, &props, &described.path)?);
+                }
+                Some(out)
+            }
+            None => None,
+        };
+        Ok(GeoJsonSource { input: input.to_path_buf(), described, props, crs_note, skipped, kept })
     }
+}
+
+/// The fields `roots` of features `chunk` as a record batch of `schema` (the projected
+/// schema); `props` names the property of each field after the geometry (`None`: the id).
+fn batch_of(chunk: &[Feature], roots: &[usize], schema: &arrow_schema::SchemaRef, props: &[Option<String>], path: &str) -> Result<RecordBatch> {
+    let mut cols: Vec<ArrayRef> = Vec::with_capacity(roots.len());
+    for &c in roots {
+        if c == 0 {
+            let mut b = BinaryBuilder::new();
+            for f in chunk {
+                match &f.geometry {
+                    Some(g) => b.append_value(wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian)),
+                    None => b.append_null(),
+                }
+            }
+            cols.push(Arc::new(b.finish()));
+            continue;
+        }
+        let vals: Vec<Value> = match &props[c - 1] {
+            None => chunk
+                .iter()
+                .map(|f| match &f.id {
+                    Some(geojson::feature::Id::String(s)) => Value::String(s.clone()),
+                    Some(geojson::feature::Id::Number(n)) => Value::Number(n.clone()),
+                    None => Value::Null,
+                })
+                .collect(),
+            Some(name) => chunk.iter().map(|f| f.property(name).cloned().unwrap_or(Value::Null)).collect(),
+        };
+        cols.push(json_array(&vals, schema.field(cols.len()).data_type()));
+    }
+    RecordBatch::try_new(schema.clone(), cols).map_err(|e| MarquetError::Arrow { path: path.to_string(), source: e })
 }
 
 /// The Arrow type of a property type.
@@ -198,8 +250,11 @@ impl ArrowSource for GeoJsonSource {
 
     fn batches(&mut self, roots: &[usize], batch_rows: usize) -> Result<Batches<'_>> {
         let path = self.described.path.clone();
-        let schema = self.described.schema.project(roots).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?;
-        let schema = Arc::new(schema);
+        if let Some(kept) = &self.kept {
+            let roots = roots.to_vec();
+            return Ok(Box::new(kept.iter().map(move |b| b.project(&roots).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))));
+        }
+        let schema = Arc::new(self.described.schema.project(roots).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?);
         let roots = roots.to_vec();
         let props = &self.props;
         let mut it = features(&self.input)?.fuse();
@@ -217,38 +272,7 @@ impl ArrowSource for GeoJsonSource {
             if chunk.is_empty() {
                 return None;
             }
-            let r = (|| -> Result<RecordBatch> {
-                let mut cols: Vec<ArrayRef> = Vec::with_capacity(roots.len());
-                for &c in &roots {
-                    if c == 0 {
-                        let mut b = BinaryBuilder::new();
-                        for f in &chunk {
-                            match &f.geometry {
-                                Some(g) => {
-                                    b.append_value(wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian));
-                                }
-                                None => b.append_null(),
-                            }
-                        }
-                        cols.push(Arc::new(b.finish()));
-                        continue;
-                    }
-                    let vals: Vec<Value> = match &props[c - 1] {
-                        None => chunk
-                            .iter()
-                            .map(|f| match &f.id {
-                                Some(geojson::feature::Id::String(s)) => Value::String(s.clone()),
-                                Some(geojson::feature::Id::Number(n)) => Value::Number(n.clone()),
-                                None => Value::Null,
-                            })
-                            .collect(),
-                        Some(name) => chunk.iter().map(|f| f.property(name).cloned().unwrap_or(Value::Null)).collect(),
-                    };
-                    cols.push(json_array(&vals, schema.field(cols.len()).data_type()));
-                }
-                RecordBatch::try_new(schema.clone(), cols).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })
-            })();
-            Some(r)
+            Some(batch_of(&chunk, &roots, &schema, props, &path))
         })))
     }
 }

@@ -17,7 +17,7 @@ use parquet::file::properties::WriterProperties;
 use crate::convert::hub::arrow::ArrowPlan;
 pub use super::export_covering::CoveringChoice;
 use crate::convert::hub::meta::{self, WriteColumn};
-use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
+use crate::convert::{err_at, DEFAULT_BATCH_ROWS};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::{GeometryColumnInfo, MarquetTable};
@@ -142,7 +142,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
             wopts = wopts.with_parquet_schema(sd);
         }
     }
-    let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
+    let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| err_at(&out_path, e))?;
     let n = t.nrows()?;
     let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();
     let mut seen = super::pandas_meta::Seen::new(schema.fields().len());
@@ -161,8 +161,8 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
                 }
             }
         }
-        w.write(&batch).map_err(|e| io_err(&out_path, e))?;
-        w.flush().map_err(|e| io_err(&out_path, e))?;
+        w.write(&batch).map_err(|e| err_at(&out_path, e))?;
+        w.flush().map_err(|e| err_at(&out_path, e))?;
         report.row_groups += 1;
         s = e;
         opts.progress.report(s, Some(n));
@@ -241,7 +241,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         w.append_key_value_metadata(KeyValue::new(k, v));
     }
     w.append_key_value_metadata(KeyValue::new(parquet::arrow::ARROW_SCHEMA_META_KEY.to_string(), arrow_schema));
-    w.close().map_err(|e| io_err(&out_path, e))?;
+    w.close().map_err(|e| err_at(&out_path, e))?;
     report.rows = n;
     Ok(report)
 }

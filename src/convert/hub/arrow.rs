@@ -24,7 +24,7 @@ use super::meta;
 use super::plan::{self, OutPlan};
 use super::source::{ArrowSource, Batches, Cached, Encoding, GeoField, SourceSchema};
 use super::target::ImportTarget;
-use crate::convert::io_err;
+use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::{ColumnKind, File};
@@ -191,7 +191,7 @@ fn wkb_array(b: WkbBuffer, path: &str) -> Result<ArrayRef> {
         .map_err(|_| MarquetError::Unsupported(format!("{path}: more than 2 GiB of WKB in one batch")))?;
     let nulls = b.valid.iter().any(|v| !v).then(|| NullBuffer::from(b.valid.clone()));
     let values = Buffer::from_vec(b.bytes);
-    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| io_err(path, e))?;
+    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| err_at(path, e))?;
     Ok(Arc::new(a))
 }
 
@@ -399,7 +399,7 @@ impl ArrowPlan {
                         arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
                     }
                     let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
-                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| io_err(t.path(), e))?)
+                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(t.path(), e))?)
                 }
                 Col::Covering { f32, z } => {
                     let col = t.table().column(name)?;
@@ -434,7 +434,7 @@ impl ArrowPlan {
             Some(shape) => shape.iter().map(|n| n.array(&arrays)).collect::<Result<Vec<_>>>()?,
             None => arrays,
         };
-        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| io_err(t.path(), e))
+        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| err_at(t.path(), e))
     }
 
     /// The rows `rows` (strictly ascending, each below NROWS), in that order, as record
@@ -460,11 +460,11 @@ impl ArrowPlan {
                 let j = i + rows[i..sp.last].iter().take_while(|&&r| r < e).count();
                 let b = self.read_range(t, s, e)?;
                 let idx = UInt32Array::from_iter_values(rows[i..j].iter().map(|&r| (r - s) as u32));
-                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| io_err(t.path(), e))?;
+                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| err_at(t.path(), e))?;
                 held += picked.num_rows();
                 parts.push(picked);
                 if held >= batch_rows {
-                    out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+                    out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| err_at(t.path(), e))?);
                     parts.clear();
                     held = 0;
                 }
@@ -473,7 +473,7 @@ impl ArrowPlan {
             }
         }
         if !parts.is_empty() {
-            out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+            out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| err_at(t.path(), e))?);
         }
         Ok(out)
     }
