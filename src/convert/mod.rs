@@ -73,8 +73,8 @@ pub mod shp;
 mod stage;
 
 pub use append::{append_file, append_record_batches, AppendOptions, AppendReport};
-pub use error::{code, failure_code, Finding};
-pub(crate) use error::{fail, io_err};
+pub use error::{code, failure_code, Finding, FindingCode};
+pub(crate) use error::{fail, err_at};
 pub use format::Format;
 pub use geojson::{export_geojson, import_geojson};
 pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, GeoParquetVersion};

@@ -46,31 +46,54 @@ pub(crate) fn single_table(file: &File, opts: &ConvertOptions) -> Result<String>
 /// of the table into an existing one); a failure or a kill leaves the output as it was
 /// (issue #19, docs/FAULTS.md F2).
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
-    if opts.output_format.or_else(|| Format::from_path(output)) == Some(Format::Marquet) && !opts.lake.geomesa_export {
-        return stage::into_hdf5(input, output, opts, convert_unstaged);
+    let f = Formats::of(input, output, opts);
+    if f.output == Some(Format::Marquet) && !opts.lake.geomesa_export {
+        // The staging file is an HDF5 file whatever its name.
+        return stage::into_hdf5(input, output, opts, |i, o, so| convert_unstaged(i, o, so, f));
     }
-    convert_unstaged(input, output, opts)
+    convert_unstaged(input, output, opts, f)
+}
+
+/// The formats of one conversion, told once from the options or the file extensions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Formats {
+    /// The input's format (`None`: no known extension; a lakehouse source may still read it).
+    pub input: Option<Format>,
+    /// The output's format.
+    pub output: Option<Format>,
+    /// The input format was named ([`ConvertOptions::format`]), not told from the extension.
+    pub named_input: bool,
+}
+
+impl Formats {
+    fn of(input: &Path, output: &Path, opts: &ConvertOptions) -> Formats {
+        Formats {
+            input: opts.format.or_else(|| Format::from_path(input)),
+            output: opts.output_format.or_else(|| Format::from_path(output)),
+            named_input: opts.format.is_some(),
+        }
+    }
 }
 
 /// [`convert`] without the staging of an HDF5 output.
-pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOptions, formats: Formats) -> Result<ConvertReport> {
     // A FIFO, socket or device is refused before anything reads it (issue #19); a lake may
     // be a directory.
     if std::fs::metadata(input).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         crate::error::check_regular_file(input)?;
     }
     // CSV, plain Parquet, Iceberg and GeoMesa sources; the GeoMesa layout (issue #24).
-    if let Some(mut r) = lake_hook(input, output, opts)? {
+    if let Some(mut r) = lake_hook(input, output, opts, formats)? {
         // --to-crs applies to lakehouse sources too (issue #22).
         if let Some(i) = &r.import {
             r.reproject = report_of(i, opts);
         }
         return Ok(r);
     }
-    let fin = opts.format.or_else(|| Format::from_path(input)).ok_or_else(|| {
+    let fin = formats.input.ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the input format from the extension", input.display()))
     })?;
-    let fout = opts.output_format.or_else(|| Format::from_path(output)).ok_or_else(|| {
+    let fout = formats.output.ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the output format from the extension", output.display()))
     })?;
     let mut report = ConvertReport { input: input.to_path_buf(), output: output.to_path_buf(), ..Default::default() };
@@ -242,10 +265,9 @@ pub(crate) fn report_of(r: &ImportReport, opts: &ConvertOptions) -> Option<Repro
 
 /// [`convert`]'s hook: lakehouse sources into HDF5, HDF5 into the GeoMesa layout.
 /// `None` when the ordinary paths apply.
-fn lake_hook(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Option<ConvertReport>> {
-    let fout = opts.output_format.or_else(|| Format::from_path(output));
+fn lake_hook(input: &Path, output: &Path, opts: &ConvertOptions, formats: Formats) -> Result<Option<ConvertReport>> {
+    let (fin, fout) = (formats.input, formats.output);
     if opts.lake.geomesa_export {
-        let fin = opts.format.or_else(|| Format::from_path(input));
         if fin != Some(Format::Marquet) || fout != Some(Format::GeoParquet) {
             return Err(MarquetError::InvalidArgument("the GeoMesa layout is written from an HDF5 table to a .parquet file".into()));
         }
@@ -259,10 +281,10 @@ fn lake_hook(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Optio
         return Ok(Some(ConvertReport { input: input.into(), output: output.into(), table, export: Some(r?), ..Default::default() }));
     }
     // Havasu rasters: arrays beside a footprint table (issue #37, raster/mod.rs).
-    if let Some(r) = lake::raster::convert_hook(input, output, opts)? {
+    if let Some(r) = lake::raster::convert_hook(input, output, opts, fin, fout)? {
         return Ok(Some(r));
     }
-    if opts.format.is_some() || !lake::wants_lake(input, &opts.lake)? {
+    if formats.named_input || !lake::wants_lake(input, &opts.lake)? {
         return Ok(None);
     }
     if fout != Some(Format::Marquet) {

@@ -143,7 +143,7 @@ fn describe(path: &str, md: &ArrowReaderMetadata) -> Result<SourceSchema> {
                 c.native_type = true;
                 if c.edges != nedges {
                     findings.push(Finding::new(
-                        "edges_mismatch",
+                        code::EDGES_MISMATCH,
                         Some(f.name()),
                         format!(
                             "`geo` says edges {} but the Parquet logical type says {}; the logical type wins",

@@ -12,7 +12,7 @@
 //!   describes the geometry columns ([`describe_schema`]) and the hub's import does the rest
 //!   ([`super::import::import`]): one column mapping, one layout policy for every writer.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, BinaryArray, Float64Array, RecordBatch, StructArray, UInt32Array};
@@ -24,12 +24,13 @@ use super::meta;
 use super::plan::{self, OutPlan};
 use super::source::{ArrowSource, Batches, Cached, Encoding, GeoField, SourceSchema};
 use super::target::ImportTarget;
-use crate::convert::io_err;
+use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::{ColumnKind, File};
 use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable, WkbBuffer};
-use crate::spec::{names, BBox};
+use crate::spec::{names, BBox, GeometryType};
+use crate::wkb;
 
 /// What an export did (every format's writer reports this).
 #[derive(Debug, Clone, Default)]
@@ -71,6 +72,70 @@ impl std::fmt::Display for ExportReport {
             writeln!(f, "  note: {n}")?;
         }
         Ok(())
+    }
+}
+
+/// Exact summary of a geometry column, accumulated while exporting.
+pub(crate) struct Summary {
+    pub types: BTreeSet<GeometryType>,
+    pub bbox: BBox,
+    pub all_z: bool,
+    pub all_m: bool,
+    pub any: bool,
+    /// Edge model and orientation for boxes that contain geodesic edges (R8).
+    pub edges: (crate::spatial::geodesic::EdgeModel, bool),
+}
+
+impl Summary {
+    pub fn new() -> Summary {
+        Summary {
+            types: BTreeSet::new(),
+            bbox: BBox::EMPTY,
+            all_z: true,
+            all_m: true,
+            any: false,
+            edges: (crate::spatial::geodesic::EdgeModel::Planar, false),
+        }
+    }
+    /// A summary whose boxes follow the column's edges, like Marquet's own BBOX.
+    pub fn for_column(info: &GeometryColumnInfo) -> Summary {
+        Summary { edges: (crate::marquet::bounds::edge_model(&info.edges), info.orientation_ccw), ..Summary::new() }
+    }
+    pub fn add(&mut self, w: &[u8], path: &str, row: u64) -> Result<()> {
+        let info = wkb::scan(w).map_err(|e| e.into_marquet(path.to_string(), Some(row)))?;
+        self.types.insert(info.geometry_type);
+        if !info.is_empty {
+            self.any = true;
+            self.all_z &= info.geometry_type.dims.has_z();
+            self.all_m &= info.geometry_type.dims.has_m();
+            let b = if self.edges.0 == crate::spatial::geodesic::EdgeModel::Planar {
+                info.bbox
+            } else {
+                crate::marquet::bounds::geometry_box(w, self.edges.0, self.edges.1)
+                    .map_err(|e| e.into_marquet(path.to_string(), Some(row)))?
+            };
+            self.bbox = self.bbox.union(&b);
+        }
+        Ok(())
+    }
+    pub fn sorted_types(&self) -> Vec<GeometryType> {
+        let mut v: Vec<GeometryType> = self.types.iter().copied().collect();
+        v.sort_by_key(|t| t.iso_code());
+        v
+    }
+    /// GeoParquet `bbox`: 4 numbers, 6 with Z, 8 with Z and M (2.0 only).
+    pub fn bbox_vec(&self, allow_zm: bool) -> Option<Vec<f64>> {
+        if !self.any {
+            return None;
+        }
+        let b = &self.bbox;
+        Some(if self.all_z && self.all_m && allow_zm {
+            vec![b.xmin, b.ymin, b.zmin, b.mmin, b.xmax, b.ymax, b.zmax, b.mmax]
+        } else if self.all_z {
+            vec![b.xmin, b.ymin, b.zmin, b.xmax, b.ymax, b.zmax]
+        } else {
+            vec![b.xmin, b.ymin, b.xmax, b.ymax]
+        })
     }
 }
 
@@ -126,7 +191,7 @@ fn wkb_array(b: WkbBuffer, path: &str) -> Result<ArrayRef> {
         .map_err(|_| MarquetError::Unsupported(format!("{path}: more than 2 GiB of WKB in one batch")))?;
     let nulls = b.valid.iter().any(|v| !v).then(|| NullBuffer::from(b.valid.clone()));
     let values = Buffer::from_vec(b.bytes);
-    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| io_err(path, e))?;
+    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| err_at(path, e))?;
     Ok(Arc::new(a))
 }
 
@@ -334,7 +399,7 @@ impl ArrowPlan {
                         arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
                     }
                     let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
-                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| io_err(t.path(), e))?)
+                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(t.path(), e))?)
                 }
                 Col::Covering { f32, z } => {
                     let col = t.table().column(name)?;
@@ -369,7 +434,7 @@ impl ArrowPlan {
             Some(shape) => shape.iter().map(|n| n.array(&arrays)).collect::<Result<Vec<_>>>()?,
             None => arrays,
         };
-        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| io_err(t.path(), e))
+        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| err_at(t.path(), e))
     }
 
     /// The rows `rows` (strictly ascending, each below NROWS), in that order, as record
@@ -395,11 +460,11 @@ impl ArrowPlan {
                 let j = i + rows[i..sp.last].iter().take_while(|&&r| r < e).count();
                 let b = self.read_range(t, s, e)?;
                 let idx = UInt32Array::from_iter_values(rows[i..j].iter().map(|&r| (r - s) as u32));
-                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| io_err(t.path(), e))?;
+                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| err_at(t.path(), e))?;
                 held += picked.num_rows();
                 parts.push(picked);
                 if held >= batch_rows {
-                    out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+                    out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| err_at(t.path(), e))?);
                     parts.clear();
                     held = 0;
                 }
@@ -408,7 +473,7 @@ impl ArrowPlan {
             }
         }
         if !parts.is_empty() {
-            out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+            out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| err_at(t.path(), e))?);
         }
         Ok(out)
     }

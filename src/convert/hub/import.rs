@@ -147,7 +147,7 @@ pub struct ImportReport {
 
 impl ImportReport {
     /// Does the report carry a finding with `code`?
-    pub fn has_finding(&self, code: &str) -> bool {
+    pub fn has_finding(&self, code: crate::convert::error::FindingCode) -> bool {
         self.findings.iter().any(|f| f.code == code)
     }
 }

@@ -22,6 +22,7 @@ pub mod covering_in;
 #[cfg(feature = "gis")]
 pub mod features;
 pub mod geoarrow;
+pub mod geojson_geometry;
 pub mod import;
 pub mod meta;
 pub mod nested_json;

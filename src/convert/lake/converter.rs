@@ -15,7 +15,7 @@ use super::source::open_source;
 use crate::convert::hub::import::{import, ImportOptions, ImportReport};
 use crate::convert::hub::source::{Batches, Cached, GeoField, Reopen, SourceSchema};
 use crate::convert::hub::target::ImportTarget;
-use crate::convert::io_err;
+use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::spec::BBox;
@@ -410,7 +410,7 @@ impl Converter {
         for v in &out {
             boxes.push(match v {
                 Some(w) => {
-                    let info = wkb::scan(w).map_err(|e| io_err(&self.path, e))?;
+                    let info = wkb::scan(w).map_err(|e| err_at(&self.path, e))?;
                     (!info.is_empty).then_some(info.bbox)
                 }
                 None => None,
@@ -423,8 +423,8 @@ impl Converter {
     /// geometry (float32 boxes rounded to nearest are widened outward by one ulp), else an
     /// error naming the row, or with `recompute_bbox` the geometry's own box.
     fn check_bbox(&mut self, gi: usize, a: &ArrayRef, boxes: &[Option<BBox>], f32: bool) -> Result<ArrayRef> {
-        let s = a.as_any().downcast_ref::<StructArray>().ok_or_else(|| io_err(&self.path, "bbox companion is not a struct"))?;
-        let field = |n: &str| -> Result<Vec<Option<f64>>> { f64_values(s.column_by_name(n).ok_or_else(|| io_err(&self.path, format!("bbox has no {n}")))?, &self.path) };
+        let s = a.as_any().downcast_ref::<StructArray>().ok_or_else(|| err_at(&self.path, "bbox companion is not a struct"))?;
+        let field = |n: &str| -> Result<Vec<Option<f64>>> { f64_values(s.column_by_name(n).ok_or_else(|| err_at(&self.path, format!("bbox has no {n}")))?, &self.path) };
         let (x0, y0, x1, y1) = (field("xmin")?, field("ymin")?, field("xmax")?, field("ymax")?);
         let g = &mut self.geoms[gi];
         let mut outb: [Vec<Option<f64>>; 4] = Default::default();
@@ -607,7 +607,7 @@ fn f64_values(a: &ArrayRef, path: &str) -> Result<Vec<Option<f64>>> {
         DataType::UInt16 => prim!(UInt16Type),
         DataType::UInt32 => prim!(UInt32Type),
         DataType::UInt64 => prim!(UInt64Type),
-        t => return Err(io_err(path, format!("expected numbers, found {t}"))),
+        t => return Err(err_at(path, format!("expected numbers, found {t}"))),
     })
 }
 

@@ -42,7 +42,7 @@ use crate::error::{MarquetError, Result};
 use crate::convert::hub::arrow::ArrowPlan;
 use crate::convert::ExportReport;
 use crate::convert::hub::sort::HilbertSorter;
-use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
+use crate::convert::{err_at, DEFAULT_BATCH_ROWS};
 use super::options::{arrow_err, pq_err};
 use crate::h5col::File;
 use crate::marquet::{Crs, MarquetTable};
@@ -282,12 +282,12 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
             }
             cols.push(b.column(i).clone());
             if let Some(g) = geoms.iter().find(|g| g.idx == i) {
-                let a = b.column(i).as_any().downcast_ref::<BinaryArray>().ok_or_else(|| io_err(&path, "geometry column is not binary"))?;
+                let a = b.column(i).as_any().downcast_ref::<BinaryArray>().ok_or_else(|| err_at(&path, "geometry column is not binary"))?;
                 let mut bx: [Vec<Option<f64>>; 4] = Default::default();
                 let mut hex = StringBuilder::new();
                 for r in 0..a.len() {
                     let v = (!a.is_null(r)).then(|| a.value(r));
-                    match key_of(v, g.points).map_err(|e| io_err(&path, format!("column {} row {r}: {e}", g.name)))? {
+                    match key_of(v, g.points).map_err(|e| err_at(&path, format!("column {} row {r}: {e}", g.name)))? {
                         Some((k, bb)) => {
                             // REAL bounds rounded outward, so each row's box contains it.
                             bx[0].push(Some(f32_down(bb.xmin) as f64));

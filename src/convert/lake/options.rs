@@ -125,15 +125,7 @@ pub struct SourceGeometry {
     pub columns: Vec<FoundColumn>,
 }
 
-/// A Parquet error of `path`, kept as its type.
-pub(crate) fn pq_err(path: &str, e: parquet::errors::ParquetError) -> MarquetError {
-    MarquetError::Parquet { path: path.to_string(), source: e }
-}
-
-/// An Arrow error of `path`, kept as its type.
-pub(crate) fn arrow_err(path: &str, e: arrow_schema::ArrowError) -> MarquetError {
-    MarquetError::Arrow { path: path.to_string(), source: e }
-}
+pub(crate) use crate::convert::error::{arrow_err, pq_err};
 
 /// Field metadata key of Parquet field ids in Arrow schemas.
 pub(crate) const PARQUET_FIELD_ID: &str = "PARQUET:field_id";

@@ -340,10 +340,14 @@ fn staged_for(output: &Path) -> Option<std::path::PathBuf> {
 
 /// [`super::convert_hook`]'s raster branch: a lakehouse source with raster columns into a
 /// new HDF5 file. `None` when the source has no raster column.
-pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::ConvertOptions) -> Result<Option<crate::convert::ConvertReport>> {
+pub(crate) fn convert_hook(
+    input: &Path,
+    output: &Path,
+    opts: &crate::convert::ConvertOptions,
+    fin: Option<crate::convert::Format>,
+    fout: Option<crate::convert::Format>,
+) -> Result<Option<crate::convert::ConvertReport>> {
     use crate::convert::Format;
-    let fin = opts.format.or_else(|| Format::from_path(input));
-    let fout = opts.output_format.or_else(|| Format::from_path(output));
     // An output without extension that is new or an empty directory: an Iceberg table.
     let iceberg_out = fout.is_none() && output.extension().is_none() && (!output.exists() || std::fs::read_dir(output).is_ok_and(|mut d| d.next().is_none()));
     if fin == Some(Format::Marquet) && (fout == Some(Format::GeoParquet) || iceberg_out) && !opts.lake.geomesa_export {
@@ -384,7 +388,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     if cols.is_empty() {
         return Ok(None);
     }
-    if opts.output_format.or_else(|| Format::from_path(output)) != Some(Format::Marquet) {
+    if fout != Some(Format::Marquet) {
         return Err(MarquetError::InvalidArgument(format!("{}: a table with Havasu rasters converts to an HDF5 file (.h5)", input.display())));
     }
     // The arrays live beside the table, and publishing into an existing file copies tables

@@ -59,13 +59,13 @@ fn list_i32(a: &ArrayRef, r: usize) -> Result<Option<Vec<i32>>> {
         return Ok(None);
     }
     let v = l.value(r);
-    let v = arrow_cast::cast(&v, &arrow_schema::DataType::Int32).map_err(|e| crate::convert::io_err("list", e))?;
+    let v = arrow_cast::cast(&v, &arrow_schema::DataType::Int32).map_err(|e| crate::convert::err_at("list", e))?;
     Ok(Some(v.as_primitive::<Int32Type>().iter().map(|x| x.unwrap_or(-1)).collect()))
 }
 
 fn num<T: arrow_array::types::ArrowPrimitiveType>(b: &RecordBatch, name: &str, dt: &arrow_schema::DataType) -> Result<Vec<Option<T::Native>>> {
     let a = b.column_by_name(name).ok_or_else(|| MarquetError::InvalidArgument(format!("no column {name}")))?;
-    let a = arrow_cast::cast(a, dt).map_err(|e| crate::convert::io_err(name, e))?;
+    let a = arrow_cast::cast(a, dt).map_err(|e| crate::convert::err_at(name, e))?;
     Ok(a.as_primitive::<T>().iter().collect())
 }
 
