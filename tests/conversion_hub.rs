@@ -25,36 +25,7 @@ fn marquet(args: &[&str]) -> (i32, String, String) {
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
-fn strace() -> Option<PathBuf> {
-    let found = ["/usr/bin/strace", "/bin/strace"].iter().map(PathBuf::from).find(|p| p.exists());
-    if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "strace is missing on CI (scripts/bootstrap.sh installs it for tests)");
-        eprintln!("skipped: strace is not installed");
-    }
-    found
-}
 
-/// Files the traced process created (successful `openat` with `O_CREAT` or `O_TMPFILE`,
-/// `creat`) and the renames it made.
-fn created_and_renamed(log: &str) -> (Vec<String>, Vec<(String, String)>) {
-    let quoted = |l: &str| -> Vec<String> { l.split('"').skip(1).step_by(2).map(|s| s.to_string()).collect() };
-    let mut created = Vec::new();
-    let mut renamed = Vec::new();
-    for l in log.lines() {
-        if l.contains("= -1") {
-            continue;
-        }
-        if (l.contains("openat(") && (l.contains("O_CREAT") || l.contains("O_TMPFILE"))) || l.contains("creat(") {
-            created.extend(quoted(l).into_iter().take(1));
-        } else if l.contains("rename") {
-            let q = quoted(l);
-            if q.len() >= 2 {
-                renamed.push((q[0].clone(), q[1].clone()));
-            }
-        }
-    }
-    (created, renamed)
-}
 
 /// Run `marquet args` under strace; the files it created other than `outputs` (and
 /// staging files renamed to one of them).
@@ -66,7 +37,7 @@ fn strays(strace: &Path, args: &[&str], outputs: &[&Path], log: &Path) -> Vec<St
         .unwrap();
     assert!(st.status.success(), "{args:?}: {}", String::from_utf8_lossy(&st.stderr));
     let log = std::fs::read_to_string(log).unwrap();
-    let (created, renamed) = created_and_renamed(&log);
+    let (created, renamed) = common::created_and_renamed(&log);
     let outs: Vec<String> = outputs.iter().map(|p| p.display().to_string()).collect();
     created
         .into_iter()
@@ -86,7 +57,7 @@ fn rows(h5: &Path, table: &str) -> Vec<String> {
 #[test]
 fn conversions_and_appends_create_no_file_but_their_output() {
     let _s = common::serial();
-    let Some(strace) = strace() else { return };
+    let Some(strace) = common::strace() else { return };
     let dir = common::TempDir::new("hub-no-temp-files");
     let src = data(COUNTRIES);
     let s = src.display().to_string();
@@ -131,7 +102,7 @@ fn a_marquet_input_with_a_new_crs_is_read_as_a_source() {
         eprintln!("skipped: built without PROJ");
         return;
     }
-    let Some(strace) = strace() else { return };
+    let Some(strace) = common::strace() else { return };
     let dir = common::TempDir::new("hub-marquet-source");
     let s = data(COUNTRIES).display().to_string();
     let a = dir.join("a.h5");

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-/// A file format [`convert`] reads or writes.
+/// A file format [`super::convert`] reads or writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// GeoParquet 0.x–2.0 (HEP002 §14).

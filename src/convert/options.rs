@@ -10,7 +10,7 @@ use super::hub::nested_json::NestedPolicy;
 use super::lake;
 use crate::error::Result;
 
-/// Options for [`convert`].
+/// Options for [`super::convert`].
 #[derive(Debug, Clone, Default)]
 pub struct ConvertOptions {
     /// Table path inside the HDF5 file (default: `/` + the other file's stem when writing;
@@ -52,7 +52,7 @@ pub struct ConvertOptions {
     pub text_as_bytes: bool,
 }
 
-/// What [`convert`] did.
+/// What [`super::convert`] did.
 #[derive(Debug, Clone, Default)]
 pub struct ConvertReport {
     /// The file read.

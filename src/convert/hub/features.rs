@@ -8,7 +8,7 @@
 //! mapping, Hilbert order, indexes and covering columns as every other import, no
 //! temporary file (the batches are kept in memory between the import's passes while they
 //! fit its budget; the file is read again otherwise).
-//! Export reads the table in row blocks ([`super::ArrowPlan::read_range`]), so memory is
+//! Export reads the table in row blocks ([`super::arrow::ArrowPlan::read_range`]), so memory is
 //! bounded by one block on both sides.
 //!
 //! Attribute types are the formats' common ground: 64-bit integers, doubles, booleans,

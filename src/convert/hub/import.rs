@@ -39,7 +39,8 @@ pub enum PointForm {
     VarWkb,
 }
 
-/// Options for [`import_geoparquet`] (and [`crate::convert::import_geojson`]).
+/// Options for [`import`] (every format's import: [`crate::convert::import_geoparquet`],
+/// [`crate::convert::import_geojson`], …).
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Path of the table group to create, e.g. `/countries`.

@@ -4,7 +4,7 @@
 //!
 //! - In: a format reader describes its schema once ([`source::SourceSchema`]: the Arrow
 //!   schema, the geometry fields with CRS, edges, encoding, covering) and yields record
-//!   batches ([`source::ArrowSource`]); [`import::import`] plans the columns ([`plan`],
+//!   batches ([`source::ArrowSource`]); [`import::import`] plans the columns (`plan`,
 //!   [`categorical`], [`nested_json`]), surveys the source once, puts the rows into Hilbert
 //!   order ([`sort`]) and streams them into the one writer ([`target`]).
 //! - Out: [`arrow::ArrowPlan`] reads a Marquet table as record batches with GeoArrow

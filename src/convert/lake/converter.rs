@@ -1,5 +1,5 @@
 //! Lakehouse batches into the hub: geometry columns of any encoding into ISO WKB, GeoMesa
-//! companions checked, the source described to the hub ([`lake_source`]).
+//! companions checked, the source described to the hub (`lake_source`).
 
 use std::path::Path;
 use std::sync::Arc;

@@ -12,7 +12,7 @@
 //! read it: one column mapping and one layout for every writer, memory bounded by one
 //! batch (plus the import's external sort).
 //!
-//! - [`import_lake`] / [`append_lake`]: the entry points; [`super::convert`] and
+//! - [`import_lake`] / [`crate::convert::append::append_lake`]: the entry points; [`super::convert`] and
 //!   [`super::append_file`] call them for `.csv` / `.tsv` inputs, Iceberg tables (a table
 //!   directory or a `*.metadata.json`), Parquet without GeoParquet metadata, Parquet with
 //!   GeoMesa companions, and whenever [`LakeOptions`] names a geometry.

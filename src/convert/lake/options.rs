@@ -47,7 +47,7 @@ pub struct LakeOptions {
     pub lonlat: Option<(String, String)>,
     /// The CRS of the geometry columns, as GeoParquet's `crs` strings are read
     /// (`OGC:CRS84`, `EPSG:3857`, `srid:N`, PROJJSON text). Default: from the values'
-    /// SRIDs ([`srid_crs`]), the Iceberg type, OGC:CRS84 for GeoJSON, lon/lat and GeoMesa,
+    /// SRIDs ([`super::decode::srid_crs`]), the Iceberg type, OGC:CRS84 for GeoJSON, lon/lat and GeoMesa,
     /// unknown otherwise.
     pub crs: Option<String>,
     /// A value that does not decode becomes a null geometry (with a warning naming the
@@ -118,7 +118,7 @@ pub struct FoundColumn {
     pub how: String,
 }
 
-/// What the source knows of its geometry columns, for [`Converter::new`].
+/// What the source knows of its geometry columns, for [`super::Converter::new`].
 #[derive(Debug, Clone, Default)]
 pub struct SourceGeometry {
     /// The declared geometry columns, in schema order.
