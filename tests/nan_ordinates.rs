@@ -260,3 +260,38 @@ fn an_all_nan_geometry_is_ordered_and_counted_like_an_empty_one() {
     assert!(matches!(p.append(&pb(f64::INFINITY, 1.0)).unwrap_err(), MarquetError::Refused { row: Some(0), .. }));
     assert_eq!(p.append(&pb(nan, nan)).unwrap(), 1);
 }
+
+/// Reprojection (`--to-crs`) keeps an all-NaN vertex as it is and refuses a vertex with one
+/// NaN ordinate, which has no position to transform.
+#[test]
+fn reprojection_keeps_nan_vertices_and_refuses_half_positions() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("nan-crs");
+    let nan = f64::NAN;
+    for (k, (row, ok)) in [(line(&[(10.0, 20.0), (nan, nan), (30.0, 40.0)]), true), (line(&[(10.0, 20.0), (nan, 25.0), (30.0, 40.0)]), false)].into_iter().enumerate() {
+        let plain = dir.join(&format!("p{k}.h5"));
+        {
+            let f = File::create(&plain).unwrap();
+            let mut t = MarquetTable::create(&f, "/t").unwrap();
+            t.add_geometry_column("geometry", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
+            t.append(&GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(vec![Some(row.clone())]))).unwrap();
+        }
+        let out = dir.join(&format!("m{k}.h5"));
+        let r = convert(&plain, &out, &ConvertOptions { to_crs: Some("EPSG:3857".into()), ..Default::default() });
+        if !ok {
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains("one NaN ordinate"), "{e}");
+            assert!(!out.exists());
+            continue;
+        }
+        r.unwrap();
+        conformant(&out);
+        let f = File::open(&out).unwrap();
+        let t = MarquetTable::open(&f, "/t").unwrap();
+        let g = wkb::decode(t.read_wkb("geometry", 0, 1).unwrap().get(0).unwrap()).unwrap();
+        let Geometry::LineString(l) = g else { panic!("{g:?}") };
+        assert_eq!(l.coords[1].x.to_bits(), nan.to_bits());
+        assert!(l.coords[1].y.is_nan());
+        assert!((l.coords[0].x - 1_113_194.907_932_735_7).abs() < 1e-6, "{:?}", l.coords[0]);
+    }
+}
