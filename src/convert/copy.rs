@@ -21,7 +21,7 @@ use super::hub::tables::single_table_of;
 use crate::error::{MarquetError, Result};
 use crate::h5col::{normalize_table_path, File};
 
-/// What [`copy_table`] copied.
+/// What an HDF5-to-HDF5 [`convert`](super::convert) copied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CopyReport {
     /// The table's path, the same in both files.
