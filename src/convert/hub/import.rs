@@ -249,7 +249,7 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
     let d = src.describe().clone();
     let path = d.path.clone();
     let schema = d.schema.clone();
-    let total_rows = d.rows;
+    let mut total_rows = d.rows;
     let mut report = ImportReport {
         table: opts.table.clone(),
         geoparquet_version: d.geoparquet_version.clone(),
@@ -434,6 +434,9 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
             }
             row0 += batch.num_rows() as u64;
         }
+        // A source that did not know its length (an Arrow stream) does now: the writer
+        // sizes chunks and blocks by it, as for a file.
+        total_rows = total_rows.or(Some(row0));
     }
     let mut sort_keys: Option<Vec<u64>> = keys.map(KeyCollector::keys);
     let text_bytes = opts.text_as_bytes || target.text_as_bytes()?;
