@@ -13,6 +13,14 @@ pub struct File {
     pub(super) path: String,
 }
 
+impl Drop for File {
+    fn drop(&mut self) {
+        // A handle sealed by a failed flush drops its metadata instead of writing it
+        // (issue #38, docs/FAULTS.md "A full disk").
+        h5::discard_sealed(self.inner.id());
+    }
+}
+
 impl File {
     /// Create (truncate) a file.
     pub fn create(path: impl AsRef<std::path::Path>) -> Result<File> {
