@@ -95,7 +95,8 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
         _ => {
             // The rows in Hilbert order among themselves (the block index then prunes the
             // appended rows too); the target's covering rows and indexes come from the writer.
-            let layout = crate::marquet::WriteLayout::default().with_covering(false);
+            // A table that keeps its input order gets the rows as they come (local ruling L19).
+            let layout = crate::marquet::WriteLayout::default().with_covering(false).with_spatial_order(!dst.keeps_input_order()?);
             let batch_rows = opts.batch_rows.and_then(|b| usize::try_from(b).ok()).unwrap_or(super::DEFAULT_BATCH_ROWS).max(1);
             let iopts = ImportOptions { table: dst.path().to_string(), progress: opts.progress.clone(), layout, batch_rows, ..ImportOptions::default() };
             let target = super::ImportTarget::Append { table: &dst, rtree: opts.rtree };
