@@ -123,3 +123,28 @@ fn every_library_write_into_a_keep_order_table_keeps_the_input_order() {
     assert_eq!(r.errors().count(), 0, "{:?}", r.errors().collect::<Vec<_>>());
     assert_eq!(row_order_attr(&h5.display().to_string(), "/p").as_deref(), Some("input"));
 }
+
+/// What Python's `marquet.append(h5, arrow_table)` calls (`convert::append_record_batches`):
+/// into a `--keep-order` table the rows stay in the stream's order.
+#[test]
+fn an_arrow_append_into_a_keep_order_table_keeps_the_input_order() {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    marquet::h5col::set_lock_timeout(std::time::Duration::from_secs(20));
+    let dir = common::TempDir::new("row-order-arrow");
+    let keep = dir.join("keep.h5").display().to_string();
+    let (code, _, err) = marquet(&["convert", CITIES, &keep, "--table", "/c", "--keep-order"]);
+    assert_eq!(code, 0, "{err}");
+    let first = rows(&keep);
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CITIES);
+    let b = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(src).unwrap()).unwrap();
+    let schema = b.schema().clone();
+    let r = b.build().unwrap();
+    let batches: Vec<_> = r.map(|b| b.map_err(|e| marquet::MarquetError::InvalidArgument(e.to_string()))).collect();
+    {
+        let f = File::open_rw(&keep).unwrap();
+        let rep = marquet::convert::append_record_batches(&f, "/c", schema, batches, &["geometry".to_string()], &Default::default()).unwrap();
+        assert_eq!(rep.nrows, 486);
+    }
+    let all = rows(&keep);
+    assert_eq!(all[243..], first[..], "the appended rows were reordered");
+}
