@@ -19,13 +19,13 @@ use super::*;
 /// continuation chunk, a new group, at the end of the file); when those writes fail
 /// (ENOSPC, EFBIG), the file is left pointing past its end and the object is lost. So the
 /// space is reserved first ([`reserve_or_seal`]): the file is extended with real blocks up
-/// to HDF5's end of allocation plus [`FLUSH_MARGIN`] (what the flush itself may still
-/// allocate for chunks held in HDF5's chunk caches). When that fails, nothing is flushed
+/// to HDF5's end of allocation plus what the flush itself may still allocate
+/// ([`flush_margin`]: the chunks held in HDF5's chunk caches). When that fails, nothing is flushed
 /// and the handle is sealed: no later write of this process (the flush at close included)
 /// reaches the file, which keeps its last flushed state. A flush that fails anyway seals
 /// the handle too.
 pub fn flush(loc: hid_t) -> Result<()> {
-    let reserved = reserve_or_seal(loc, FLUSH_MARGIN)?;
+    let reserved = reserve_or_seal(loc)?;
     let r = locked(|| unsafe { check(hdf5_sys::h5f::H5Fflush(loc, hdf5_sys::h5f::H5F_scope_t::H5F_SCOPE_LOCAL), "<file>", "H5Fflush") })
         .map(|_| ())
         .map_err(|e| match e {
@@ -63,11 +63,46 @@ pub(crate) unsafe fn file_eoa(loc: hid_t, eoa: *mut u64) -> hdf5_sys::h5::herr_t
     }
 }
 
-/// Bytes reserved past HDF5's end of allocation before a flush: room for the chunks that
-/// HDF5's chunk caches still hold (allocated only inside the flush). Writes through this
-/// crate go to the file as whole chunks (`H5Dwrite_chunk`) or through caches of at most
-/// this size per dataset, and are flushed dataset by dataset.
-pub const FLUSH_MARGIN: u64 = 1 << 20;
+/// Bytes reserved past HDF5's end of allocation before a flush besides the chunk caches
+/// ([`flush_margin`]): room for the chunk-index blocks and headers a flush may still
+/// allocate.
+pub const FLUSH_MARGIN: u64 = 64 << 10;
+
+/// What a flush of the file of `fid` may allocate past its end of allocation: the dirty
+/// chunks HDF5's chunk caches hold are allocated only inside the flush, so every open
+/// dataset's cache size (`rdcc_nbytes`, 1 MiB by default; a filter may grow a chunk a
+/// little: 1/64 more) plus 16 KiB of chunk-index blocks each, plus [`FLUSH_MARGIN`]. Writes
+/// through this crate go to the file as whole chunks (`H5Dwrite_chunk`, written at once)
+/// or through those caches.
+fn flush_margin(fid: &Hid) -> u64 {
+    let ids = locked(|| unsafe {
+        let n = hdf5_sys::h5f::H5Fget_obj_count(fid.0, hdf5_sys::h5f::H5F_OBJ_DATASET);
+        if n <= 0 {
+            return Vec::new();
+        }
+        let mut ids = vec![0 as hid_t; n as usize];
+        let got = hdf5_sys::h5f::H5Fget_obj_ids(fid.0, hdf5_sys::h5f::H5F_OBJ_DATASET, ids.len(), ids.as_mut_ptr());
+        ids.truncate(got.max(0) as usize);
+        ids
+    });
+    let mut margin = FLUSH_MARGIN;
+    for id in ids {
+        let cache = locked(|| unsafe {
+            let dapl = hdf5_sys::h5d::H5Dget_access_plist(id);
+            if dapl < 0 {
+                return 1u64 << 20;
+            }
+            let dapl = Hid(dapl);
+            let (mut slots, mut nbytes, mut w0) = (0usize, 0usize, 0f64);
+            if h5p::H5Pget_chunk_cache(dapl.0, &mut slots, &mut nbytes, &mut w0) < 0 {
+                return 1u64 << 20;
+            }
+            nbytes as u64
+        });
+        margin = margin.saturating_add(cache + cache / 64 + (16 << 10));
+    }
+    margin
+}
 
 unsafe extern "C" {
     /// HDF5's end-of-allocation address of a file (public since HDF5 1.10.2).
@@ -100,6 +135,41 @@ fn sec2_fd(loc: hid_t) -> Option<(Hid, i32)> {
     })
 }
 
+/// Was the file opened read-write (`H5Fget_intent`)?
+fn opened_for_writing(fid: &Hid) -> bool {
+    let mut intent: u32 = 0;
+    locked(|| unsafe { hdf5_sys::h5f::H5Fget_intent(fid.0, &mut intent) }) >= 0 && intent & hdf5_sys::h5f::H5F_ACC_RDWR != 0
+}
+
+/// Before a file handle is closed: HDF5's close flushes what a failed operation left dirty
+/// (a write that failed for want of space returned before any [`flush`]). Reserve that
+/// flush's space as [`flush`] does; when it cannot be reserved, seal the handle and drop the
+/// metadata ([`discard_sealed`]) instead of letting the close rewrite headers in place that
+/// would point past the end of the file (issue #38). A handle sealed earlier is discarded.
+pub(crate) fn prepare_close(loc: hid_t) {
+    // Only when HDF5 allocated space that never reached the disk (a clean handle needs none,
+    // and sealing it would take the file from other handles that share it).
+    if allocated_past_end(loc) && reserve_or_seal(loc).is_err() {
+        discard_sealed(loc);
+        return;
+    }
+    discard_sealed(loc);
+}
+
+/// Does HDF5's end of allocation lie past the file's length (space allocated, not written)?
+fn allocated_past_end(loc: hid_t) -> bool {
+    let Some((fid, fd)) = sec2_fd(loc) else { return false };
+    let mut eoa: u64 = 0;
+    if locked(|| unsafe { H5Fget_eoa(fid.0, &mut eoa) }) < 0 {
+        return false;
+    }
+    // SAFETY: fstat on the driver's open descriptor.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        libc::fstat(fd, &mut st) == 0 && eoa > st.st_size as u64
+    }
+}
+
 /// Space reserved by [`reserve_or_seal`]: the file's length before, to give back what the
 /// flush did not use.
 pub(crate) struct Reserved {
@@ -128,12 +198,16 @@ impl Reserved {
 }
 
 /// Make sure the file of `loc` holds real blocks up to HDF5's end of allocation plus
-/// `margin`, so that writing what HDF5 has allocated cannot fail for want of space
+/// [`flush_margin`], so that writing what HDF5 has allocated cannot fail for want of space
 /// (`posix_fallocate`; on file systems without it glibc writes the blocks). On failure
 /// (ENOSPC, EFBIG past a file-size limit, …) the handle is sealed ([`seal`]) and the error
 /// names the file and the bytes it needed. `Ok(None)`: not a sec2 file, or nothing to reserve.
-pub(crate) fn reserve_or_seal(loc: hid_t, margin: u64) -> Result<Option<Reserved>> {
+pub(crate) fn reserve_or_seal(loc: hid_t) -> Result<Option<Reserved>> {
     let Some((fid, fd)) = sec2_fd(loc) else { return Ok(None) };
+    if !opened_for_writing(&fid) {
+        return Ok(None);
+    }
+    let margin = flush_margin(&fid);
     let mut eoa: u64 = 0;
     if locked(|| unsafe { H5Fget_eoa(fid.0, &mut eoa) }) < 0 || eoa == hdf5_sys::h5::HADDR_UNDEF {
         return Ok(None);
@@ -226,8 +300,7 @@ fn seal(loc: hid_t, fd: i32) {
 /// metadata is dropped, which is the point). Nothing reads through the handle after it.
 pub(crate) fn discard_sealed(loc: hid_t) {
     let Some((fid, fd)) = sec2_fd(loc) else { return };
-    let mut intent: u32 = 0;
-    if locked(|| unsafe { hdf5_sys::h5f::H5Fget_intent(fid.0, &mut intent) }) < 0 || intent & hdf5_sys::h5f::H5F_ACC_RDWR == 0 {
+    if !opened_for_writing(&fid) {
         return;
     }
     // SAFETY: fcntl on the driver's open descriptor.

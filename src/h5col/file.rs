@@ -15,9 +15,10 @@ pub struct File {
 
 impl Drop for File {
     fn drop(&mut self) {
-        // A handle sealed by a failed flush drops its metadata instead of writing it
-        // (issue #38, docs/FAULTS.md "A full disk").
-        h5::discard_sealed(self.inner.id());
+        // The close's flush gets its space reserved, or (a full disk, or a handle sealed by
+        // a failed flush) drops the metadata instead of writing it half (issue #38,
+        // docs/FAULTS.md "A full disk inside a flush").
+        h5::prepare_close(self.inner.id());
     }
 }
 
