@@ -18,9 +18,9 @@ use super::*;
 /// change rewrote *in place* reaches the disk before the new blocks it points to (a
 /// continuation chunk, a new group, at the end of the file); when those writes fail
 /// (ENOSPC, EFBIG), the file is left pointing past its end and the object is lost. So the
-/// space is reserved first ([`reserve_or_seal`]): the file is extended with real blocks up
+/// space is reserved first (`reserve_or_seal`): the file is extended with real blocks up
 /// to HDF5's end of allocation plus what the flush itself may still allocate
-/// ([`flush_margin`]: the chunks held in HDF5's chunk caches). When that fails, nothing is flushed
+/// (`flush_margin`: the chunks held in HDF5's chunk caches). When that fails, nothing is flushed
 /// and the handle is sealed: no later write of this process (the flush at close included)
 /// reaches the file, which keeps its last flushed state. A flush that fails anyway seals
 /// the handle too.
@@ -64,7 +64,7 @@ pub(crate) unsafe fn file_eoa(loc: hid_t, eoa: *mut u64) -> hdf5_sys::h5::herr_t
 }
 
 /// Bytes reserved past HDF5's end of allocation before a flush besides the chunk caches
-/// ([`flush_margin`]): room for the chunk-index blocks and headers a flush may still
+/// (`flush_margin`): room for the chunk-index blocks and headers a flush may still
 /// allocate.
 pub const FLUSH_MARGIN: u64 = 64 << 10;
 
