@@ -147,13 +147,16 @@ fn opened_for_writing(fid: &Hid) -> bool {
 /// metadata ([`discard_sealed`]) instead of letting the close rewrite headers in place that
 /// would point past the end of the file (issue #38). A handle sealed earlier is discarded.
 pub(crate) fn prepare_close(loc: hid_t) {
-    // Only when HDF5 allocated space that never reached the disk (a clean handle needs none,
-    // and sealing it would take the file from other handles that share it).
-    if allocated_past_end(loc) && reserve_or_seal(loc).is_err() {
-        discard_sealed(loc);
-        return;
+    // Only when HDF5 allocated space that never reached the disk (a clean handle needs none).
+    if allocated_past_end(loc) {
+        let _ = reserve_or_seal(loc);
     }
-    discard_sealed(loc);
+    // Writes to /dev/null only when no other handle of the file stays open to read through
+    // it (a sealed descriptor is shared by every handle of the file).
+    let others = locked(|| unsafe { hdf5_sys::h5f::H5Fget_obj_count(loc, hdf5_sys::h5f::H5F_OBJ_FILE) });
+    if others <= 1 {
+        discard_sealed(loc);
+    }
 }
 
 /// Does HDF5's end of allocation lie past the file's length (space allocated, not written)?
