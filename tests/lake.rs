@@ -159,10 +159,10 @@ fn duckdb_ewkb_and_pyarrow_geojson() {
     let ir = r.import.as_ref().unwrap();
     if marquet::crs::proj_available() {
         assert_eq!(info.crs.id(), Some(("EPSG".into(), "3857".into())));
-        assert!(!ir.has_finding("crs_not_projjson"), "{ir}");
+        assert!(!ir.has_finding(marquet::convert::code::CRS_NOT_PROJJSON), "{ir}");
     } else {
         assert_eq!(info.crs, Crs::Unknown);
-        assert!(ir.has_finding("crs_not_projjson"), "{ir}");
+        assert!(ir.has_finding(marquet::convert::code::CRS_NOT_PROJJSON), "{ir}");
     }
     assert!(r.lake.as_ref().unwrap().warnings.iter().any(|w| w.contains("EPSG:3857")));
 }
@@ -338,7 +338,7 @@ fn iceberg_havasu_wkt_and_v3_geometry() {
     let r = convert(&warehouse("v3_geometry"), &h5, &opts(LakeOptions::default())).unwrap();
     assert_valid(&h5);
     assert!(r.lake.as_ref().unwrap().geometry[0].1.contains("geometry(EPSG:3857)"));
-    assert!(r.import.as_ref().unwrap().has_finding("crs_not_projjson"));
+    assert!(r.import.as_ref().unwrap().has_finding(marquet::convert::code::CRS_NOT_PROJJSON));
     let (g, _) = wkts(&h5, "g");
     assert_eq!(g, vec![Some("POINT (0 0)".into()), Some("POINT (100000 200000)".into()), Some("POINT (200000 400000)".into())]);
 }

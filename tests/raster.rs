@@ -108,7 +108,7 @@ fn assert_valid(h5: &Path) {
 
 /// Table row of each `name`.
 fn rows_by_name(t: &MarquetTable) -> HashMap<String, u64> {
-    let plan = marquet::convert::arrow::ArrowPlan::new(t, Some(&["name".to_string()]), false).unwrap();
+    let plan = marquet::convert::hub::arrow::ArrowPlan::new(t, Some(&["name".to_string()]), false).unwrap();
     let b = plan.read_range(t, 0, t.nrows().unwrap()).unwrap();
     let a: ArrayRef = b.column(0).clone();
     let s = a.as_string::<i32>();
@@ -177,7 +177,7 @@ fn check_footprints(h5: &Path) {
     let file = File::open(h5).unwrap();
     let t = MarquetTable::open(&file, "/rasters").unwrap();
     let by_name = rows_by_name(&t);
-    let plan = marquet::convert::arrow::ArrowPlan::new(&t, Some(&["rast".to_string()]), false).unwrap();
+    let plan = marquet::convert::hub::arrow::ArrowPlan::new(&t, Some(&["rast".to_string()]), false).unwrap();
     let b = plan.read_range(&t, 0, t.nrows().unwrap()).unwrap();
     let fps = b.column(0).as_binary::<i32>().clone();
     let mut n = 0;

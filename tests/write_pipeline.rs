@@ -114,41 +114,12 @@ fn an_append_equals_the_same_rows_appended_from_an_hdf5_copy() {
     assert_eq!(code, 0, "{out}{err}");
 }
 
-/// The paths a traced process created (`openat` with `O_CREAT`, `creat`), and the
-/// `rename`s it made, from an `strace -f` log.
-fn created_and_renamed(log: &str) -> (Vec<String>, Vec<(String, String)>) {
-    let quoted = |l: &str| -> Vec<String> { l.split('"').skip(1).step_by(2).map(|s| s.to_string()).collect() };
-    let mut created = Vec::new();
-    let mut renamed = Vec::new();
-    for l in log.lines() {
-        if l.contains("= -1") {
-            continue;
-        }
-        if (l.contains("openat(") && l.contains("O_CREAT")) || l.contains("creat(") {
-            created.extend(quoted(l).into_iter().take(1));
-        } else if l.contains("rename") {
-            let q = quoted(l);
-            if q.len() >= 2 {
-                renamed.push((q[0].clone(), q[1].clone()));
-            }
-        }
-    }
-    (created, renamed)
-}
 
-fn strace() -> Option<PathBuf> {
-    let found = ["/usr/bin/strace", "/bin/strace"].iter().map(PathBuf::from).find(|p| p.exists());
-    if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "strace is missing on CI (scripts/bootstrap.sh installs it for tests)");
-        eprintln!("skipped: strace is not installed");
-    }
-    found
-}
 
 #[test]
 fn append_and_convert_create_no_file_but_the_output() {
     let _s = common::serial();
-    let Some(strace) = strace() else { return };
+    let Some(strace) = common::strace() else { return };
     let dir = common::TempDir::new("write-pipeline-strace");
     let src = data(COUNTRIES).display().to_string();
     let out_dir = dir.join("out");
@@ -167,13 +138,13 @@ fn append_and_convert_create_no_file_but_the_output() {
     };
     // convert: the only file created is the staging file beside the output, renamed to it.
     let log = trace(&["convert", &src, &o, "--table", "/countries"], &dir.join("convert.log"));
-    let (created, renamed) = created_and_renamed(&log);
+    let (created, renamed) = common::created_and_renamed(&log);
     assert_eq!(created.len(), 1, "{created:?}");
     assert!(Path::new(&created[0]).parent() == Some(out_dir.as_path()), "{created:?}");
     assert_eq!(renamed, vec![(created[0].clone(), o.clone())]);
     // append: nothing created at all (the rows go into the output's reserved tail).
     let log = trace(&["append", &o, "--from", &src], &dir.join("append.log"));
-    let (created, renamed) = created_and_renamed(&log);
+    let (created, renamed) = common::created_and_renamed(&log);
     assert!(created.is_empty() && renamed.is_empty(), "{created:?} {renamed:?}");
     let f = File::open(&out).unwrap();
     assert_eq!(MarquetTable::open(&f, "/countries").unwrap().nrows().unwrap(), 354);

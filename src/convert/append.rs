@@ -11,6 +11,12 @@
 use std::path::{Path, PathBuf};
 
 
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use super::hub::arrow::import_record_batches_into;
+use super::hub::target::ImportTarget;
+use super::lake;
 use super::{single_table_of, Format, ImportOptions};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -71,7 +77,7 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
         crate::error::check_regular_file(source)?;
     }
     if opts.format.is_none() && super::lake::wants_lake(source, &opts.lake)? {
-        let (mut r, l) = super::lake::append_lake(file, table, source, opts, &opts.lake)?;
+        let (mut r, l) = append_lake(file, table, source, opts, &opts.lake)?;
         r.lake = Some(l);
         return Ok(r);
     }
@@ -93,15 +99,44 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
             dst.append_from(&src, step, opts.rtree, &opts.progress)?
         }
         _ => {
-            // The rows in Hilbert order among themselves (the block index then prunes the
-            // appended rows too); the target's covering rows and indexes come from the writer.
-            // A table that keeps its input order gets the rows as they come (local ruling L19).
-            let layout = crate::marquet::WriteLayout::default().with_covering(false).with_spatial_order(!dst.keeps_input_order()?);
-            let batch_rows = opts.batch_rows.and_then(|b| usize::try_from(b).ok()).unwrap_or(super::DEFAULT_BATCH_ROWS).max(1);
-            let iopts = ImportOptions { table: dst.path().to_string(), progress: opts.progress.clone(), layout, batch_rows, ..ImportOptions::default() };
-            let target = super::ImportTarget::Append { table: &dst, rtree: opts.rtree };
-            super::import_any(fmt, source, target, &iopts)?.rows
+            let target = ImportTarget::Append { table: &dst, rtree: opts.rtree };
+            super::import_any(fmt, source, target, &import_options(&dst, opts)?)?.rows
         }
     };
     Ok(AppendReport { source: source.to_path_buf(), table: table.to_string(), rows, nrows: dst.nrows()?, lake: None })
+}
+
+/// How an append imports its source: planned as `convert` plans it, the rows in Hilbert
+/// order among themselves (the block index then prunes the appended rows too); the
+/// target's covering rows and indexes come from the writer.
+pub(crate) fn import_options(dst: &MarquetTable, opts: &AppendOptions) -> Result<ImportOptions> {
+    // A table that keeps its input order gets the rows as they come (local ruling L19).
+    let layout = crate::marquet::WriteLayout::default().with_covering(false).with_spatial_order(!dst.keeps_input_order()?);
+    let batch_rows = opts.batch_rows.and_then(|b| usize::try_from(b).ok()).unwrap_or(super::DEFAULT_BATCH_ROWS).max(1);
+    Ok(ImportOptions { table: dst.path().to_string(), progress: opts.progress.clone(), layout, batch_rows, ..ImportOptions::default() })
+}
+
+/// Append Arrow record batches to the Marquet table `table` of `file`: mapped to columns as
+/// [`super::import_record_batches`] maps them, compared with the table's, streamed into its
+/// writer (BBOX, types, covering and block indexes maintained, R-trees per
+/// [`AppendOptions::rtree`]); all or nothing.
+pub fn append_record_batches<I>(file: &File, table: &str, schema: SchemaRef, batches: I, geometry: &[String], opts: &AppendOptions) -> Result<AppendReport>
+where
+    I: IntoIterator<Item = Result<RecordBatch>>,
+{
+    let dst = MarquetTable::open(file, table)?;
+    let target = ImportTarget::Append { table: &dst, rtree: opts.rtree };
+    let rows = import_record_batches_into(target, schema, batches, geometry, &import_options(&dst, opts)?)?.rows;
+    Ok(AppendReport { source: PathBuf::from("<Arrow stream>"), table: table.to_string(), rows, nrows: dst.nrows()?, lake: None })
+}
+
+/// Append a lakehouse source to the Marquet table `table` of `file`.
+pub fn append_lake(file: &File, table: &str, input: &Path, aopts: &AppendOptions, opts: &lake::LakeOptions) -> Result<(AppendReport, lake::LakeReport)> {
+    if !lake::raster::raster_columns(&lake::open_source(input, opts)?.schema).is_empty() {
+        return Err(MarquetError::Unsupported(format!("{}: Havasu raster columns are converted into a new file (marquet convert), not appended", input.display())));
+    }
+    let dst = MarquetTable::open(file, table)?;
+    let target = ImportTarget::Append { table: &dst, rtree: aopts.rtree };
+    let (r, l) = lake::import_lake_into(input, target, &import_options(&dst, aopts)?, opts)?;
+    Ok((AppendReport { source: input.to_path_buf(), table: table.to_string(), rows: r.rows, nrows: dst.nrows()?, lake: None }, l))
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use flatgeobuf::geozero::{ColumnValue, CoordDimensions, PropertyProcessor, ToWkb};
 use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbCrs, FgbReader, FgbWriter, FgbWriterOptions, GeometryType};
 
-use super::gis::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
+use super::hub::features::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
 use crate::error::{MarquetError, Result};
 use crate::marquet::Crs;
 use crate::spec::{Dimensions, GeometryKind};

@@ -15,23 +15,25 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef, BinaryArray, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::builder::BinaryBuilder;
+use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field};
-use geojson::{Feature, FeatureReader, GeometryValue, Position};
+use geojson::{Feature, FeatureReader};
 use serde_json::Value;
 
-use super::plan::{self, Plan, Planned, StrStats};
-use super::geoparquet::export::{ExportReport, Summary};
-use super::geoparquet::import::{GeometryImport, ImportOptions, ImportReport, PointForm};
-use super::sort::{HilbertSorter, KeyCollector};
-use crate::spatial::geodesic::EdgeModel;
-use super::io_err;
+use super::error::{code, err_at, Finding};
+use super::hub::plan;
+use super::hub::arrow::{ExportReport, Summary};
+use super::hub::import::{import, ImportOptions, ImportReport};
+use super::hub::nested_json::ARROW_JSON;
+use super::hub::source::{ArrowSource, Batches, GeoColumnMeta, GeoField, SourceSchema};
+use super::hub::target::ImportTarget;
+use super::hub::EXTENSION_NAME;
 use crate::error::{MarquetError, Result};
-use crate::h5col::Dtype;
 use crate::h5col::{ColumnKind, File};
-use crate::marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
-use crate::spec::{names, BBox, Dimensions, GeometryKind};
-use crate::wkb::{self, Coord, Geometry};
+use crate::marquet::MarquetTable;
+use crate::spec::names;
+use crate::wkb;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PType {
@@ -68,111 +70,10 @@ fn features(input: &Path) -> Result<impl Iterator<Item = Result<Feature>>> {
     let path = input.display().to_string();
     crate::error::check_regular_file(input)?; // a FIFO would block (issue #19)
     let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
-    Ok(FeatureReader::from_reader(BufReader::new(f)).features().map(move |r| r.map_err(|e| io_err(&path, e))))
+    Ok(FeatureReader::from_reader(BufReader::new(f)).features().map(move |r| r.map_err(|e| err_at(&path, e))))
 }
 
-fn pos_coord(p: &Position, dims: Dimensions) -> Coord {
-    let s = p.as_slice();
-    let g = |i: usize| s.get(i).copied().unwrap_or(f64::NAN);
-    match dims {
-        Dimensions::Xyz => Coord::xyz(g(0), g(1), g(2)),
-        _ => Coord::xy(g(0), g(1)),
-    }
-}
-
-fn max_dim(v: &GeometryValue) -> usize {
-    fn m(ps: &[Position]) -> usize {
-        ps.iter().map(|p| p.len()).max().unwrap_or(2)
-    }
-    match v {
-        GeometryValue::Point { coordinates } => coordinates.len().max(2),
-        GeometryValue::MultiPoint { coordinates } | GeometryValue::LineString { coordinates } => m(coordinates),
-        GeometryValue::MultiLineString { coordinates } | GeometryValue::Polygon { coordinates } => {
-            coordinates.iter().map(|r| m(r)).max().unwrap_or(2)
-        }
-        GeometryValue::MultiPolygon { coordinates } => {
-            coordinates.iter().flat_map(|p| p.iter().map(|r| m(r))).max().unwrap_or(2)
-        }
-        GeometryValue::GeometryCollection { geometries } => geometries.iter().map(|g| max_dim(&g.value)).max().unwrap_or(2),
-    }
-}
-
-/// A GeoJSON geometry as a WKB-model geometry (XY, or XYZ when any position has 3 values).
-pub fn from_geojson(v: &GeometryValue) -> Geometry {
-    let dims = if max_dim(v) >= 3 { Dimensions::Xyz } else { Dimensions::Xy };
-    build(v, dims)
-}
-
-fn build(v: &GeometryValue, dims: Dimensions) -> Geometry {
-    let seq = |ps: &[Position]| ps.iter().map(|p| pos_coord(p, dims)).collect::<Vec<_>>();
-    match v {
-        GeometryValue::Point { coordinates } => Geometry::Point(if coordinates.is_empty() {
-            wkb::Point::empty(dims)
-        } else {
-            wkb::Point::new(dims, pos_coord(coordinates, dims))
-        }),
-        GeometryValue::LineString { coordinates } => Geometry::LineString(wkb::LineString { dims, coords: seq(coordinates) }),
-        GeometryValue::Polygon { coordinates } => {
-            Geometry::Polygon(wkb::Polygon { dims, rings: coordinates.iter().map(|r| seq(r)).collect() })
-        }
-        GeometryValue::MultiPoint { coordinates } => Geometry::MultiPoint(wkb::MultiPoint {
-            dims,
-            points: coordinates.iter().map(|p| wkb::Point::new(dims, pos_coord(p, dims))).collect(),
-        }),
-        GeometryValue::MultiLineString { coordinates } => Geometry::MultiLineString(wkb::MultiLineString {
-            dims,
-            lines: coordinates.iter().map(|l| wkb::LineString { dims, coords: seq(l) }).collect(),
-        }),
-        GeometryValue::MultiPolygon { coordinates } => Geometry::MultiPolygon(wkb::MultiPolygon {
-            dims,
-            polygons: coordinates
-                .iter()
-                .map(|p| wkb::Polygon { dims, rings: p.iter().map(|r| seq(r)).collect() })
-                .collect(),
-        }),
-        GeometryValue::GeometryCollection { geometries } => Geometry::GeometryCollection(wkb::GeometryCollection {
-            dims,
-            geometries: geometries.iter().map(|g| build(&g.value, dims)).collect(),
-        }),
-    }
-}
-
-fn position(c: &Coord, dims: Dimensions) -> Position {
-    if dims.has_z() {
-        Position::from(vec![c.x, c.y, c.z])
-    } else {
-        Position::from(vec![c.x, c.y])
-    }
-}
-
-/// A WKB-model geometry as GeoJSON (Z kept, M dropped; POINT EMPTY → empty coordinates).
-pub fn to_geojson(g: &Geometry) -> GeometryValue {
-    let seq = |cs: &[Coord], d: Dimensions| cs.iter().map(|c| position(c, d)).collect::<Vec<_>>();
-    match g {
-        Geometry::Point(p) => GeometryValue::Point {
-            coordinates: if p.coord.is_empty() { Position::from(Vec::<f64>::new()) } else { position(&p.coord, p.dims) },
-        },
-        Geometry::LineString(l) => GeometryValue::LineString { coordinates: seq(&l.coords, l.dims) },
-        Geometry::Polygon(p) => GeometryValue::Polygon { coordinates: p.rings.iter().map(|r| seq(r, p.dims)).collect() },
-        Geometry::MultiPoint(m) => {
-            GeometryValue::MultiPoint { coordinates: m.points.iter().map(|p| position(&p.coord, p.dims)).collect() }
-        }
-        Geometry::MultiLineString(m) => {
-            GeometryValue::MultiLineString { coordinates: m.lines.iter().map(|l| seq(&l.coords, l.dims)).collect() }
-        }
-        Geometry::MultiPolygon(m) => GeometryValue::MultiPolygon {
-            coordinates: m.polygons.iter().map(|p| p.rings.iter().map(|r| seq(r, p.dims)).collect()).collect(),
-        },
-        Geometry::GeometryCollection(c) => GeometryValue::GeometryCollection {
-            geometries: c.geometries.iter().map(|g| geojson::Geometry::new(to_geojson(g))).collect(),
-        },
-    }
-}
-
-/// A geometry as a GeoJSON geometry object (RFC 7946 §3.1), as JSON.
-pub fn to_geojson_json(g: &Geometry) -> serde_json::Value {
-    serde_json::to_value(geojson::Geometry::new(to_geojson(g))).unwrap_or(serde_json::Value::Null)
-}
+pub use super::hub::geojson_geometry::{from_geojson, to_geojson, to_geojson_json};
 
 /// Import a GeoJSON FeatureCollection as a new Marquet table (geometry column `geometry`).
 pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
@@ -181,262 +82,206 @@ pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result
 
 /// [`import_geojson`] into a new table or appended to an existing one
 /// ([`super::ImportTarget`]).
-pub fn import_geojson_into(input: &Path, target: super::ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
-    target.or_nothing(&opts.table, || import_geojson_inner(input, target, opts))
+pub fn import_geojson_into(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
+    let mut src = GeoJsonSource::open(input, opts.layout.sort_memory)?;
+    let mut report = import(&mut src, target, opts)?;
+    if let (Some(n), None) = (&src.crs_note, &opts.crs) {
+        report.findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some("geometry"), n.clone()));
+    }
+    report.skipped.extend(src.skipped.iter().cloned());
+    Ok(report)
 }
 
-fn import_geojson_inner(input: &Path, target: super::ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
-    let mut report = ImportReport { table: opts.table.clone(), ..Default::default() };
-    // Pass 1: property types, string lengths, geometry kinds.
-    let mut names: Vec<String> = Vec::new();
-    let mut types: Vec<PType> = Vec::new();
-    let mut stats: Vec<StrStats> = Vec::new();
-    let mut id_type = PType::Null;
-    let mut id_stats = StrStats::default();
-    let (mut all_points, mut dims_seen) = (true, BTreeSet::new());
-    let mut nfeat = 0u64;
-    // The legacy `crs` member, when there is one (issue #22, super::geojson_crs).
-    let (crs, crs_note) = match &opts.crs {
-        Some(c) => (c.clone(), None),
-        None => super::geojson_crs::geojson_crs(input)?,
-    };
-    // `--to-crs`: every geometry reprojected before it is boxed, ordered or stored (issue #31).
-    let reproj = match &opts.to_crs {
-        Some(to) if !(crs == *to || (crate::crs::is_crs84(&crs) && crate::crs::is_crs84(to))) => {
-            report.reprojected.push(("geometry".into(), crs.display_name(), to.display_name()));
-            Some(crate::crs::ValuesReprojection::new(&crs, to, &format!("{}: geometry", input.display()))?)
-        }
-        _ => None,
-    };
-    let wkb_of = |g: &geojson::Geometry| -> Result<Vec<u8>> {
-        let w = wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian);
-        match &reproj {
-            None => Ok(w),
-            Some(r) => r.apply_wkb(&w),
-        }
-    };
-    // Hilbert keys of the geometries (HEP002 §10.6; see super::sort).
-    let mut keys = opts.layout.spatial_order.then(KeyCollector::default);
-    for f in features(input)? {
-        let f = f?;
-        nfeat += 1;
-        if let Some(k) = keys.as_mut() {
-            let b = match &f.geometry {
-                None => BBox::EMPTY,
-                Some(g) => {
-                    let w = wkb_of(g)?;
-                    crate::marquet::bounds::geometry_box(&w, EdgeModel::Planar, false)
-                        .map_err(|e| e.into_marquet(format!("{}: feature {}", input.display(), nfeat - 1), None))?
-                }
-            };
-            k.push(&b);
-        }
-        if let Some(id) = &f.id {
-            match id {
-                geojson::feature::Id::String(s) => {
-                    id_type = join(id_type, PType::Str);
-                    id_stats.add(s);
-                }
-                geojson::feature::Id::Number(n) => {
-                    id_type = join(id_type, if n.is_i64() { PType::Int } else { PType::Float });
-                    id_stats.add(&n.to_string());
-                }
+/// A GeoJSON FeatureCollection as an Arrow source of the hub (issue #32). Opening reads the
+/// features once to learn each property's type (and the feature id's): booleans →
+/// `Boolean`, integers → `Int64`, other numbers → `Float64`, strings → `Utf8`, anything
+/// mixed, nested or array-valued → its JSON text (`Utf8` with the `arrow.json` extension
+/// type); properties that are null everywhere have no type and are skipped. Each pass of
+/// the import reads the features again (memory: one batch). The geometry field is WKB in
+/// the CRS of the legacy `crs` member, or OGC:CRS84 (RFC 7946 §4).
+pub struct GeoJsonSource {
+    input: std::path::PathBuf,
+    described: SourceSchema,
+    /// The property of each field after the geometry (`None`: the feature id).
+    props: Vec<Option<String>>,
+    crs_note: Option<String>,
+    skipped: Vec<(String, String)>,
+    /// Every row as record batches of the whole schema, when the file fit the budget.
+    kept: Option<Vec<RecordBatch>>,
+}
+
+impl GeoJsonSource {
+    /// Read `input` once to learn its properties' types. When the parsed features fit
+    /// `budget` bytes (estimated as four times the file's size) they are kept, as record
+    /// batches, for the import's passes; otherwise each pass parses the file again.
+    pub fn open(input: &Path, budget: usize) -> Result<GeoJsonSource> {
+        let path = input.display().to_string();
+        let mut names: Vec<String> = Vec::new();
+        let mut types: Vec<PType> = Vec::new();
+        let mut id_type = PType::Null;
+        let mut rows = 0u64;
+        let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(u64::MAX);
+        let mut keep: Option<Vec<Feature>> = (size.saturating_mul(4) <= budget as u64).then(Vec::new);
+        for f in features(input)? {
+            let f = f?;
+            rows += 1;
+            if let Some(id) = &f.id {
+                id_type = join(
+                    id_type,
+                    match id {
+                        geojson::feature::Id::String(_) => PType::Str,
+                        geojson::feature::Id::Number(n) if n.is_i64() => PType::Int,
+                        geojson::feature::Id::Number(_) => PType::Float,
+                    },
+                );
+            }
+            for (k, v) in f.properties_iter() {
+                let i = match names.iter().position(|x| x == k) {
+                    Some(i) => i,
+                    None => {
+                        names.push(k.clone());
+                        types.push(PType::Null);
+                        names.len() - 1
+                    }
+                };
+                types[i] = join(types[i], ptype(v));
+            }
+            if let Some(k) = keep.as_mut() {
+                k.push(f);
             }
         }
-        if let Some(g) = &f.geometry {
-            let wg = from_geojson(&g.value);
-            if wg.kind() != GeometryKind::Point {
-                all_points = false;
+        // The legacy `crs` member, when there is one (issue #22, super::geojson_crs).
+        let (crs, crs_note) = super::geojson_crs::geojson_crs(input)?;
+        let mut fields = vec![Field::new("geometry", DataType::Binary, true)];
+        let mut props = Vec::new();
+        let mut skipped = Vec::new();
+        let field = |name: &str, t: PType| -> Field {
+            let f = Field::new(name, arrow_type(t), true);
+            if t == PType::Json {
+                f.with_metadata(std::collections::HashMap::from([(EXTENSION_NAME.to_string(), ARROW_JSON.to_string())]))
+            } else {
+                f
             }
-            dims_seen.insert(wg.dims());
-        }
-        for (k, v) in f.properties_iter() {
-            let i = match names.iter().position(|x| x == k) {
-                Some(i) => i,
-                None => {
-                    names.push(k.clone());
-                    types.push(PType::Null);
-                    stats.push(StrStats::default());
-                    names.len() - 1
-                }
-            };
-            types[i] = join(types[i], ptype(v));
-            match v {
-                Value::String(s) => stats[i].add(s),
-                Value::Null => {}
-                other => stats[i].add(&other.to_string()),
-            }
-        }
-    }
-    // Column plans.
-    let mut used: BTreeSet<String> = BTreeSet::from(["geometry".to_string()]);
-    let text_bytes = opts.text_as_bytes || target.text_as_bytes()?;
-    let mk = |name: String, t: PType, st: &StrStats, used: &mut BTreeSet<String>| -> Option<Planned> {
-        let plan = match t {
-            PType::Null => return None,
-            PType::Bool => Plan::Bool { nullable: true },
-            PType::Int => Plan::Int(Dtype::I64),
-            PType::Float => Plan::Float { f16: false, f32: false },
-            PType::Str | PType::Json => Plan::FixedStr { size: 2 },
         };
-        let n = super::geoparquet::import::sanitize_name(&name, used);
-        used.insert(n.clone());
-        let mut p = Planned {
-            name: n,
-            path: vec![0],
-            plan,
-            spec_units: None,
-            description: (t == PType::Json).then(|| "JSON text of mixed or nested GeoJSON property values".to_string()),
-            needs_str_stats: matches!(t, PType::Str | PType::Json),
-            dictionary: None,
-            json: None,
-            to_json: false,
-            struct_path: None,
-        };
-        let d = p.description.clone();
-        p.finish_strings(st, opts.max_fixed_string, text_bytes);
-        if d.is_some() && p.description.is_none() {
-            p.description = d;
+        if id_type != PType::Null {
+            fields.push(field("id", id_type));
+            props.push(None);
         }
-        Some(p)
-    };
-    let id_plan = mk("id".into(), id_type, &id_stats, &mut used);
-    let mut plans: Vec<(usize, Planned)> = Vec::new();
-    for (i, k) in names.iter().enumerate() {
-        match mk(k.clone(), types[i], &stats[i], &mut used) {
-            Some(p) => plans.push((i, p)),
-            None => report.skipped.push((k.clone(), "every value is null: no type to give the column".into())),
-        }
-    }
-    let form = if all_points && dims_seen.len() == 1 {
-        let d = *dims_seen.iter().next().unwrap_or(&Dimensions::Xy);
-        match opts.point_form {
-            PointForm::Native => StorageForm::Point { dims: d, f32: false },
-            PointForm::FixedWkb => StorageForm::FixedWkb { size: 5 + 8 * d.size() },
-            PointForm::VarWkb => StorageForm::VarWkb,
-        }
-    } else {
-        let _ = choose_form;
-        StorageForm::VarWkb
-    };
-    let (_template_file, mut t) = target.define(&opts.table)?;
-    let mut spec = GeometryColumnSpec::default().with_form(form);
-    spec.crs = opts.to_crs.clone().unwrap_or(crs);
-    if let Some(n) = &crs_note {
-        report.findings.push(super::Finding::new(super::code::CRS_NOT_PROJJSON, Some("geometry"), n.clone()));
-        spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {n}"));
-    }
-    let cov = crate::marquet::layout::covering_name("geometry", true, &|n| used.contains(n));
-    let spec = opts.layout.geometry_spec(spec, &cov);
-    t.add_geometry_column("geometry", &spec)?;
-    if let Some(p) = &id_plan {
-        p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
-        report.columns.push((p.name.clone(), "feature id".into()));
-    }
-    for (i, p) in &plans {
-        p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
-        report.columns.push((p.name.clone(), format!("property {:?} ({:?})", names[*i], types[*i])));
-    }
-    // Pass 2: record batches of the geometry (WKB) and the planned columns, in Hilbert
-    // order through the sorter when the layout orders rows.
-    let mut fields = vec![Field::new("geometry", DataType::Binary, true)];
-    let mut col_plans: Vec<&Planned> = Vec::new();
-    if let Some(p) = &id_plan {
-        col_plans.push(p);
-    }
-    col_plans.extend(plans.iter().map(|(_, p)| p));
-    let spill = super::geoparquet::import::spill_dir_of(&target.file_name()?);
-    let mut sorter = keys.map(|k| HilbertSorter::new(k.keys(), opts.layout.sort_memory, spill));
-    let mut w = target.writer(&t, &opts.layout, Some(nfeat), &opts.progress)?;
-    let mut schema: Option<arrow_schema::SchemaRef> = None;
-    let mut it = features(input)?.fuse();
-    loop {
-        let mut chunk: Vec<Feature> = Vec::with_capacity(opts.batch_rows.min(65_536));
-        for f in it.by_ref() {
-            chunk.push(f?);
-            if chunk.len() >= opts.batch_rows {
-                break;
+        for (k, t) in names.iter().zip(&types) {
+            if *t == PType::Null {
+                skipped.push((k.clone(), "every value is null: no type to give the column".into()));
+                continue;
             }
+            fields.push(field(k, *t));
+            props.push(Some(k.clone()));
         }
-        if chunk.is_empty() {
-            break;
+        let mut meta = GeoColumnMeta::wkb("geometry", crs);
+        meta.crs_note = crs_note.clone();
+        let described = SourceSchema {
+            path,
+            schema: Arc::new(arrow_schema::Schema::new(fields)),
+            geometry: vec![GeoField { meta, source: "GeoJSON geometry".into(), crs_text: None }],
+            rows: Some(rows),
+            findings: Vec::new(),
+            geoparquet_version: None,
+            native_types: false,
+        };
+        let kept = match keep {
+            Some(fs) => {
+                let all: Vec<usize> = (0..described.schema.fields().len()).collect();
+                let mut out = Vec::with_capacity(fs.len().div_ceil(crate::convert::DEFAULT_BATCH_ROWS));
+                for chunk in fs.chunks(crate::convert::DEFAULT_BATCH_ROWS) {
+                    out.push(batch_of(chunk, &all, &described.schema, &props, &described.path)?);
+                }
+                Some(out)
+            }
+            None => None,
+        };
+        Ok(GeoJsonSource { input: input.to_path_buf(), described, props, crs_note, skipped, kept })
+    }
+}
+
+/// The fields `roots` of features `chunk` as a record batch of `schema` (the projected
+/// schema); `props` names the property of each field after the geometry (`None`: the id).
+fn batch_of(chunk: &[Feature], roots: &[usize], schema: &arrow_schema::SchemaRef, props: &[Option<String>], path: &str) -> Result<RecordBatch> {
+    let mut cols: Vec<ArrayRef> = Vec::with_capacity(roots.len());
+    for &c in roots {
+        if c == 0 {
+            let mut b = BinaryBuilder::new();
+            for f in chunk {
+                match &f.geometry {
+                    Some(g) => b.append_value(wkb::encode(&from_geojson(&g.value), wkb::ByteOrder::LittleEndian)),
+                    None => b.append_null(),
+                }
+            }
+            cols.push(Arc::new(b.finish()));
+            continue;
         }
-        let geoms: BinaryArray = chunk
-            .iter()
-            .map(|f| f.geometry.as_ref().map(&wkb_of).transpose())
-            .collect::<Result<_>>()?;
-        let mut cols: Vec<ArrayRef> = vec![Arc::new(geoms)];
-        if let Some(p) = &id_plan {
-            let vals: Vec<Value> = chunk
+        let vals: Vec<Value> = match &props[c - 1] {
+            None => chunk
                 .iter()
                 .map(|f| match &f.id {
                     Some(geojson::feature::Id::String(s)) => Value::String(s.clone()),
                     Some(geojson::feature::Id::Number(n)) => Value::Number(n.clone()),
                     None => Value::Null,
                 })
-                .collect();
-            cols.push(json_array(&vals, &p.plan));
+                .collect(),
+            Some(name) => chunk.iter().map(|f| f.property(name).cloned().unwrap_or(Value::Null)).collect(),
+        };
+        cols.push(json_array(&vals, schema.field(cols.len()).data_type()));
+    }
+    RecordBatch::try_new(schema.clone(), cols).map_err(|e| MarquetError::Arrow { path: path.to_string(), source: e })
+}
+
+/// The Arrow type of a property type.
+fn arrow_type(t: PType) -> DataType {
+    match t {
+        PType::Bool => DataType::Boolean,
+        PType::Int => DataType::Int64,
+        PType::Float => DataType::Float64,
+        PType::Null | PType::Str | PType::Json => DataType::Utf8,
+    }
+}
+
+impl ArrowSource for GeoJsonSource {
+    fn describe(&self) -> &SourceSchema {
+        &self.described
+    }
+
+    fn batches(&mut self, roots: &[usize], batch_rows: usize) -> Result<Batches<'_>> {
+        let path = self.described.path.clone();
+        if let Some(kept) = &self.kept {
+            let roots = roots.to_vec();
+            return Ok(Box::new(kept.iter().map(move |b| b.project(&roots).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))));
         }
-        for (i, p) in &plans {
-            let vals: Vec<Value> = chunk.iter().map(|f| f.property(&names[*i]).cloned().unwrap_or(Value::Null)).collect();
-            cols.push(json_array(&vals, &p.plan));
-        }
-        let sch = schema
-            .get_or_insert_with(|| {
-                for (k, c) in cols.iter().enumerate().skip(1) {
-                    fields.push(Field::new(format!("c{k}"), c.data_type().clone(), true));
+        let schema = Arc::new(self.described.schema.project(roots).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?);
+        let roots = roots.to_vec();
+        let props = &self.props;
+        let mut it = features(&self.input)?.fuse();
+        Ok(Box::new(std::iter::from_fn(move || {
+            let mut chunk: Vec<Feature> = Vec::with_capacity(batch_rows.clamp(1, 65_536));
+            for f in it.by_ref() {
+                match f {
+                    Ok(f) => chunk.push(f),
+                    Err(e) => return Some(Err(e)),
                 }
-                Arc::new(arrow_schema::Schema::new(std::mem::take(&mut fields)))
-            })
-            .clone();
-        let batch = RecordBatch::try_new(sch, cols).map_err(|e| io_err(&input.display().to_string(), e))?;
-        match sorter.as_mut() {
-            Some(s) => s.push(batch)?,
-            // Unsorted: append as we go (memory bounded by one batch).
-            None => append_geojson_batch(&mut w, &batch, &col_plans)?,
-        }
+                if chunk.len() >= batch_rows.max(1) {
+                    break;
+                }
+            }
+            if chunk.is_empty() {
+                return None;
+            }
+            Some(batch_of(&chunk, &roots, &schema, props, &path))
+        })))
     }
-    if let Some(s) = sorter {
-        for b in s.finish(opts.batch_rows)? {
-            append_geojson_batch(&mut w, &b?, &col_plans)?;
-        }
-    }
-    report.rows = w.staged_rows();
-    debug_assert_eq!(report.rows, nfeat);
-    w.finish()?;
-    let t: &MarquetTable = match target {
-        super::ImportTarget::Append { table, .. } => table,
-        super::ImportTarget::New(_) => &t,
-    };
-    let info = t.geometry_column("geometry")?;
-    report.geometry_columns.push(GeometryImport {
-        name: "geometry".into(),
-        source: "GeoJSON geometry".into(),
-        form: info.form,
-        crs: info.crs.clone(),
-        edges: info.edges.clone(),
-        types: info.types.clone().unwrap_or_default(),
-        covering: info.covering.clone(),
-    });
-    Ok(report)
 }
 
-/// Append one record batch of [`import_geojson`]'s pass 2: column 0 is the geometry, then
-/// one column per plan.
-fn append_geojson_batch(w: &mut super::target::ImportSink<'_>, b: &RecordBatch, plans: &[&Planned]) -> Result<()> {
-    let mut gb = GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(plan::binaries(b.column(0))?));
-    for (k, p) in plans.iter().enumerate() {
-        gb.columns.columns.insert(p.name.clone(), p.values(b.column(k + 1))?);
-    }
-    w.write(gb)?;
-    Ok(())
-}
-
-fn json_array(vals: &[Value], plan: &Plan) -> ArrayRef {
-    match plan {
-        Plan::Bool { .. } => Arc::new(BooleanArray::from(vals.iter().map(|v| v.as_bool()).collect::<Vec<_>>())),
-        Plan::Int(_) => Arc::new(Int64Array::from(vals.iter().map(|v| v.as_i64()).collect::<Vec<_>>())),
-        Plan::Float { .. } => Arc::new(Float64Array::from(vals.iter().map(|v| v.as_f64()).collect::<Vec<_>>())),
+fn json_array(vals: &[Value], t: &DataType) -> ArrayRef {
+    match t {
+        DataType::Boolean => Arc::new(BooleanArray::from(vals.iter().map(|v| v.as_bool()).collect::<Vec<_>>())),
+        DataType::Int64 => Arc::new(Int64Array::from(vals.iter().map(|v| v.as_i64()).collect::<Vec<_>>())),
+        DataType::Float64 => Arc::new(Float64Array::from(vals.iter().map(|v| v.as_f64()).collect::<Vec<_>>())),
         _ => Arc::new(StringArray::from(
             vals.iter()
                 .map(|v| match v {

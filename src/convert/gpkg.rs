@@ -20,7 +20,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{params_from_iter, Connection, OpenFlags};
 
-use super::gis::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
+use super::hub::features::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
 use crate::error::{MarquetError, Result};
 use crate::marquet::Crs;
 use crate::spec::{BBox, GeometryKind};

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use shapefile::dbase::{self, FieldValue};
 
-use super::gis::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
+use super::hub::features::{Feature, FeatureSink, FeatureSource, Kind, SinkInfo, SourceInfo, V};
 use super::ExportReport;
 use crate::error::{MarquetError, Result};
 use crate::marquet::Crs;

@@ -88,7 +88,7 @@ pub(super) fn into_hdf5(
         // Refuse before any work what the publication would refuse after it.
         let f = File::open(output)?;
         // A netCDF-4 file: string columns in the form netCDF-C reads (local ruling L17).
-        text_as_bytes |= super::plan::text_as_bytes(&f)?;
+        text_as_bytes |= super::hub::plan::text_as_bytes(&f)?;
         if let Some(t) = &opts.table {
             let t = normalize_table_path(t);
             if f.tables()?.contains(&t) {

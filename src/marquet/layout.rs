@@ -34,7 +34,7 @@ pub const DEFAULT_VALUES_CHUNK_BYTES: u64 = super::GEOMETRY_VALUES_CHUNK_BYTES;
 /// never straddles two chunks of a point column (HEP002 §10.2).
 pub const DEFAULT_BLOCK_LENGTH: u64 = 1024;
 /// Default memory budget of the external Hilbert sort of streamed imports, in bytes of
-/// decoded rows held at once (see `crate::convert::sort`).
+/// decoded rows held at once (see `crate::convert::hub::sort`).
 pub const DEFAULT_SORT_MEMORY: usize = 256 << 20;
 
 /// When a packed R-tree is built.

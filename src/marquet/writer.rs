@@ -65,7 +65,7 @@ pub type BatchTransform = Arc<dyn Fn(GeoBatch) -> Result<GeoBatch> + Send + Sync
 pub struct WriterOptions {
     /// Order the rows of each batch along a Hilbert curve of the primary geometry column's
     /// boxes (HEP002 §10.6). Default on. Off when the rows are already in the order wanted
-    /// (a streamed import sorts them globally first, `crate::convert::sort`).
+    /// (a streamed import sorts them globally first, `crate::convert::hub::sort`).
     pub spatial_order: bool,
     /// What the write does to a valid packed R-tree: rebuild it once, at the commit, from
     /// its stored leaves and the new boxes (default), or leave it stale.

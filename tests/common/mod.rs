@@ -223,3 +223,38 @@ pub const STRUCTURAL: [&str; 7] = [
     "differs from extent",
     "truncated file",
 ];
+
+/// `strace`, or `None` (a skip) when it is not installed — never on CI, where
+/// scripts/bootstrap.sh installs it for the tests.
+#[allow(dead_code)]
+pub fn strace() -> Option<std::path::PathBuf> {
+    let found = ["/usr/bin/strace", "/bin/strace"].iter().map(std::path::PathBuf::from).find(|p| p.exists());
+    if found.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "strace is missing on CI (scripts/bootstrap.sh installs it for tests)");
+        eprintln!("skipped: strace is not installed");
+    }
+    found
+}
+
+/// The files a traced process created (successful `openat` with `O_CREAT` or `O_TMPFILE`,
+/// `creat`) and the renames it made, from an `strace -f` log.
+#[allow(dead_code)]
+pub fn created_and_renamed(log: &str) -> (Vec<String>, Vec<(String, String)>) {
+    let quoted = |l: &str| -> Vec<String> { l.split('"').skip(1).step_by(2).map(|s| s.to_string()).collect() };
+    let mut created = Vec::new();
+    let mut renamed = Vec::new();
+    for l in log.lines() {
+        if l.contains("= -1") {
+            continue;
+        }
+        if (l.contains("openat(") && (l.contains("O_CREAT") || l.contains("O_TMPFILE"))) || l.contains("creat(") {
+            created.extend(quoted(l).into_iter().take(1));
+        } else if l.contains("rename") {
+            let q = quoted(l);
+            if q.len() >= 2 {
+                renamed.push((q[0].clone(), q[1].clone()));
+            }
+        }
+    }
+    (created, renamed)
+}

@@ -4,7 +4,7 @@
 //! `geometry_types` and `bbox` are computed exactly while the rows stream past and the `geo`
 //! key is written into the footer at the end.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use arrow_array::{Array, BinaryArray};
@@ -14,15 +14,13 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use crate::convert::arrow::ArrowPlan;
+use crate::convert::hub::arrow::ArrowPlan;
 pub use super::export_covering::CoveringChoice;
-use super::meta::{self, WriteColumn};
-use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
+use crate::convert::hub::meta::{self, WriteColumn};
+use crate::convert::{err_at, DEFAULT_BATCH_ROWS};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::{GeometryColumnInfo, MarquetTable};
-use crate::spec::{BBox, GeometryType};
-use crate::wkb;
 
 /// The GeoParquet flavour to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,112 +94,9 @@ impl Default for ExportOptions {
     }
 }
 
-/// What an export did.
-#[derive(Debug, Clone, Default)]
-pub struct ExportReport {
-    /// Rows written (the table's `NROWS`).
-    pub rows: u64,
-    /// Parquet row groups written.
-    pub row_groups: usize,
-    /// `geo` version written ("2.0.0", "1.1.0", "1.0.0"; "" for GeoJSON).
-    pub version: String,
-    /// Parquet GEOMETRY / GEOGRAPHY logical types were written.
-    pub native_types: bool,
-    /// Geometry columns with the exact types written.
-    pub geometry_columns: Vec<(String, Vec<GeometryType>)>,
-    /// Columns not written, with the reason.
-    pub skipped: Vec<(String, String)>,
-    /// Things a reader should know (e.g. M types in a 1.0 file).
-    pub notes: Vec<String>,
-}
+pub use crate::convert::hub::arrow::ExportReport;
 
-impl std::fmt::Display for ExportReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(
-            f,
-            "exported {} rows{}{}{}",
-            self.rows,
-            // Row groups are Parquet's: GeoJSON and the GIS formats have none (issue #38).
-            if self.row_groups > 0 { format!(" in {} row group(s)", self.row_groups) } else { String::new() },
-            if self.version.is_empty() { String::new() } else { format!(", geo version {}", self.version) },
-            if self.native_types { ", Parquet GEOMETRY/GEOGRAPHY logical types" } else { "" }
-        )?;
-        for (c, t) in &self.geometry_columns {
-            writeln!(f, "  geometry {c}: [{}]", t.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "))?;
-        }
-        for (c, why) in &self.skipped {
-            writeln!(f, "  skipped {c}: {why}")?;
-        }
-        for n in &self.notes {
-            writeln!(f, "  note: {n}")?;
-        }
-        Ok(())
-    }
-}
-
-/// Exact summary of a geometry column, accumulated while exporting.
-pub(crate) struct Summary {
-    pub types: BTreeSet<GeometryType>,
-    pub bbox: BBox,
-    pub all_z: bool,
-    pub all_m: bool,
-    pub any: bool,
-    /// Edge model and orientation for boxes that contain geodesic edges (R8).
-    pub edges: (crate::spatial::geodesic::EdgeModel, bool),
-}
-
-impl Summary {
-    pub fn new() -> Summary {
-        Summary {
-            types: BTreeSet::new(),
-            bbox: BBox::EMPTY,
-            all_z: true,
-            all_m: true,
-            any: false,
-            edges: (crate::spatial::geodesic::EdgeModel::Planar, false),
-        }
-    }
-    /// A summary whose boxes follow the column's edges, like Marquet's own BBOX.
-    pub fn for_column(info: &GeometryColumnInfo) -> Summary {
-        Summary { edges: (crate::marquet::bounds::edge_model(&info.edges), info.orientation_ccw), ..Summary::new() }
-    }
-    pub fn add(&mut self, w: &[u8], path: &str, row: u64) -> Result<()> {
-        let info = wkb::scan(w).map_err(|e| e.into_marquet(path.to_string(), Some(row)))?;
-        self.types.insert(info.geometry_type);
-        if !info.is_empty {
-            self.any = true;
-            self.all_z &= info.geometry_type.dims.has_z();
-            self.all_m &= info.geometry_type.dims.has_m();
-            let b = if self.edges.0 == crate::spatial::geodesic::EdgeModel::Planar {
-                info.bbox
-            } else {
-                crate::marquet::bounds::geometry_box(w, self.edges.0, self.edges.1)
-                    .map_err(|e| e.into_marquet(path.to_string(), Some(row)))?
-            };
-            self.bbox = self.bbox.union(&b);
-        }
-        Ok(())
-    }
-    pub fn sorted_types(&self) -> Vec<GeometryType> {
-        let mut v: Vec<GeometryType> = self.types.iter().copied().collect();
-        v.sort_by_key(|t| t.iso_code());
-        v
-    }
-    /// GeoParquet `bbox`: 4 numbers, 6 with Z, 8 with Z and M (2.0 only).
-    pub fn bbox_vec(&self, allow_zm: bool) -> Option<Vec<f64>> {
-        if !self.any {
-            return None;
-        }
-        let b = &self.bbox;
-        Some(if self.all_z && self.all_m && allow_zm {
-            vec![b.xmin, b.ymin, b.zmin, b.mmin, b.xmax, b.ymax, b.zmax, b.mmax]
-        } else if self.all_z {
-            vec![b.xmin, b.ymin, b.zmin, b.xmax, b.ymax, b.zmax]
-        } else {
-            vec![b.xmin, b.ymin, b.xmax, b.ymax]
-        })
-    }
-}
+pub(crate) use crate::convert::hub::arrow::Summary;
 
 /// Export table `table` of `file` to a GeoParquet file at `output` (HEP002 §14.2).
 pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
@@ -213,7 +108,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         ..Default::default()
     };
     // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
-    // as the ordinary H5Col data they also are, and reported (crate::convert::arrow::ArrowPlan).
+    // as the ordinary H5Col data they also are, and reported (crate::convert::hub::arrow::ArrowPlan).
     // Struct columns flattened on import are nested again (issue #22).
     let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?.renested();
     report.notes.extend(plan.notes.iter().cloned());
@@ -247,7 +142,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
             wopts = wopts.with_parquet_schema(sd);
         }
     }
-    let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| io_err(&out_path, e))?;
+    let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| err_at(&out_path, e))?;
     let n = t.nrows()?;
     let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();
     let mut seen = super::pandas_meta::Seen::new(schema.fields().len());
@@ -266,8 +161,8 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
                 }
             }
         }
-        w.write(&batch).map_err(|e| io_err(&out_path, e))?;
-        w.flush().map_err(|e| io_err(&out_path, e))?;
+        w.write(&batch).map_err(|e| err_at(&out_path, e))?;
+        w.flush().map_err(|e| err_at(&out_path, e))?;
         report.row_groups += 1;
         s = e;
         opts.progress.report(s, Some(n));
@@ -346,7 +241,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         w.append_key_value_metadata(KeyValue::new(k, v));
     }
     w.append_key_value_metadata(KeyValue::new(parquet::arrow::ARROW_SCHEMA_META_KEY.to_string(), arrow_schema));
-    w.close().map_err(|e| io_err(&out_path, e))?;
+    w.close().map_err(|e| err_at(&out_path, e))?;
     report.rows = n;
     Ok(report)
 }

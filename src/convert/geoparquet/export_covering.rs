@@ -19,8 +19,8 @@ use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StructArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
-use crate::convert::io_err;
-use crate::convert::plan;
+use crate::convert::err_at;
+use crate::convert::hub::plan;
 use crate::error::{MarquetError, Result};
 use crate::marquet::{bounds, types, GeometryColumnInfo, StorageForm};
 use crate::spatial::geodesic::EdgeModel;
@@ -136,14 +136,14 @@ impl CoveringPlan {
             });
         }
         let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
-        RecordBatch::try_new_with_options(self.schema.clone(), cols, &opts).map_err(|e| io_err(out_path, e))
+        RecordBatch::try_new_with_options(self.schema.clone(), cols, &opts).map_err(|e| err_at(out_path, e))
     }
 }
 
 /// A covering struct with null rows where the box is empty (`xmin` = +∞).
 fn null_empty_boxes(a: &ArrayRef, out_path: &str) -> Result<ArrayRef> {
     let Some(s) = a.as_any().downcast_ref::<StructArray>() else { return Ok(a.clone()) };
-    let x = arrow_cast::cast(s.column(0), &DataType::Float64).map_err(|e| io_err(out_path, e))?;
+    let x = arrow_cast::cast(s.column(0), &DataType::Float64).map_err(|e| err_at(out_path, e))?;
     let x = x.as_primitive::<Float64Type>();
     if !x.iter().any(|v| v == Some(f64::INFINITY)) {
         return Ok(a.clone());
@@ -154,11 +154,11 @@ fn null_empty_boxes(a: &ArrayRef, out_path: &str) -> Result<ArrayRef> {
         .columns()
         .iter()
         .map(|c| {
-            let d = c.to_data().into_builder().nulls(Some(nulls.clone())).build().map_err(|e| io_err(out_path, e))?;
+            let d = c.to_data().into_builder().nulls(Some(nulls.clone())).build().map_err(|e| err_at(out_path, e))?;
             Ok(arrow_array::make_array(d))
         })
         .collect::<Result<_>>()?;
-    Ok(Arc::new(StructArray::try_new(s.fields().clone(), cols, Some(nulls)).map_err(|e| io_err(out_path, e))?))
+    Ok(Arc::new(StructArray::try_new(s.fields().clone(), cols, Some(nulls)).map_err(|e| err_at(out_path, e))?))
 }
 
 /// The float64 box struct of each WKB value: null for a null or empty geometry; a box that

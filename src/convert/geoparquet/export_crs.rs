@@ -15,7 +15,7 @@ use parquet::arrow::ArrowSchemaConverter;
 use parquet::basic::LogicalType;
 use parquet::schema::types::{SchemaDescriptor, Type};
 
-use crate::convert::io_err;
+use crate::convert::err_at;
 use crate::error::Result;
 use crate::marquet::types::CRS84_PROJJSON;
 use crate::marquet::{Crs, GeometryColumnInfo};
@@ -24,7 +24,7 @@ use crate::marquet::{Crs, GeometryColumnInfo};
 /// geometry column whose CRS is the default (or an equivalent); `None` when no column
 /// needs it.
 pub(crate) fn schema_with_lonlat_crs(schema: &Schema, infos: &HashMap<String, GeometryColumnInfo>, path: &str) -> Result<Option<SchemaDescriptor>> {
-    let descr = ArrowSchemaConverter::new().convert(schema).map_err(|e| io_err(path, e))?;
+    let descr = ArrowSchemaConverter::new().convert(schema).map_err(|e| err_at(path, e))?;
     let root = descr.root_schema();
     let mut changed = false;
     let mut fields = Vec::with_capacity(root.get_fields().len());
@@ -51,13 +51,13 @@ pub(crate) fn schema_with_lonlat_crs(schema: &Schema, infos: &HashMap<String, Ge
             .with_logical_type(Some(new_lt))
             .with_id(info.has_id().then(|| info.id()))
             .build()
-            .map_err(|e| io_err(path, e))?;
+            .map_err(|e| err_at(path, e))?;
         fields.push(Arc::new(t));
         changed = true;
     }
     if !changed {
         return Ok(None);
     }
-    let root = Type::group_type_builder(root.name()).with_fields(fields).build().map_err(|e| io_err(path, e))?;
+    let root = Type::group_type_builder(root.name()).with_fields(fields).build().map_err(|e| err_at(path, e))?;
     Ok(Some(SchemaDescriptor::new(Arc::new(root))))
 }

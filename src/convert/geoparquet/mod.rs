@@ -5,7 +5,5 @@
 pub mod export;
 mod export_covering;
 mod export_crs;
-pub mod geoarrow;
-pub mod import;
-pub mod meta;
 pub mod pandas_meta;
+pub mod reader;

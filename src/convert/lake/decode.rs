@@ -76,7 +76,7 @@ pub fn decode_text(s: &str, enc: TextOrBinary) -> Result<Decoded, String> {
     match enc {
         TextOrBinary::GeoJson => {
             let g: geojson::Geometry = serde_json::from_str(s).map_err(|e| format!("not a GeoJSON geometry: {e}"))?;
-            let geom = super::super::geojson::from_geojson(&g.value);
+            let geom = crate::convert::hub::geojson_geometry::from_geojson(&g.value);
             Ok(Decoded { wkb: wkb::encode(&geom, wkb::ByteOrder::LittleEndian), srid: None })
         }
         _ => wkt_to_wkb(s),

@@ -37,13 +37,13 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use super::{bbox_array, f32_down, f32_up};
+use super::converter::{bbox_array, bbox_type, f32_down, f32_up};
 use crate::error::{MarquetError, Result};
-use crate::convert::arrow::ArrowPlan;
+use crate::convert::hub::arrow::ArrowPlan;
 use crate::convert::ExportReport;
-use crate::convert::sort::HilbertSorter;
-use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
-use super::{arrow_err, pq_err};
+use crate::convert::hub::sort::HilbertSorter;
+use crate::convert::{err_at, DEFAULT_BATCH_ROWS};
+use super::options::{arrow_err, pq_err};
 use crate::h5col::File;
 use crate::marquet::{Crs, MarquetTable};
 use crate::spec::{BBox, GeometryKind};
@@ -240,7 +240,7 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
         }
         fields.push(f.as_ref().clone());
         if let Some(g) = geoms.iter().find(|g| g.idx == i) {
-            fields.push(Field::new(format!("__{}_bbox__", g.name), super::bbox_type(true), true));
+            fields.push(Field::new(format!("__{}_bbox__", g.name), bbox_type(true), true));
             fields.push(Field::new(format!("__{}_{}__", g.name, if g.points { "z2" } else { "xz2" }), DataType::Utf8, true));
         }
     }
@@ -265,7 +265,7 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
     let wopts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
     let mut w = ArrowWriter::try_new_with_options(f, out_schema.clone(), wopts).map_err(|e| pq_err(&path, e))?;
     // Pass 2: rows into curve order (bounded memory), then the companions.
-    let mut sorter = HilbertSorter::new(keys, opts.sort_memory, crate::convert::geoparquet::import::spill_dir(file));
+    let mut sorter = HilbertSorter::new(keys, opts.sort_memory, crate::convert::hub::import::spill_dir(file));
     let mut s = 0;
     while s < n {
         let e = (s + step).min(n);
@@ -282,12 +282,12 @@ pub fn export_geomesa(file: &File, table: &str, output: &Path, opts: &GeoMesaOpt
             }
             cols.push(b.column(i).clone());
             if let Some(g) = geoms.iter().find(|g| g.idx == i) {
-                let a = b.column(i).as_any().downcast_ref::<BinaryArray>().ok_or_else(|| io_err(&path, "geometry column is not binary"))?;
+                let a = b.column(i).as_any().downcast_ref::<BinaryArray>().ok_or_else(|| err_at(&path, "geometry column is not binary"))?;
                 let mut bx: [Vec<Option<f64>>; 4] = Default::default();
                 let mut hex = StringBuilder::new();
                 for r in 0..a.len() {
                     let v = (!a.is_null(r)).then(|| a.value(r));
-                    match key_of(v, g.points).map_err(|e| io_err(&path, format!("column {} row {r}: {e}", g.name)))? {
+                    match key_of(v, g.points).map_err(|e| err_at(&path, format!("column {} row {r}: {e}", g.name)))? {
                         Some((k, bb)) => {
                             // REAL bounds rounded outward, so each row's box contains it.
                             bx[0].push(Some(f32_down(bb.xmin) as f64));

@@ -32,11 +32,11 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use parquet::arrow::ProjectionMask;
 use serde_json::Value;
 
-use super::source::Source;
-use super::{FoundColumn, LakeOptions, SourceGeometry, TextOrBinary, PARQUET_FIELD_ID};
+use super::decode::TextOrBinary;
+use super::options::{FoundColumn, LakeOptions, Source, SourceGeometry, PARQUET_FIELD_ID};
 use crate::error::{MarquetError, Result};
-use crate::convert::{io_err, DEFAULT_BATCH_ROWS};
-use super::{arrow_err, pq_err};
+use crate::convert::{err_at, DEFAULT_BATCH_ROWS};
+use super::options::{arrow_err, pq_err};
 use crate::spec::BBox;
 
 /// Field ids of Havasu's manifest extension (Havasu spec, "Manifests").
@@ -194,8 +194,8 @@ fn bound_xy(b: &[u8]) -> Option<(f64, f64)> {
 
 fn read_avro(path: &Path) -> Result<Vec<Avro>> {
     let f = std::fs::File::open(path).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?;
-    let r = apache_avro::Reader::new(std::io::BufReader::new(f)).map_err(|e| io_err(&path.display().to_string(), e))?;
-    r.map(|v| v.map_err(|e| io_err(&path.display().to_string(), e))).collect()
+    let r = apache_avro::Reader::new(std::io::BufReader::new(f)).map_err(|e| err_at(&path.display().to_string(), e))?;
+    r.map(|v| v.map_err(|e| err_at(&path.display().to_string(), e))).collect()
 }
 
 /// The geometry meaning of one schema field: Havasu property or v3 type.
@@ -486,7 +486,7 @@ impl IcebergBatches {
                         a
                     } else {
                         // Iceberg type promotion (int → long, float → double, ...).
-                        arrow_cast::cast(&a, f.data_type()).map_err(|e| io_err(&p.display().to_string(), format!("column {}: {e}", f.name())))?
+                        arrow_cast::cast(&a, f.data_type()).map_err(|e| err_at(&p.display().to_string(), format!("column {}: {e}", f.name())))?
                     }
                 }
                 None => arrow_array::new_null_array(f.data_type(), b.num_rows()),

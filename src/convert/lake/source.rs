@@ -4,54 +4,15 @@
 
 use std::path::Path;
 
-use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::LogicalType;
 
-use super::{geomesa_columns, LakeOptions, SourceGeometry};
+use super::options::{geomesa_columns, LakeOptions, Source, SourceGeometry, SourceKind};
 use crate::error::{MarquetError, Result};
 use crate::convert::DEFAULT_BATCH_ROWS;
-use super::{arrow_err, pq_err};
+use super::options::{arrow_err, pq_err};
 
-/// What kind of lakehouse source a path is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceKind {
-    /// `.csv` (comma) or `.tsv` (tab), with a header line.
-    Csv,
-    /// Parquet that is not GeoParquet, or GeoParquet with GeoMesa companions, or any
-    /// Parquet when a geometry is named.
-    Parquet,
-    /// An Iceberg table: its directory (holding `metadata/`) or a `*.metadata.json`.
-    Iceberg,
-}
-
-/// A stream of record batches and what the source says about its geometry.
-pub struct Source {
-    /// For messages.
-    pub path: String,
-    /// The Arrow schema of every batch.
-    pub schema: SchemaRef,
-    /// The rows, batch by batch (bounded memory).
-    pub batches: Box<dyn Iterator<Item = Result<RecordBatch>>>,
-    /// What the source declares about its geometry columns.
-    pub geometry: SourceGeometry,
-    /// For the report.
-    pub describe: String,
-    /// Iceberg data files in the scan, and those skipped by their bounds.
-    pub files_total: usize,
-    /// Iceberg data files skipped because their bounds miss the window.
-    pub files_skipped: usize,
-    /// What the reader skipped or could not honour.
-    pub warnings: Vec<String>,
-}
-
-impl Source {
-    /// Data files read (Iceberg).
-    pub fn files_read(&self) -> usize {
-        self.files_total - self.files_skipped
-    }
-}
 
 fn ext(p: &Path) -> String {
     p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()

@@ -14,7 +14,7 @@ use parquet::file::properties::WriterProperties;
 
 use super::read::{raster_columns, read_rasters};
 use super::{model, COLUMN_SUFFIXES, SOURCE_ROW};
-use crate::convert::arrow::ArrowPlan;
+use crate::convert::hub::arrow::ArrowPlan;
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::MarquetTable;
@@ -123,7 +123,7 @@ pub(crate) fn write_parquet(file: &File, table: &str, output: &Path, ids: bool) 
         while s < n {
             let e = (s + 65_536).min(n);
             let b = sp.read_range(&t, s, e)?;
-            let a = arrow_cast::cast(b.column(0), &DataType::Int64).map_err(|e| crate::convert::io_err(table, e))?;
+            let a = arrow_cast::cast(b.column(0), &DataType::Int64).map_err(|e| crate::convert::err_at(table, e))?;
             src.extend(arrow_array::cast::AsArray::as_primitive::<arrow_array::types::Int64Type>(&a).iter().map(|v| v.unwrap_or(i64::MAX)));
             s = e;
         }
@@ -141,11 +141,11 @@ pub(crate) fn write_parquet(file: &File, table: &str, output: &Path, ids: bool) 
         let b = match parts.len() {
             0 => RecordBatch::new_empty(plan.schema()),
             1 => parts.into_iter().next().unwrap_or_else(|| RecordBatch::new_empty(plan.schema())),
-            _ => arrow_select::concat::concat_batches(&plan.schema(), &parts).map_err(|e| crate::convert::io_err(table, e))?,
+            _ => arrow_select::concat::concat_batches(&plan.schema(), &parts).map_err(|e| crate::convert::err_at(table, e))?,
         };
         // Back to the chunk's (source) order.
         let pos: Vec<u32> = chunk.iter().map(|r| sorted.binary_search(r).unwrap_or(0) as u32).collect();
-        let b = arrow_select::take::take_record_batch(&b, &UInt32Array::from(pos)).map_err(|e| crate::convert::io_err(table, e))?;
+        let b = arrow_select::take::take_record_batch(&b, &UInt32Array::from(pos)).map_err(|e| crate::convert::err_at(table, e))?;
         let mut cols: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         for (i, f) in plan.schema().fields().iter().enumerate() {
             if rcols.contains(f.name()) {

@@ -55,7 +55,7 @@ const MANIFEST_LIST_SCHEMA: &str = r#"{"type":"record","name":"manifest_file","f
 const SNAPSHOT: i64 = 1;
 
 fn avro_err(path: &Path, e: apache_avro::Error) -> MarquetError {
-    crate::convert::io_err(&path.display().to_string(), e)
+    crate::convert::err_at(&path.display().to_string(), e)
 }
 
 fn io(path: &Path, e: std::io::Error) -> MarquetError {

@@ -35,7 +35,8 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use super::{FoundColumn, LakeOptions, LakeReport, Source, SourceGeometry, TextOrBinary};
-use crate::convert::geoparquet::import::{import_geoparquet, ImportOptions, ImportReport};
+use crate::convert::hub::import::{import, ImportOptions, ImportReport};
+use crate::convert::hub::target::ImportTarget;
 use crate::error::{MarquetError, Result};
 use crate::h5col::{File, Filter, Grid, GridAttr, GridSpec};
 use crate::spec::names;
@@ -45,27 +46,7 @@ use model::{PixelType, Raster};
 /// Rows per batch read from a raster source: a batch holds its rasters' pixels.
 pub const BATCH_ROWS: usize = 8;
 
-/// The column of the row's position in the source.
-pub const SOURCE_ROW: &str = "source_row";
-
-/// Suffixes of the columns that describe raster column `C` (`C_<suffix>`), in order.
-pub const COLUMN_SUFFIXES: [&str; 15] = [
-    "array",
-    "width",
-    "height",
-    "num_bands",
-    "crs_wkt",
-    "scale_x",
-    "scale_y",
-    "skew_x",
-    "skew_y",
-    "upperleft_x",
-    "upperleft_y",
-    "pixel_types",
-    "no_data",
-    "out_db_urls",
-    "out_db_band_nos",
-];
+pub use model::{COLUMN_SUFFIXES, SOURCE_ROW};
 
 /// The group of a table's raster arrays.
 pub fn arrays_group(table: &str) -> String {
@@ -339,13 +320,12 @@ pub fn import_rasters(source: Source, cols: Vec<usize>, file: &File, iopts: &Imp
     source.geometry = found;
     let mut report = LakeReport::default();
     let schema = step.output.clone();
-    let sp = {
+    let mut src = {
         let mut f = |b: RecordBatch| step.step(b);
-        super::spool_with(&crate::convert::geoparquet::import::spill_dir(file), source, opts, &mut report, Some((schema, &mut f)))?
+        super::lake_source(source, None, opts, usize::MAX, &mut report, Some((schema, &mut f)))?
     };
     step.finish(&mut report);
-    let mut r = import_geoparquet(&sp.0, file, iopts)?;
-    r.geoparquet_version = None;
+    let r = import(&mut src, ImportTarget::New(file), iopts)?;
     Ok((r, report))
 }
 
@@ -360,15 +340,22 @@ fn staged_for(output: &Path) -> Option<std::path::PathBuf> {
 
 /// [`super::convert_hook`]'s raster branch: a lakehouse source with raster columns into a
 /// new HDF5 file. `None` when the source has no raster column.
-pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::ConvertOptions) -> Result<Option<crate::convert::ConvertReport>> {
+pub(crate) fn convert_hook(
+    input: &Path,
+    output: &Path,
+    opts: &crate::convert::ConvertOptions,
+    fin: Option<crate::convert::Format>,
+    fout: Option<crate::convert::Format>,
+) -> Result<Option<crate::convert::ConvertReport>> {
     use crate::convert::Format;
-    let fin = opts.format.or_else(|| Format::from_path(input));
-    let fout = opts.output_format.or_else(|| Format::from_path(output));
     // An output without extension that is new or an empty directory: an Iceberg table.
     let iceberg_out = fout.is_none() && output.extension().is_none() && (!output.exists() || std::fs::read_dir(output).is_ok_and(|mut d| d.next().is_none()));
     if fin == Some(Format::Marquet) && (fout == Some(Format::GeoParquet) || iceberg_out) && !opts.lake.geomesa_export {
         let file = File::open(input)?;
-        let table = crate::convert::single_table(&file, opts)?;
+        let table = match &opts.table {
+            Some(t) => t.clone(),
+            None => crate::convert::hub::tables::single_table_of(&file)?,
+        };
         let t = crate::marquet::MarquetTable::open(&file, &table)?;
         if read::raster_columns(&t)?.is_empty() {
             return Ok(None);
@@ -401,7 +388,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     if cols.is_empty() {
         return Ok(None);
     }
-    if opts.output_format.or_else(|| Format::from_path(output)) != Some(Format::Marquet) {
+    if fout != Some(Format::Marquet) {
         return Err(MarquetError::InvalidArgument(format!("{}: a table with Havasu rasters converts to an HDF5 file (.h5)", input.display())));
     }
     // The arrays live beside the table, and publishing into an existing file copies tables
@@ -423,7 +410,7 @@ pub(crate) fn convert_hook(input: &Path, output: &Path, opts: &crate::convert::C
     let file = File::create(output)?;
     let r = import_rasters(source, cols, &file, &iopts, &opts.lake);
     drop(file);
-    super::new_file_report(input, output, r).map(Some)
+    crate::convert::ConvertReport::of_new_file(input, output, r).map(Some)
 }
 
 #[cfg(test)]

@@ -14,6 +14,28 @@ use arrow_schema::{DataType, Field, Fields};
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 
+/// The column of the row's position in the source.
+pub const SOURCE_ROW: &str = "source_row";
+
+/// Suffixes of the columns that describe raster column `C` (`C_<suffix>`), in order.
+pub const COLUMN_SUFFIXES: [&str; 15] = [
+    "array",
+    "width",
+    "height",
+    "num_bands",
+    "crs_wkt",
+    "scale_x",
+    "scale_y",
+    "skew_x",
+    "skew_y",
+    "upperleft_x",
+    "upperleft_y",
+    "pixel_types",
+    "no_data",
+    "out_db_urls",
+    "out_db_band_nos",
+];
+
 /// A Havasu pixel type (`pixel_type`, stored as its integer code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PixelType {
@@ -220,12 +242,12 @@ fn f64s(a: &ArrayRef, what: &str) -> Result<Vec<Option<f64>>> {
 
 fn texts(a: &ArrayRef, what: &str) -> Result<Vec<Option<String>>> {
     if matches!(a.data_type(), DataType::Binary | DataType::LargeBinary | DataType::BinaryView) {
-        return crate::convert::plan::binaries(a)?
+        return crate::convert::hub::plan::binaries(a)?
             .into_iter()
             .map(|v| v.map(|b| String::from_utf8(b).map_err(|_| MarquetError::InvalidArgument(format!("{what}: not UTF-8")))).transpose())
             .collect();
     }
-    Ok(crate::convert::plan::strings(a).map_err(|e| MarquetError::InvalidArgument(format!("{what}: {e}")))?.into_iter().map(|v| v.map(str::to_string)).collect())
+    Ok(crate::convert::hub::plan::strings(a).map_err(|e| MarquetError::InvalidArgument(format!("{what}: {e}")))?.into_iter().map(|v| v.map(str::to_string)).collect())
 }
 
 /// Is `dt` a Havasu raster `v1` group (a struct with `width`, `height`, `num_bands` and
@@ -240,11 +262,11 @@ fn decode_bands(a: &ArrayRef, what: &str) -> Result<Vec<Option<Band>>> {
     let s = a.as_struct_opt().ok_or_else(|| MarquetError::InvalidArgument(format!("{what} is {}, not a band group", a.data_type())))?;
     let pt = i32s(child(s, "pixel_type", what)?, &format!("{what}.pixel_type"))?;
     let nd = match s.column_by_name("no_data") {
-        Some(c) => crate::convert::plan::binaries(c)?,
+        Some(c) => crate::convert::hub::plan::binaries(c)?,
         None => vec![None; s.len()],
     };
     let data = match s.column_by_name("data") {
-        Some(c) => crate::convert::plan::binaries(c)?,
+        Some(c) => crate::convert::hub::plan::binaries(c)?,
         None => vec![None; s.len()],
     };
     let no = match s.column_by_name("out_db_band_no") {

@@ -6,8 +6,8 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 
 use super::model::{Band, GeoReference, PixelType, Raster};
-use super::{COLUMN_SUFFIXES, SOURCE_ROW};
-use crate::convert::arrow::ArrowPlan;
+use super::model::{COLUMN_SUFFIXES, SOURCE_ROW};
+use crate::convert::hub::arrow::ArrowPlan;
 use crate::error::{MarquetError, Result};
 use crate::h5col::{File, Grid};
 use crate::marquet::MarquetTable;
@@ -42,7 +42,7 @@ fn bad(t: &MarquetTable, m: String) -> MarquetError {
 }
 
 fn strs(a: &ArrayRef) -> Result<Vec<Option<String>>> {
-    Ok(crate::convert::plan::strings(a)?.into_iter().map(|v| v.map(str::to_string)).collect())
+    Ok(crate::convert::hub::plan::strings(a)?.into_iter().map(|v| v.map(str::to_string)).collect())
 }
 
 fn list_strs(a: &ArrayRef, r: usize) -> Result<Option<Vec<String>>> {
@@ -59,13 +59,13 @@ fn list_i32(a: &ArrayRef, r: usize) -> Result<Option<Vec<i32>>> {
         return Ok(None);
     }
     let v = l.value(r);
-    let v = arrow_cast::cast(&v, &arrow_schema::DataType::Int32).map_err(|e| crate::convert::io_err("list", e))?;
+    let v = arrow_cast::cast(&v, &arrow_schema::DataType::Int32).map_err(|e| crate::convert::err_at("list", e))?;
     Ok(Some(v.as_primitive::<Int32Type>().iter().map(|x| x.unwrap_or(-1)).collect()))
 }
 
 fn num<T: arrow_array::types::ArrowPrimitiveType>(b: &RecordBatch, name: &str, dt: &arrow_schema::DataType) -> Result<Vec<Option<T::Native>>> {
     let a = b.column_by_name(name).ok_or_else(|| MarquetError::InvalidArgument(format!("no column {name}")))?;
-    let a = arrow_cast::cast(a, dt).map_err(|e| crate::convert::io_err(name, e))?;
+    let a = arrow_cast::cast(a, dt).map_err(|e| crate::convert::err_at(name, e))?;
     Ok(a.as_primitive::<T>().iter().collect())
 }
 

@@ -1,5 +1,7 @@
-//! The GeoParquet `geo` key-value metadata (all versions 0.x – 2.0) and the CRS forms of
-//! the Parquet GEOMETRY / GEOGRAPHY logical types (HEP002 §14).
+//! The `geo` vocabulary of geometry fields: GeoParquet's `geo` key-value metadata (all
+//! versions 0.x – 2.0), the CRS forms of the Parquet GEOMETRY / GEOGRAPHY logical types
+//! (HEP002 §14), and the same members in GeoArrow extension metadata — how every source
+//! describes its geometry fields to the hub.
 //!
 //! Parsing is lenient where the GeoParquet versions differ (pre-1.0 `geometry_type`,
 //! `schema_version`, explicit JSON nulls) and strict where a value would be misread
@@ -11,75 +13,9 @@ use serde_json::{Map, Value};
 use crate::convert::{code, fail, Finding};
 use crate::error::Result;
 use crate::marquet::{types::parse_projjson, Crs, Edges};
-use crate::spec::{GeometryKind, GeometryType};
+use crate::spec::GeometryType;
 
-/// Encodings a `geo` column may declare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    /// `"WKB"`: ISO WKB in a `BYTE_ARRAY` column (HEP002 §14.1 maps it to a WKB column).
-    Wkb,
-    /// GeoArrow "separated" native encodings of GeoParquet 1.1.
-    Native(GeometryKind),
-}
-
-impl Encoding {
-    fn parse(s: &str) -> Option<Encoding> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "wkb" => Encoding::Wkb,
-            "point" => Encoding::Native(GeometryKind::Point),
-            "linestring" => Encoding::Native(GeometryKind::LineString),
-            "polygon" => Encoding::Native(GeometryKind::Polygon),
-            "multipoint" => Encoding::Native(GeometryKind::MultiPoint),
-            "multilinestring" => Encoding::Native(GeometryKind::MultiLineString),
-            "multipolygon" => Encoding::Native(GeometryKind::MultiPolygon),
-            _ => return None,
-        })
-    }
-    /// The GeoParquet spelling.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Encoding::Wkb => "WKB",
-            Encoding::Native(k) => match k {
-                GeometryKind::Point => "point",
-                GeometryKind::LineString => "linestring",
-                GeometryKind::Polygon => "polygon",
-                GeometryKind::MultiPoint => "multipoint",
-                GeometryKind::MultiLineString => "multilinestring",
-                GeometryKind::MultiPolygon => "multipolygon",
-                GeometryKind::GeometryCollection => "geometrycollection",
-            },
-        }
-    }
-}
-
-/// One geometry column as described by `geo` metadata and/or a native logical type.
-#[derive(Debug, Clone)]
-pub struct GeoColumnMeta {
-    /// The Parquet column name (a top-level field of the schema).
-    pub name: String,
-    /// The declared `encoding`.
-    pub encoding: Encoding,
-    /// `None` = the list is empty (unknown types).
-    pub geometry_types: Option<Vec<GeometryType>>,
-    /// The `crs` member, or the logical type's CRS: absent → [`Crs::Default`] (OGC:CRS84),
-    /// JSON `null` → [`Crs::Unknown`], a PROJJSON object → [`Crs::ProjJson`] (HEP002 §8.1).
-    pub crs: Crs,
-    /// A CRS that could not be stored as PROJJSON (WKT string, `srid:N`, authority code):
-    /// kept in the column's description and reported.
-    pub crs_note: Option<String>,
-    /// `edges` (`"planar"`/`"spherical"`) or the GEOGRAPHY algorithm; maps to `EDGES` (§9.1).
-    pub edges: Edges,
-    /// `orientation` is `"counterclockwise"`; maps to `ORIENTATION` (HEP002 §9.2).
-    pub orientation_ccw: bool,
-    /// The `epoch` member in decimal years; maps to `EPOCH` (HEP002 §8.3).
-    pub epoch: Option<f64>,
-    /// 4, 6 or 8 numbers as written.
-    pub bbox: Option<Vec<f64>>,
-    /// Covering bbox column name (struct with xmin, ymin, xmax, ymax).
-    pub covering: Option<String>,
-    /// The column carries a Parquet GEOMETRY / GEOGRAPHY logical type.
-    pub native_type: bool,
-}
+pub use crate::convert::hub::source::{Encoding, GeoColumnMeta};
 
 /// The parsed `geo` key.
 #[derive(Debug, Clone)]

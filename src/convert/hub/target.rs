@@ -21,7 +21,7 @@ use crate::progress::Progress;
 /// Where an import writes.
 #[derive(Clone, Copy)]
 pub enum ImportTarget<'a> {
-    /// A new table, at [`super::ImportOptions::table`] of this file.
+    /// A new table, at [`crate::convert::ImportOptions::table`] of this file.
     New(&'a File),
     /// The rows appended to this table, whose R-trees are treated as `rtree` says.
     Append {

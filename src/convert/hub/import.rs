@@ -1,22 +1,22 @@
-//! GeoParquet → Marquet (HEP002 §14.1, §14.3), streamed record batch by record batch.
+//! The import half of the hub (issue #32): any [`ArrowSource`] — GeoParquet, GeoJSON, the
+//! GIS formats, lakehouse tables, Arrow streams from Python and C — into a new Marquet table
+//! or appended to one ([`ImportTarget`]), with one column mapping (`plan`, `categorical`,
+//! `nested_json`), one survey pass and one write pass, and the one writer
+//! ([`crate::marquet::TableWriter`]).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::DataType;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ProjectionMask;
-use parquet::basic::{EdgeInterpolationAlgorithm, LogicalType};
 
-use crate::convert::categorical::CategoryStats;
-use crate::convert::nested_json::NestedPolicy;
-use crate::convert::plan::{self, Planned, StrStats};
-use super::meta::{self, Encoding, GeoColumnMeta};
-use crate::convert::sort::{HilbertSorter, KeyCollector};
-use crate::convert::target::ImportTarget;
+use crate::convert::hub::categorical::CategoryStats;
+use crate::convert::hub::nested_json::NestedPolicy;
+use crate::convert::hub::plan::{self, Planned, StrStats};
+use super::source::{ArrowSource, Encoding, GeoColumnMeta};
+use crate::convert::hub::sort::{HilbertSorter, KeyCollector};
+use crate::convert::hub::target::ImportTarget;
 use crate::crs::ValuesReprojection;
-use super::geoarrow;
+use crate::convert::hub::geoarrow;
 use crate::convert::{code, fail, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -37,7 +37,8 @@ pub enum PointForm {
     VarWkb,
 }
 
-/// Options for [`import_geoparquet`] (and [`crate::convert::import_geojson`]).
+/// Options for [`import`] (every format's import: [`crate::convert::import_geoparquet`],
+/// [`crate::convert::import_geojson`], …).
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Path of the table group to create, e.g. `/countries`.
@@ -145,7 +146,7 @@ pub struct ImportReport {
 
 impl ImportReport {
     /// Does the report carry a finding with `code`?
-    pub fn has_finding(&self, code: &str) -> bool {
+    pub fn has_finding(&self, code: crate::convert::error::FindingCode) -> bool {
         self.findings.iter().any(|f| f.code == code)
     }
 }
@@ -195,6 +196,8 @@ struct GeomPlan {
     name: String,
     form: StorageForm,
     source: String,
+    /// The CRS as the source wrote it, when it is not PROJJSON.
+    crs_text: Option<String>,
     covering: Option<String>,
     covering_f32: bool,
 }
@@ -223,10 +226,6 @@ pub(crate) fn sanitize_name(name: &str, used: &BTreeSet<String>) -> String {
     n
 }
 
-fn parquet_err(path: &str) -> impl Fn(parquet::errors::ParquetError) -> MarquetError + '_ {
-    move |e| MarquetError::Parquet { path: path.to_string(), source: e }
-}
-
 /// Per-geometry-column facts from the pre-scan.
 #[derive(Default)]
 struct GeomScan {
@@ -235,140 +234,33 @@ struct GeomScan {
     lens: BTreeSet<usize>,
 }
 
-/// Import a GeoParquet file as a new Marquet table in `file` (HEP002 §14.1, §14.3).
-pub fn import_geoparquet(input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
-    import_geoparquet_into(input, ImportTarget::New(file), opts)
+/// Import the source `src` into `target` (a new table [`ImportOptions::table`], or rows
+/// appended to a table): the columns are planned from the source's schema, the source is
+/// read once to survey what the plan needs (string widths, categories, point forms, the
+/// Hilbert keys of the primary geometry column) and once more to stream the rows, in
+/// Hilbert order, into the one writer. A failed import into a new table leaves no table.
+pub fn import(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
+    target.or_nothing(&opts.table, || import_inner(src, target, opts))
 }
 
-/// [`import_geoparquet`] into a new table or appended to an existing one ([`ImportTarget`]):
-/// the columns are planned from the file alike, the rows stream into the one writer.
-pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
-    target.or_nothing(&opts.table, || import_inner(input, target, opts))
-}
-
-fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
-    let path = input.display().to_string();
-    let pe = parquet_err(&path);
-    let open = || -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>> {
-        crate::error::check_regular_file(input)?; // a FIFO would block (issue #19)
-        let f = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
-        ParquetRecordBatchReaderBuilder::try_new(f).map_err(&pe)
+fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
+    let d = src.describe().clone();
+    let path = d.path.clone();
+    let schema = d.schema.clone();
+    let total_rows = d.rows;
+    let mut report = ImportReport {
+        table: opts.table.clone(),
+        geoparquet_version: d.geoparquet_version.clone(),
+        native_types: d.native_types,
+        findings: d.findings.clone(),
+        ..Default::default()
     };
-    let builder = open()?;
-    let md = builder.metadata().clone();
-    let total_rows = u64::try_from(md.file_metadata().num_rows()).ok();
-    let schema = builder.schema().clone();
-    let sdescr = builder.parquet_schema().clone();
-    let kvs: BTreeMap<String, String> = md
-        .file_metadata()
-        .key_value_metadata()
-        .map(|v| v.iter().filter_map(|kv| kv.value.clone().map(|val| (kv.key.clone(), val))).collect())
-        .unwrap_or_default();
-    let kv = |k: &str| kvs.get(k).cloned();
-    let mut report = ImportReport { table: opts.table.clone(), ..Default::default() };
-
-    // Native logical types of root columns.
-    let roots = sdescr.root_schema().get_fields();
-    let mut native: BTreeMap<String, (Option<String>, Option<EdgeInterpolationAlgorithm>, bool)> = BTreeMap::new();
-    for f in roots {
-        if !f.is_primitive() {
-            continue;
-        }
-        match f.get_basic_info().logical_type_ref() {
-            Some(LogicalType::Geometry(g)) => {
-                native.insert(f.name().to_string(), (g.crs.clone(), None, false));
-            }
-            Some(LogicalType::Geography(g)) => {
-                native.insert(f.name().to_string(), (g.crs.clone(), g.algorithm(), true));
-            }
-            _ => {}
-        }
-    }
-    report.native_types = !native.is_empty();
-
-    // The `geo` key.
-    let mut geo_cols: Vec<GeoColumnMeta> = match kvs.get("geo") {
-        Some(json) => {
-            let g = meta::parse_geo(&path, json, &mut report.findings, &kv)?;
-            report.geoparquet_version = Some(g.version.clone());
-            g.columns
-        }
-        None => {
-            if native.is_empty() {
-                return Err(fail(
-                    &path,
-                    code::METADATA_MISSING,
-                    "no `geo` key in the Parquet metadata and no GEOMETRY/GEOGRAPHY column: not a GeoParquet file",
-                ));
-            }
-            report.findings.push(Finding::new(
-                code::METADATA_MISSING,
-                None,
-                "no `geo` key in the Parquet metadata; geometry columns taken from the Parquet GEOMETRY/GEOGRAPHY logical types",
-            ));
-            Vec::new()
-        }
-    };
-    // Merge native types: columns only in the native schema join (in schema order);
-    // for both, the native type decides edges, the `geo` PROJJSON the CRS.
-    for f in roots {
-        let Some((ncrs, alg, geog)) = native.get(f.name()) else { continue };
-        let (crs, note) = match ncrs {
-            None => (Crs::Default, None),
-            Some(s) => meta::crs_from_string(s, &kv),
-        };
-        let nedges = if *geog { edges_from_algorithm(alg.unwrap_or_default()) } else { Edges::Planar };
-        match geo_cols.iter_mut().find(|c| c.name == f.name()) {
-            Some(c) => {
-                c.native_type = true;
-                if c.edges != nedges {
-                    report.findings.push(Finding::new(
-                        "edges_mismatch",
-                        Some(f.name()),
-                        format!(
-                            "`geo` says edges {} but the Parquet logical type says {}; the logical type wins",
-                            c.edges.geoparquet_name(),
-                            nedges.geoparquet_name()
-                        ),
-                    ));
-                    c.edges = nedges;
-                }
-                // OGC:CRS84 and EPSG:4326 are the same coordinates (HEP002 §8.4).
-                let same84 = crate::crs::is_crs84(&crs) && crate::crs::is_crs84(&c.crs);
-                if ncrs.is_some() && crs.id() != c.crs.id() && !same84 && !(crs == Crs::Unknown && note.is_some()) {
-                    report.findings.push(Finding::new(
-                        code::CRS_MISMATCH,
-                        Some(f.name()),
-                        format!("`geo` crs {} differs from the logical type crs {}", c.crs.display_name(), crs.display_name()),
-                    ));
-                }
-            }
-            None => {
-                if let Some(n) = &note {
-                    report.findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(f.name()), n.clone()));
-                }
-                geo_cols.push(GeoColumnMeta {
-                    name: f.name().to_string(),
-                    encoding: Encoding::Wkb,
-                    geometry_types: None,
-                    crs,
-                    crs_note: note,
-                    edges: nedges,
-                    orientation_ccw: false,
-                    epoch: None,
-                    bbox: None,
-                    covering: None,
-                    native_type: true,
-                })
-            }
-        }
-    }
-
     // Plan geometry columns (primary first, as parse_geo sorted them).
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut geoms: Vec<GeomPlan> = Vec::new();
     let mut consumed: BTreeSet<usize> = BTreeSet::new();
-    for g in &geo_cols {
+    for gf in &d.geometry {
+        let g = &gf.meta;
         let Some((root, field)) = schema.column_with_name(&g.name) else {
             return Err(fail(&path, code::SCHEMA_VALIDATION, format!("`geo` column {:?} is not a column of the file", g.name)));
         };
@@ -395,18 +287,13 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
         consumed.insert(root);
         let name = sanitize_name(&g.name, &used);
         used.insert(name.clone());
-        let source = match (g.encoding, g.native_type) {
-            (Encoding::Wkb, true) if g.edges.is_planar() => "WKB, Parquet GEOMETRY".to_string(),
-            (Encoding::Wkb, true) => format!("WKB, Parquet GEOGRAPHY ({})", g.edges.geoparquet_name()),
-            (Encoding::Wkb, false) => "WKB (BYTE_ARRAY)".to_string(),
-            (e, _) => format!("geoarrow {}", e.name()),
-        };
         geoms.push(GeomPlan {
             meta: g.clone(),
             root,
             name,
             form: StorageForm::VarWkb,
-            source,
+            source: gf.source.clone(),
+            crs_text: gf.crs_text.clone(),
             covering: None,
             covering_f32: false,
         });
@@ -435,13 +322,44 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
         if consumed.contains(&i) {
             continue;
         }
-        let may_null = column_may_have_nulls(&md, &sdescr, i);
+        let may_null = src.may_have_nulls(i);
         let mut local = Vec::new();
         plan_field_sanitized(f, i, may_null, opts.nested, &mut local, &mut skipped, &mut used)?;
         planned.extend(local);
     }
 
-    // Pre-scan: string statistics, and the geometry columns whose form depends on data.
+    // `--to-crs`: one reprojection per geometry column, applied to each batch's values
+    // before anything else sees them (the survey and the stream alike).
+    let mut reproj: Vec<Option<ValuesReprojection>> = Vec::with_capacity(geoms.len());
+    for gp in geoms.iter_mut() {
+        let Some(to) = &opts.to_crs else {
+            reproj.push(None);
+            continue;
+        };
+        let from = opts.crs.clone().unwrap_or_else(|| gp.meta.crs.clone());
+        if from == *to || (crate::crs::is_crs84(&from) && crate::crs::is_crs84(to)) {
+            reproj.push(None);
+            continue;
+        }
+        reproj.push(Some(ValuesReprojection::new(&from, to, &format!("{path}: column {:?}", gp.meta.name))?));
+        report.reprojected.push((gp.name.clone(), from.display_name(), to.display_name()));
+        // Non-planar edges are defined on the ellipsoid of a geographic CRS only (R10).
+        if !gp.meta.edges.is_planar() && !to.is_geographic() {
+            report.warnings.push(format!(
+                "column {:?}: edges {} need a geographic CRS; the reprojected column has planar edges",
+                gp.name,
+                gp.meta.edges.geoparquet_name()
+            ));
+            gp.meta.edges = Edges::Planar;
+        }
+        // The declared box is of the source coordinates.
+        gp.meta.bbox = None;
+    }
+
+    // The survey: one pass over the columns the plan depends on — string statistics and
+    // categories, the geometry columns whose storage form depends on the data, and the
+    // Hilbert keys of the primary geometry column (HEP002 §10.6; the rows are then sorted
+    // with bounded memory, crate::convert::hub::sort).
     let mut scan_geom: Vec<usize> = Vec::new();
     for (gi, gp) in geoms.iter().enumerate() {
         if gp.meta.encoding == Encoding::Wkb {
@@ -458,15 +376,18 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
     let mut str_stats: Vec<StrStats> = vec![StrStats::default(); planned.len()];
     let mut cat_stats: Vec<CategoryStats> = vec![CategoryStats::default(); planned.len()];
     let mut gscan: Vec<GeomScan> = (0..geoms.len()).map(|_| GeomScan::default()).collect();
-    if !str_cols.is_empty() || !scan_geom.is_empty() {
+    let key_geom = geoms.first().filter(|_| opts.layout.spatial_order).map(|g| g.root);
+    let mut keys = key_geom.map(|_| KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize));
+    if !str_cols.is_empty() || !scan_geom.is_empty() || key_geom.is_some() {
         let mut roots_needed: BTreeSet<usize> = str_cols.iter().map(|&i| planned[i].path[0]).collect();
         roots_needed.extend(scan_geom.iter().map(|&g| geoms[g].root));
-        let b = open()?;
-        let mask = ProjectionMask::roots(b.parquet_schema(), roots_needed.iter().copied());
-        let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
-        let pos: BTreeMap<usize, usize> = roots_needed.iter().enumerate().map(|(p, r)| (*r, p)).collect();
-        for batch in reader {
-            let batch = batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?;
+        roots_needed.extend(key_geom);
+        let roots: Vec<usize> = roots_needed.iter().copied().collect();
+        let pos: BTreeMap<usize, usize> = roots.iter().enumerate().map(|(p, r)| (*r, p)).collect();
+        let model = geoms.first().map(|g| bounds::edge_model(&g.meta.edges));
+        let mut row0 = 0u64;
+        for batch in src.batches(&roots, opts.batch_rows)? {
+            let batch = batch?;
             for &i in &str_cols {
                 let mut p = planned[i].path.clone();
                 p[0] = pos[&p[0]];
@@ -483,7 +404,7 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
                 for (row, v) in plan::binaries(a)?.into_iter().enumerate() {
                     let Some(v) = v else { continue };
                     let info = wkb::scan(&v).map_err(|e| {
-                        let m = e.into_marquet(format!("{path}: column {:?}", geoms[g].meta.name), Some(row as u64));
+                        let m = e.into_marquet(format!("{path}: column {:?}", geoms[g].meta.name), Some(row0 + row as u64));
                         fail(&path, code::WKB_PARSE, m.to_string())
                     })?;
                     let s = &mut gscan[g];
@@ -494,8 +415,16 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
                     s.lens.insert(v.len());
                 }
             }
+            if let (Some(k), Some(root), Some(model)) = (keys.as_mut(), key_geom, model) {
+                let v = values_of(&geoms[0], &reproj[0], batch.column(pos[&root]))?;
+                for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
+                    k.push(&bx);
+                }
+            }
+            row0 += batch.num_rows() as u64;
         }
     }
+    let mut sort_keys: Option<Vec<u64>> = keys.map(KeyCollector::keys);
     let text_bytes = opts.text_as_bytes || target.text_as_bytes()?;
     for (i, (p, cats)) in planned.iter_mut().zip(cat_stats).enumerate() {
         p.finish_strings(&str_stats[i], opts.max_fixed_string, text_bytes);
@@ -530,61 +459,7 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
         }
     }
 
-    // `--to-crs`: one reprojection per geometry column, applied to each batch's values
-    // before anything else sees them (the key pass and the stream alike).
-    let mut reproj: Vec<Option<ValuesReprojection>> = Vec::with_capacity(geoms.len());
-    for gp in geoms.iter_mut() {
-        let Some(to) = &opts.to_crs else {
-            reproj.push(None);
-            continue;
-        };
-        let from = opts.crs.clone().unwrap_or_else(|| gp.meta.crs.clone());
-        if from == *to || (crate::crs::is_crs84(&from) && crate::crs::is_crs84(to)) {
-            reproj.push(None);
-            continue;
-        }
-        reproj.push(Some(ValuesReprojection::new(&from, to, &format!("{path}: column {:?}", gp.meta.name))?));
-        report.reprojected.push((gp.name.clone(), from.display_name(), to.display_name()));
-        // Non-planar edges are defined on the ellipsoid of a geographic CRS only (R10).
-        if !gp.meta.edges.is_planar() && !to.is_geographic() {
-            report.warnings.push(format!(
-                "column {:?}: edges {} need a geographic CRS; the reprojected column has planar edges",
-                gp.name,
-                gp.meta.edges.geoparquet_name()
-            ));
-            gp.meta.edges = Edges::Planar;
-        }
-        // The declared box is of the source coordinates.
-        gp.meta.bbox = None;
-    }
-    let values_of = |gi: usize, a: &ArrayRef| -> Result<GeometryValues> {
-        let v = geometry_values(&geoms[gi], a)?;
-        match &reproj[gi] {
-            Some(r) => r.apply(v),
-            None => Ok(v),
-        }
-    };
-
-    // Hilbert keys of the primary geometry column (HEP002 §10.6), from a pass over that
-    // column alone: the rows are then sorted with bounded memory (crate::convert::sort).
-    let mut sort_keys: Option<Vec<u64>> = None;
-    if let (true, Some(gp)) = (opts.layout.spatial_order, geoms.first()) {
-        let b = open()?;
-        let mask = ProjectionMask::roots(b.parquet_schema(), [gp.root]);
-        let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
-        let model = bounds::edge_model(&gp.meta.edges);
-        let mut keys = KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize);
-        for batch in reader {
-            let batch = batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?;
-            let v = values_of(0, batch.column(0))?;
-            for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
-                keys.push(&bx);
-            }
-        }
-        sort_keys = Some(keys.keys());
-    }
-
-    // Define the table: the new one, or the template of an append (crate::convert::target).
+    // Define the table: the new one, or the template of an append (crate::convert::hub::target).
     let (_template_file, mut t) = target.define(&opts.table)?;
     // GeoParquet `orientation: counterclockwise` rings wound the other way are re-wound, not
     // refused (docs/geoparquet-mapping.md).
@@ -607,7 +482,7 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
             used.insert(cov_name.clone());
         }
         if let (Some(n), None) = (&m.crs_note, &opts.crs) {
-            spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {}", source_crs_text(&kvs, &m.name, n)));
+            spec.description = Some(format!("source CRS (not PROJJSON, HEP002 §8.1): {}", gp.crs_text.as_deref().unwrap_or(n)));
         }
         t.add_geometry_column(&gp.name, &spec).map_err(|e| match e {
             MarquetError::InvalidArgument(msg) => fail(&path, code::SCHEMA_VALIDATION, format!("column {:?}: {msg}", m.name)),
@@ -637,19 +512,18 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
     // Stream.
     let mut roots_needed: BTreeSet<usize> = planned.iter().map(|p| p.path[0]).collect();
     roots_needed.extend(geoms.iter().map(|g| g.root));
-    let b = open()?;
-    let mask = ProjectionMask::roots(b.parquet_schema(), roots_needed.iter().copied());
-    let reader = b.with_batch_size(opts.batch_rows).with_projection(mask).build().map_err(&pe)?;
-    let pos: BTreeMap<usize, usize> = roots_needed.iter().enumerate().map(|(p, r)| (*r, p)).collect();
-    let batches: Box<dyn Iterator<Item = Result<RecordBatch>>> = match sort_keys.take() {
+    let roots: Vec<usize> = roots_needed.iter().copied().collect();
+    let pos: BTreeMap<usize, usize> = roots.iter().enumerate().map(|(p, r)| (*r, p)).collect();
+    let reader = src.batches(&roots, opts.batch_rows)?;
+    let batches: Box<dyn Iterator<Item = Result<RecordBatch>> + '_> = match sort_keys.take() {
         Some(keys) => {
             let mut sorter = HilbertSorter::new(keys, opts.layout.sort_memory, spill_dir_of(&target.file_name()?));
             for batch in reader {
-                sorter.push(batch.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })?)?;
+                sorter.push(batch?)?;
             }
             Box::new(sorter.finish(opts.batch_rows)?)
         }
-        _ => Box::new(reader.map(|b| b.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))),
+        _ => reader,
     };
     // The one writer: every row checked, encoded and boxed once; the indexes of the new
     // table built at the commit from those boxes (issue #31).
@@ -658,7 +532,7 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
         let batch: RecordBatch = batch?;
         let mut gb = GeoBatch::new();
         for (gi, gp) in geoms.iter().enumerate() {
-            let v = values_of(gi, batch.column(pos[&gp.root]))?;
+            let v = values_of(gp, &reproj[gi], batch.column(pos[&gp.root]))?;
             gb.geometries.insert(gp.name.clone(), v);
         }
         for p in &planned {
@@ -731,25 +605,18 @@ fn import_inner(input: &Path, target: ImportTarget<'_>, opts: &ImportOptions) ->
     Ok(report)
 }
 
-/// The values of geometry column `gp` in one record batch's array `a`.
-fn geometry_values(gp: &GeomPlan, a: &ArrayRef) -> Result<GeometryValues> {
-    match gp.meta.encoding {
-        Encoding::Wkb => Ok(GeometryValues::Wkb(plan::binaries(a)?)),
-        Encoding::Native(k) => geoarrow::to_values(&gp.meta.name, k, a),
+/// The values of geometry column `gp` in one record batch's array `a`, reprojected by `r`.
+fn values_of(gp: &GeomPlan, r: &Option<ValuesReprojection>, a: &ArrayRef) -> Result<GeometryValues> {
+    let v = match gp.meta.encoding {
+        Encoding::Wkb => GeometryValues::Wkb(plan::binaries(a)?),
+        Encoding::Native(k) => geoarrow::to_values(&gp.meta.name, k, a)?,
+    };
+    match r {
+        Some(r) => r.apply(v),
+        None => Ok(v),
     }
 }
 
-fn source_crs_text(kvs: &BTreeMap<String, String>, col: &str, note: &str) -> String {
-    // The original string is in the `geo` JSON; recover it for the description.
-    if let Some(geo) = kvs.get("geo") {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(geo) {
-            if let Some(s) = v.get("columns").and_then(|c| c.get(col)).and_then(|c| c.get("crs")).and_then(|c| c.as_str()) {
-                return s.to_string();
-            }
-        }
-    }
-    note.to_string()
-}
 
 fn declared_bbox_contains(decl: &[f64], b: &BBox) -> bool {
     let (xmin, ymin, xmax, ymax) = match decl.len() {
@@ -765,16 +632,6 @@ fn declared_bbox_contains(decl: &[f64], b: &BBox) -> bool {
     b.xmin >= xmin - tol(xmin) && b.ymin >= ymin - tol(ymin) && b.xmax <= xmax + tol(xmax) && b.ymax <= ymax + tol(ymax)
 }
 
-fn edges_from_algorithm(a: EdgeInterpolationAlgorithm) -> Edges {
-    match a {
-        EdgeInterpolationAlgorithm::SPHERICAL => Edges::Spherical,
-        EdgeInterpolationAlgorithm::VINCENTY => Edges::Vincenty,
-        EdgeInterpolationAlgorithm::THOMAS => Edges::Thomas,
-        EdgeInterpolationAlgorithm::ANDOYER => Edges::Andoyer,
-        EdgeInterpolationAlgorithm::KARNEY => Edges::Karney,
-        EdgeInterpolationAlgorithm::_Unknown(n) => Edges::Unknown(format!("algorithm {n}")),
-    }
-}
 
 fn native_point_dims(dt: &DataType) -> Dimensions {
     if let DataType::Struct(fs) = dt {
@@ -797,24 +654,6 @@ fn point_form_for(pf: PointForm, dims: Dimensions, wkb_len: Option<usize>) -> St
     }
 }
 
-fn column_may_have_nulls(
-    md: &parquet::file::metadata::ParquetMetaData,
-    sd: &parquet::schema::types::SchemaDescriptor,
-    root: usize,
-) -> bool {
-    for leaf in 0..sd.num_columns() {
-        if sd.get_column_root_idx(leaf) != root {
-            continue;
-        }
-        for rg in md.row_groups() {
-            match rg.column(leaf).statistics().and_then(|s| s.null_count_opt()) {
-                Some(0) => {}
-                _ => return true,
-            }
-        }
-    }
-    false
-}
 
 fn plan_field_sanitized(
     f: &arrow_schema::Field,
@@ -855,7 +694,7 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
         Categorical(cp) => format!("categorical ({} labels, {} codes, HEP001 §8.7)", cp.labels.len(), cp.dtype),
     };
     let to = if p.json.is_some() { format!("JSON text, {to}") } else { to };
-    let src = crate::convert::nested_json::type_name(src);
+    let src = crate::convert::hub::nested_json::type_name(src);
     if p.path.len() > 1 {
         format!("struct field of {src} flattened -> {to}")
     } else {
@@ -863,11 +702,6 @@ fn describe_plan(p: &Planned, src: &DataType) -> String {
     }
 }
 
-/// Is `a` a null at row `i`? (helper for tests)
-#[allow(dead_code)]
-fn is_null(a: &ArrayRef, i: usize) -> bool {
-    a.is_null(i)
-}
 
 /// Where the external sort spills: next to the output file (same file system, which has
 /// room for the output anyway), or the system's temporary directory for an in-memory file.

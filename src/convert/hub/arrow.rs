@@ -3,45 +3,143 @@
 //! `python/`, through the Arrow C stream interface).
 //!
 //! - [`ArrowPlan`]: the Arrow schema of a Marquet table (the mapping of
-//!   `docs/geoparquet-mapping.md` that [`super::export_geoparquet`] writes, which uses this
+//!   `docs/geoparquet-mapping.md` that [`crate::convert::export_geoparquet`] writes, which uses this
 //!   plan too) and record batches of a row range or of chosen rows. Geometry columns are
 //!   `Binary` WKB fields; with [`ArrowPlan::new`]'s `geoarrow` flag they carry the GeoArrow
 //!   `geoarrow.wkb` extension type with the CRS (PROJJSON) and edges in its metadata.
-//! - [`import_record_batches`] / [`append_record_batches`]: record batches → a new Marquet
-//!   table in the default layout / appended to an existing one. The batches are spooled to
-//!   an uncompressed temporary GeoParquet file whose `geo` key is built from the fields'
-//!   GeoArrow extension metadata, which [`super::import_geoparquet`] /
-//!   [`super::append_file`] then read: one column mapping, one layout policy (Hilbert
-//!   order with bounded memory, indexes, covering columns) for every writer, at the price
-//!   of one extra sequential write of the rows.
+//! - [`import_record_batches`]: record batches → a new Marquet table in the default layout
+//!   (or appended, [`import_record_batches_into`]); the fields' GeoArrow extension metadata
+//!   describes the geometry columns ([`describe_schema`]) and the hub's import does the rest
+//!   ([`super::import::import`]): one column mapping, one layout policy for every writer.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, BinaryArray, Float64Array, RecordBatch, StructArray, UInt32Array};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
-use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
 
-use super::append::{append_file, AppendOptions, AppendReport};
+use super::import::{import, ImportOptions, ImportReport};
+use super::meta;
 use super::plan::{self, OutPlan};
-use super::geoparquet::import::{ImportOptions, ImportReport};
-use super::io_err;
+use super::source::{ArrowSource, Batches, Cached, Encoding, GeoField, SourceSchema};
+use super::target::ImportTarget;
+use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
 use crate::h5col::{ColumnKind, File};
 use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable, WkbBuffer};
-use crate::spec::{names, BBox};
+use crate::spec::{names, BBox, GeometryType};
+use crate::wkb;
 
-/// Arrow field metadata key of an extension type's name.
-pub const EXTENSION_NAME: &str = "ARROW:extension:name";
-/// Arrow field metadata key of an extension type's metadata.
-pub const EXTENSION_METADATA: &str = "ARROW:extension:metadata";
+/// What an export did (every format's writer reports this).
+#[derive(Debug, Clone, Default)]
+pub struct ExportReport {
+    /// Rows written (the table's `NROWS`).
+    pub rows: u64,
+    /// Parquet row groups written.
+    pub row_groups: usize,
+    /// `geo` version written ("2.0.0", "1.1.0", "1.0.0"; "" for GeoJSON).
+    pub version: String,
+    /// Parquet GEOMETRY / GEOGRAPHY logical types were written.
+    pub native_types: bool,
+    /// Geometry columns with the exact types written.
+    pub geometry_columns: Vec<(String, Vec<crate::spec::GeometryType>)>,
+    /// Columns not written, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Things a reader should know (e.g. M types in a 1.0 file).
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Display for ExportReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "exported {} rows{}{}{}",
+            self.rows,
+            // Row groups are Parquet's: GeoJSON and the GIS formats have none (issue #38).
+            if self.row_groups > 0 { format!(" in {} row group(s)", self.row_groups) } else { String::new() },
+            if self.version.is_empty() { String::new() } else { format!(", geo version {}", self.version) },
+            if self.native_types { ", Parquet GEOMETRY/GEOGRAPHY logical types" } else { "" }
+        )?;
+        for (c, t) in &self.geometry_columns {
+            writeln!(f, "  geometry {c}: [{}]", t.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "))?;
+        }
+        for (c, why) in &self.skipped {
+            writeln!(f, "  skipped {c}: {why}")?;
+        }
+        for n in &self.notes {
+            writeln!(f, "  note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Exact summary of a geometry column, accumulated while exporting.
+pub(crate) struct Summary {
+    pub types: BTreeSet<GeometryType>,
+    pub bbox: BBox,
+    pub all_z: bool,
+    pub all_m: bool,
+    pub any: bool,
+    /// Edge model and orientation for boxes that contain geodesic edges (R8).
+    pub edges: (crate::spatial::geodesic::EdgeModel, bool),
+}
+
+impl Summary {
+    pub fn new() -> Summary {
+        Summary {
+            types: BTreeSet::new(),
+            bbox: BBox::EMPTY,
+            all_z: true,
+            all_m: true,
+            any: false,
+            edges: (crate::spatial::geodesic::EdgeModel::Planar, false),
+        }
+    }
+    /// A summary whose boxes follow the column's edges, like Marquet's own BBOX.
+    pub fn for_column(info: &GeometryColumnInfo) -> Summary {
+        Summary { edges: (crate::marquet::bounds::edge_model(&info.edges), info.orientation_ccw), ..Summary::new() }
+    }
+    pub fn add(&mut self, w: &[u8], path: &str, row: u64) -> Result<()> {
+        let info = wkb::scan(w).map_err(|e| e.into_marquet(path.to_string(), Some(row)))?;
+        self.types.insert(info.geometry_type);
+        if !info.is_empty {
+            self.any = true;
+            self.all_z &= info.geometry_type.dims.has_z();
+            self.all_m &= info.geometry_type.dims.has_m();
+            let b = if self.edges.0 == crate::spatial::geodesic::EdgeModel::Planar {
+                info.bbox
+            } else {
+                crate::marquet::bounds::geometry_box(w, self.edges.0, self.edges.1)
+                    .map_err(|e| e.into_marquet(path.to_string(), Some(row)))?
+            };
+            self.bbox = self.bbox.union(&b);
+        }
+        Ok(())
+    }
+    pub fn sorted_types(&self) -> Vec<GeometryType> {
+        let mut v: Vec<GeometryType> = self.types.iter().copied().collect();
+        v.sort_by_key(|t| t.iso_code());
+        v
+    }
+    /// GeoParquet `bbox`: 4 numbers, 6 with Z, 8 with Z and M (2.0 only).
+    pub fn bbox_vec(&self, allow_zm: bool) -> Option<Vec<f64>> {
+        if !self.any {
+            return None;
+        }
+        let b = &self.bbox;
+        Some(if self.all_z && self.all_m && allow_zm {
+            vec![b.xmin, b.ymin, b.zmin, b.mmin, b.xmax, b.ymax, b.zmax, b.mmax]
+        } else if self.all_z {
+            vec![b.xmin, b.ymin, b.zmin, b.xmax, b.ymax, b.zmax]
+        } else {
+            vec![b.xmin, b.ymin, b.xmax, b.ymax]
+        })
+    }
+}
+
+pub use super::{EXTENSION_METADATA, EXTENSION_NAME};
 
 /// How one output column is read.
 #[derive(Debug, Clone)]
@@ -93,7 +191,7 @@ fn wkb_array(b: WkbBuffer, path: &str) -> Result<ArrayRef> {
         .map_err(|_| MarquetError::Unsupported(format!("{path}: more than 2 GiB of WKB in one batch")))?;
     let nulls = b.valid.iter().any(|v| !v).then(|| NullBuffer::from(b.valid.clone()));
     let values = Buffer::from_vec(b.bytes);
-    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| io_err(path, e))?;
+    let a = BinaryArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls).map_err(|e| err_at(path, e))?;
     Ok(Arc::new(a))
 }
 
@@ -301,7 +399,7 @@ impl ArrowPlan {
                         arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
                     }
                     let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
-                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| io_err(t.path(), e))?)
+                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(t.path(), e))?)
                 }
                 Col::Covering { f32, z } => {
                     let col = t.table().column(name)?;
@@ -336,7 +434,7 @@ impl ArrowPlan {
             Some(shape) => shape.iter().map(|n| n.array(&arrays)).collect::<Result<Vec<_>>>()?,
             None => arrays,
         };
-        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| io_err(t.path(), e))
+        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| err_at(t.path(), e))
     }
 
     /// The rows `rows` (strictly ascending, each below NROWS), in that order, as record
@@ -358,15 +456,15 @@ impl ArrowPlan {
             let mut s = sp.start;
             let mut i = sp.first;
             while s < sp.end {
-                let e = (s + super::DEFAULT_BATCH_ROWS as u64).min(sp.end);
+                let e = (s + crate::convert::DEFAULT_BATCH_ROWS as u64).min(sp.end);
                 let j = i + rows[i..sp.last].iter().take_while(|&&r| r < e).count();
                 let b = self.read_range(t, s, e)?;
                 let idx = UInt32Array::from_iter_values(rows[i..j].iter().map(|&r| (r - s) as u32));
-                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| io_err(t.path(), e))?;
+                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| err_at(t.path(), e))?;
                 held += picked.num_rows();
                 parts.push(picked);
                 if held >= batch_rows {
-                    out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+                    out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| err_at(t.path(), e))?);
                     parts.clear();
                     held = 0;
                 }
@@ -375,7 +473,7 @@ impl ArrowPlan {
             }
         }
         if !parts.is_empty() {
-            out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| io_err(t.path(), e))?);
+            out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| err_at(t.path(), e))?);
         }
         Ok(out)
     }
@@ -474,85 +572,119 @@ pub fn geo_metadata(schema: &Schema, geometry: &[String]) -> Result<String> {
     Ok(serde_json::json!({"version": "1.1.0", "primary_column": primary, "columns": columns}).to_string())
 }
 
-/// Removes the spool file when dropped.
-struct Spool(PathBuf);
+/// The geometry fields of `schema` (see [`geo_metadata`]), described as the hub reads them.
+pub fn describe_schema(path: &str, schema: SchemaRef, geometry: &[String]) -> Result<SourceSchema> {
+    let geo = geo_metadata(&schema, geometry)?;
+    let mut findings = Vec::new();
+    let g = meta::parse_geo(path, &geo, &mut findings, &|_| None)?;
+    let geometry = g
+        .columns
+        .into_iter()
+        .map(|m| {
+            let source = match m.encoding {
+                Encoding::Wkb => "WKB (Arrow binary)".to_string(),
+                e => format!("geoarrow {}", e.name()),
+            };
+            GeoField { meta: m, source, crs_text: None }
+        })
+        .collect();
+    Ok(SourceSchema { path: path.to_string(), schema, geometry, rows: None, findings, geoparquet_version: None, native_types: false })
+}
 
-impl Drop for Spool {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+/// The batches of a stream, each checked against (and given) the stream's `schema`:
+/// batches of a stream may differ from it in metadata only.
+pub fn conformed<'a, I>(path: &str, schema: SchemaRef, batches: I) -> Batches<'a>
+where
+    I: IntoIterator<Item = Result<RecordBatch>>,
+    I::IntoIter: 'a,
+{
+    let path = path.to_string();
+    Box::new(batches.into_iter().map(move |b| {
+        let b = b?;
+        if b.schema() == schema {
+            return Ok(b);
+        }
+        RecordBatch::try_new(schema.clone(), b.columns().to_vec()).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })
+    }))
+}
+
+/// A Marquet table as an Arrow source of the hub (a table converted again, e.g. with a
+/// new CRS): its columns as [`ArrowPlan`] reads them, geometry columns with their GeoArrow
+/// extension metadata (CRS, edges), covering columns left out (the import's layout makes
+/// its own).
+pub struct TableSource<'t> {
+    table: &'t MarquetTable,
+    plan: ArrowPlan,
+    /// The plan's fields that are read (all but the coverings).
+    keep: Vec<usize>,
+    described: SourceSchema,
+    rows: u64,
+}
+
+impl<'t> TableSource<'t> {
+    /// The source of `table`.
+    pub fn new(table: &'t MarquetTable) -> Result<TableSource<'t>> {
+        let plan = ArrowPlan::new(table, None, true)?;
+        let full = plan.schema();
+        let coverings: Vec<&String> = plan.geometry_columns.iter().filter_map(|g| g.covering.as_ref()).collect();
+        let keep: Vec<usize> = (0..full.fields().len()).filter(|&i| !coverings.contains(&full.field(i).name())).collect();
+        let schema = Arc::new(full.project(&keep).map_err(|e| MarquetError::Arrow { path: table.path().to_string(), source: e })?);
+        let mut described = describe_schema(table.path(), schema, &[])?;
+        let rows = table.nrows()?;
+        described.rows = Some(rows);
+        for g in described.geometry.iter_mut() {
+            g.source = "Marquet geometry column".into();
+        }
+        Ok(TableSource { table, plan, keep, described, rows })
     }
 }
 
-/// Write `batches` to an uncompressed GeoParquet file in `dir`.
-fn spool<I>(dir: &Path, schema: SchemaRef, batches: I, geometry: &[String]) -> Result<Spool>
-where
-    I: IntoIterator<Item = Result<RecordBatch>>,
-{
-    let geo = geo_metadata(&schema, geometry)?;
-    let path = dir.join(format!(
-        "marquet-arrow-{}-{}.parquet",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
-    ));
-    let sp = Spool(path);
-    let p = sp.0.display().to_string();
-    let f = std::fs::File::create(&sp.0).map_err(|e| MarquetError::Io { path: p.clone(), source: e })?;
-    let props = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED).build();
-    // The extension metadata stays on the fields (the `geo` key says the same); the
-    // embedded ARROW:schema keeps what the Parquet schema cannot say, such as dictionary
-    // (categorical) types (issue #22).
-    let wopts = ArrowWriterOptions::new().with_properties(props);
-    let mut w = ArrowWriter::try_new_with_options(f, schema.clone(), wopts).map_err(|e| io_err(&p, e))?;
-    for b in batches {
-        let b = b?;
-        if b.schema() != schema {
-            // Batches of a stream share its schema; tolerate metadata-only differences.
-            let b2 = RecordBatch::try_new(schema.clone(), b.columns().to_vec()).map_err(|e| io_err(&p, e))?;
-            w.write(&b2).map_err(|e| io_err(&p, e))?;
-        } else {
-            w.write(&b).map_err(|e| io_err(&p, e))?;
-        }
+impl ArrowSource for TableSource<'_> {
+    fn describe(&self) -> &SourceSchema {
+        &self.described
     }
-    w.append_key_value_metadata(KeyValue::new("geo".to_string(), geo));
-    w.close().map_err(|e| io_err(&p, e))?;
-    Ok(sp)
+
+    fn batches(&mut self, roots: &[usize], batch_rows: usize) -> Result<Batches<'_>> {
+        let step = batch_rows.max(1) as u64;
+        let cols: Vec<usize> = roots.iter().map(|&r| self.keep[r]).collect();
+        let path = self.table.path().to_string();
+        let (t, plan, n) = (self.table, &self.plan, self.rows);
+        let mut s = 0u64;
+        Ok(Box::new(std::iter::from_fn(move || {
+            if s >= n {
+                return None;
+            }
+            let e = (s + step).min(n);
+            let b = plan.read_range(t, s, e).and_then(|b| b.project(&cols).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }));
+            s = e;
+            Some(b)
+        })))
+    }
 }
 
 /// Import Arrow record batches of `schema` as a new Marquet table `opts.table` of `file`,
-/// exactly as [`super::import_geoparquet`] imports a GeoParquet file (same column mapping, same
-/// layout: [`ImportOptions::layout`]). Geometry columns: fields with a GeoArrow extension
-/// type, and the binary WKB fields named in `geometry` (see [`geo_metadata`]). The rows are
-/// spooled to a temporary file in the directory of `file` (next to the output, as the
-/// Hilbert sort spills).
+/// exactly as [`crate::convert::import_geoparquet`] imports a GeoParquet file (same column
+/// mapping, same layout: [`ImportOptions::layout`]). Geometry columns: fields with a
+/// GeoArrow extension type, and the binary WKB fields named in `geometry` (see
+/// [`geo_metadata`]). The stream is read once and held in memory for the import's two
+/// passes (it was handed over in memory); nothing is written beside the output.
 pub fn import_record_batches<I>(file: &File, schema: SchemaRef, batches: I, geometry: &[String], opts: &ImportOptions) -> Result<ImportReport>
 where
     I: IntoIterator<Item = Result<RecordBatch>>,
 {
-    import_record_batches_into(super::ImportTarget::New(file), schema, batches, geometry, opts)
+    import_record_batches_into(ImportTarget::New(file), schema, batches, geometry, opts)
 }
 
 /// [`import_record_batches`] into a new table or appended to an existing one
-/// ([`super::ImportTarget`]).
-pub fn import_record_batches_into<I>(target: super::ImportTarget<'_>, schema: SchemaRef, batches: I, geometry: &[String], opts: &ImportOptions) -> Result<ImportReport>
+/// ([`ImportTarget`]).
+pub fn import_record_batches_into<I>(target: ImportTarget<'_>, schema: SchemaRef, batches: I, geometry: &[String], opts: &ImportOptions) -> Result<ImportReport>
 where
     I: IntoIterator<Item = Result<RecordBatch>>,
 {
-    let sp = spool(&super::geoparquet::import::spill_dir_of(&target.file_name()?), schema, batches, geometry)?;
-    super::import_geoparquet_into(&sp.0, target, opts)
-}
-
-/// Append Arrow record batches to the Marquet table `table` of `file` through
-/// [`append_file`] (the library's append path: BBOX, types, covering and block indexes
-/// maintained, R-trees per [`AppendOptions::rtree`]). The batches must map to the table's
-/// columns as [`import_record_batches`] would map them.
-pub fn append_record_batches<I>(file: &File, table: &str, schema: SchemaRef, batches: I, geometry: &[String], opts: &AppendOptions) -> Result<AppendReport>
-where
-    I: IntoIterator<Item = Result<RecordBatch>>,
-{
-    let sp = spool(&super::geoparquet::import::spill_dir(file), schema, batches, geometry)?;
-    let mut o = opts.clone();
-    o.format = Some(super::Format::GeoParquet);
-    append_file(file, table, &sp.0, &o)
+    let path = "Arrow stream";
+    let described = describe_schema(path, schema.clone(), geometry)?;
+    let mut src = Cached::new(described, conformed(path, schema, batches), None, opts.layout.sort_memory);
+    import(&mut src, target, opts)
 }
 
 #[cfg(test)]

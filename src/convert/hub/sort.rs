@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use arrow_array::{RecordBatch, UInt32Array};
 use arrow_schema::SchemaRef;
 
-use super::io_err;
+use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
 use crate::spatial::hilbert::{box_centre, hilbert_of_centre};
 use crate::spec::BBox;
@@ -165,9 +165,9 @@ impl HilbertSorter {
                     let bucket = &mut buckets[b];
                     bucket.keys.extend(r.iter().map(|&i| keys[i as usize]));
                     let part = arrow_select::take::take_record_batch(&batch, &UInt32Array::from(r))
-                        .map_err(|e| io_err("external sort (take)", e))?;
-                    let w = bucket.writer.as_mut().ok_or_else(|| io_err("external sort", "bucket already closed"))?;
-                    w.write(&part).map_err(|e| io_err(&bucket.path.display().to_string(), e))?;
+                        .map_err(|e| err_at("external sort (take)", e))?;
+                    let w = bucket.writer.as_mut().ok_or_else(|| err_at("external sort", "bucket already closed"))?;
+                    w.write(&part).map_err(|e| err_at(&bucket.path.display().to_string(), e))?;
                 }
             }
         }
@@ -213,7 +213,7 @@ impl HilbertSorter {
             let path = dir.0.join(format!("bucket-{b}.arrow"));
             let f = std::fs::File::create(&path).map_err(|e| MarquetError::Io { path: path.display().to_string(), source: e })?;
             let w = arrow_ipc::writer::FileWriter::try_new(std::io::BufWriter::new(f), &schema)
-                .map_err(|e| io_err(&path.display().to_string(), e))?;
+                .map_err(|e| err_at(&path.display().to_string(), e))?;
             buckets.push(Bucket { path, writer: Some(w), keys: Vec::new() });
         }
         self.state = State::Spilled { dir, bounds, buckets };
@@ -239,7 +239,7 @@ impl HilbertSorter {
             State::Spilled { dir: d, buckets, .. } => {
                 for mut b in buckets {
                     if let Some(mut w) = b.writer.take() {
-                        w.finish().map_err(|e| io_err(&b.path.display().to_string(), e))?;
+                        w.finish().map_err(|e| err_at(&b.path.display().to_string(), e))?;
                     }
                     if !b.keys.is_empty() {
                         queue.push(Source::File { path: b.path, keys: b.keys });
@@ -272,25 +272,25 @@ pub struct SortedBatches {
 
 impl SortedBatches {
     fn load(&mut self, src: Source) -> Result<RecordBatch> {
-        let schema = self.schema.clone().ok_or_else(|| io_err("external sort", "no schema"))?;
+        let schema = self.schema.clone().ok_or_else(|| err_at("external sort", "no schema"))?;
         let (batches, keys) = match src {
             Source::Memory { batches, keys } => (batches, keys),
             Source::File { path, keys } => {
                 let what = path.display().to_string();
                 let f = std::fs::File::open(&path).map_err(|e| MarquetError::Io { path: what.clone(), source: e })?;
-                let r = arrow_ipc::reader::FileReader::try_new(std::io::BufReader::new(f), None).map_err(|e| io_err(&what, e))?;
-                let batches = r.collect::<std::result::Result<Vec<_>, _>>().map_err(|e| io_err(&what, e))?;
+                let r = arrow_ipc::reader::FileReader::try_new(std::io::BufReader::new(f), None).map_err(|e| err_at(&what, e))?;
+                let batches = r.collect::<std::result::Result<Vec<_>, _>>().map_err(|e| err_at(&what, e))?;
                 let _ = std::fs::remove_file(&path);
                 (batches, keys)
             }
         };
-        let all = arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| io_err("external sort (concat)", e))?;
+        let all = arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| err_at("external sort (concat)", e))?;
         drop(batches);
         if all.num_rows() != keys.len() {
-            return Err(io_err("external sort", format!("{} rows read back for {} keys", all.num_rows(), keys.len())));
+            return Err(err_at("external sort", format!("{} rows read back for {} keys", all.num_rows(), keys.len())));
         }
         let order = UInt32Array::from(order_of(&keys));
-        arrow_select::take::take_record_batch(&all, &order).map_err(|e| io_err("external sort (take)", e))
+        arrow_select::take::take_record_batch(&all, &order).map_err(|e| err_at("external sort (take)", e))
     }
 }
 

@@ -40,7 +40,7 @@ impl CategoryStats {
             return Ok(());
         }
         let d = a.as_any_dictionary();
-        for s in super::plan::strings(d.values())?.into_iter().flatten() {
+        for s in super::cells::strings(d.values())?.into_iter().flatten() {
             if self.index.contains_key(s) {
                 continue;
             }
@@ -106,7 +106,7 @@ impl CatPlan {
         if let DataType::Dictionary(_, _) = a.data_type() {
             let d = a.as_any_dictionary();
             let dict: Vec<Option<i64>> =
-                super::plan::strings(d.values())?.into_iter().map(|s| s.map(code_of).transpose()).collect::<Result<_>>()?;
+                super::cells::strings(d.values())?.into_iter().map(|s| s.map(code_of).transpose()).collect::<Result<_>>()?;
             let keys = d.normalized_keys();
             for i in 0..n {
                 match (a.is_null(i), keys.get(i).and_then(|&k| dict.get(k)).copied().flatten()) {
@@ -115,7 +115,7 @@ impl CatPlan {
                 }
             }
         } else {
-            for (i, s) in super::plan::strings(a)?.into_iter().enumerate() {
+            for (i, s) in super::cells::strings(a)?.into_iter().enumerate() {
                 match s {
                     Some(s) => codes[i] = code_of(s)?,
                     None => missing[i] = true,

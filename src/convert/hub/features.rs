@@ -3,10 +3,12 @@
 //!
 //! Each format reads into a [`FeatureSource`] (a declared attribute schema, the CRS the
 //! file states, then one feature at a time) and writes from a [`FeatureSink`]. Import
-//! turns the features into Arrow record batches of [`super::DEFAULT_BATCH_ROWS`] rows and
-//! hands them to [`super::import_record_batches`]: the same column mapping, Hilbert order
-//! (external sort, bounded memory), indexes and covering columns as every other import.
-//! Export reads the table in row blocks ([`super::ArrowPlan::read_range`]), so memory is
+//! turns the features into Arrow record batches of [`crate::convert::DEFAULT_BATCH_ROWS`]
+//! rows, an [`super::source::ArrowSource`] of the hub ([`import_features`]): the same column
+//! mapping, Hilbert order, indexes and covering columns as every other import, no
+//! temporary file (the batches are kept in memory between the import's passes while they
+//! fit its budget; the file is read again otherwise).
+//! Export reads the table in row blocks ([`super::arrow::ArrowPlan::read_range`]), so memory is
 //! bounded by one block on both sides.
 //!
 //! Attribute types are the formats' common ground: 64-bit integers, doubles, booleans,
@@ -24,10 +26,11 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
-use super::arrow::{ArrowPlan, EXTENSION_METADATA, EXTENSION_NAME};
-use super::geoparquet::export::ExportReport;
-use super::geoparquet::import::{ImportOptions, ImportReport};
-use super::{code, io_err, Finding, Format, DEFAULT_BATCH_ROWS};
+use super::arrow::{ArrowPlan, ExportReport};
+use super::import::{import, ImportOptions, ImportReport};
+use super::source::{Batches, Cached, GeoColumnMeta, GeoField, Reopen, SourceSchema};
+use super::target::ImportTarget;
+use crate::convert::{code, Finding, DEFAULT_BATCH_ROWS};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
 use crate::marquet::{Crs, MarquetTable};
@@ -107,42 +110,6 @@ pub struct SinkInfo {
     pub rows: u64,
 }
 
-/// Is this one of the GIS formats of this module?
-pub fn is_gis(f: Format) -> bool {
-    matches!(f, Format::FlatGeobuf | Format::GeoPackage | Format::Shapefile)
-}
-
-/// Import any non-HDF5 input format as a new table (used by `convert` and `append`).
-pub fn import_any(fmt: Format, input: &Path, target: super::ImportTarget<'_>, opts: &ImportOptions) -> Result<ImportReport> {
-    match fmt {
-        Format::GeoParquet => super::import_geoparquet_into(input, target, opts),
-        Format::GeoJson => super::geojson::import_geojson_into(input, target, opts),
-        Format::FlatGeobuf => {
-            let (info, src) = super::fgb::open(input)?;
-            import_source(input, target, info, src, opts)
-        }
-        Format::GeoPackage => {
-            let (info, src) = super::gpkg::open(input)?;
-            import_source(input, target, info, src, opts)
-        }
-        Format::Shapefile => {
-            let (info, src) = super::shp::open(input)?;
-            import_source(input, target, info, src, opts)
-        }
-        Format::Marquet => Err(MarquetError::InvalidArgument("an HDF5 file is not imported".into())),
-    }
-}
-
-/// Export a table to any non-HDF5 format.
-pub fn export_any(fmt: Format, file: &File, table: &str, output: &Path, eopts: &super::ExportOptions) -> Result<ExportReport> {
-    match fmt {
-        Format::GeoParquet => super::export_geoparquet(file, table, output, eopts),
-        Format::GeoJson => super::export_geojson(file, table, output),
-        Format::FlatGeobuf | Format::GeoPackage | Format::Shapefile => export_table(fmt, file, table, output),
-        Format::Marquet => Err(MarquetError::InvalidArgument("HDF5 is not an export format".into())),
-    }
-}
-
 /// The Arrow type of a [`Kind`].
 fn arrow_type(k: Kind) -> DataType {
     match k {
@@ -154,8 +121,18 @@ fn arrow_type(k: Kind) -> DataType {
     }
 }
 
-/// Import the features of `src` as a new Marquet table.
-pub fn import_source(input: &Path, target: super::ImportTarget<'_>, info: SourceInfo, mut src: impl FeatureSource, opts: &ImportOptions) -> Result<ImportReport> {
+/// Import the features of a GIS file (`first`, opened by `reopen` again when the import
+/// reads it a second time and the batches did not fit the memory budget) into `target`;
+/// `format` names the format in the report.
+pub fn import_features<'a, S: FeatureSource + 'a>(
+    input: &Path,
+    format: &str,
+    target: ImportTarget<'_>,
+    info: SourceInfo,
+    first: S,
+    mut reopen: impl FnMut() -> Result<S> + 'a,
+    opts: &ImportOptions,
+) -> Result<ImportReport> {
     let path = input.display().to_string();
     let geom_name = {
         let mut g = "geometry".to_string();
@@ -164,29 +141,36 @@ pub fn import_source(input: &Path, target: super::ImportTarget<'_>, info: Source
         }
         g
     };
-    let mut ext = serde_json::Map::new();
-    match &info.crs {
-        Crs::Default => {
-            ext.insert("crs".into(), serde_json::Value::String("OGC:CRS84".into()));
-        }
-        Crs::ProjJson(doc) => {
-            ext.insert("crs".into(), serde_json::from_str(doc).map_err(|e| io_err(&path, e))?);
-        }
-        Crs::Unknown => {}
-    }
-    let gfield = Field::new(&geom_name, DataType::Binary, true).with_metadata(std::collections::HashMap::from([
-        (EXTENSION_NAME.to_string(), "geoarrow.wkb".to_string()),
-        (EXTENSION_METADATA.to_string(), serde_json::Value::Object(ext).to_string()),
-    ]));
-    let mut fields = vec![gfield];
+    let mut fields = vec![Field::new(&geom_name, DataType::Binary, true)];
     fields.extend(info.fields.iter().map(|(n, k)| Field::new(n, arrow_type(*k), true)));
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let kinds: Vec<Kind> = info.fields.iter().map(|(_, k)| *k).collect();
     let batch_rows = opts.batch_rows.clamp(1, DEFAULT_BATCH_ROWS);
-    let s2 = schema.clone();
-    let p2 = path.clone();
+    let mut meta = GeoColumnMeta::wkb(&geom_name, info.crs.clone());
+    meta.crs_note = info.crs_note.clone();
+    let described = SourceSchema {
+        path: path.clone(),
+        schema: schema.clone(),
+        geometry: vec![GeoField { meta, source: format!("{format} geometry"), crs_text: None }],
+        rows: None,
+        findings: Vec::new(),
+        geoparquet_version: None,
+        native_types: false,
+    };
+    let (s2, k2, p2) = (schema.clone(), kinds.clone(), path.clone());
+    let again: Reopen<'a> = Box::new(move || Ok(feature_batches(reopen()?, k2.clone(), s2.clone(), batch_rows, p2.clone())));
+    let mut src = Cached::new(described, feature_batches(first, kinds, schema, batch_rows, path), Some(again), opts.layout.sort_memory);
+    let mut report = import(&mut src, target, opts)?;
+    if let (Some(n), None) = (&info.crs_note, &opts.crs) {
+        report.findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(&geom_name), n.clone()));
+    }
+    Ok(report)
+}
+
+/// The features of `src` as record batches of `batch_rows` rows.
+fn feature_batches<'a, S: FeatureSource + 'a>(mut src: S, kinds: Vec<Kind>, schema: SchemaRef, batch_rows: usize, path: String) -> Batches<'a> {
     let mut done = false;
-    let batches = std::iter::from_fn(move || {
+    Box::new(std::iter::from_fn(move || {
         if done {
             return None;
         }
@@ -197,7 +181,7 @@ pub fn import_source(input: &Path, target: super::ImportTarget<'_>, info: Source
             while n < batch_rows {
                 let Some((geom, vals)) = src.next_feature()? else { break };
                 if vals.len() != cols.len() {
-                    return Err(MarquetError::InvalidArgument(format!("{p2}: feature {n} has {} values for {} fields", vals.len(), cols.len())));
+                    return Err(MarquetError::InvalidArgument(format!("{path}: feature {n} has {} values for {} fields", vals.len(), cols.len())));
                 }
                 g.append_option(geom);
                 for (c, v) in cols.iter_mut().zip(vals) {
@@ -210,7 +194,7 @@ pub fn import_source(input: &Path, target: super::ImportTarget<'_>, info: Source
             }
             let mut arrays: Vec<ArrayRef> = vec![Arc::new(g.finish())];
             arrays.extend(cols.into_iter().map(Col::finish));
-            RecordBatch::try_new(s2.clone(), arrays).map(Some).map_err(|e| io_err(&p2, e))
+            RecordBatch::try_new(schema.clone(), arrays).map(Some).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })
         })();
         match r {
             Ok(Some(b)) => Some(Ok(b)),
@@ -223,27 +207,7 @@ pub fn import_source(input: &Path, target: super::ImportTarget<'_>, info: Source
                 Some(Err(e))
             }
         }
-    });
-    let mut report = super::arrow::import_record_batches_into(target, schema, batches, &[], opts)?;
-    if let (Some(n), None) = (&info.crs_note, &opts.crs) {
-        report.findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(&geom_name), n.clone()));
-    }
-    for g in report.geometry_columns.iter_mut() {
-        g.source = format!("{} geometry", Format::from_path(input).map(format_name).unwrap_or("GIS"));
-    }
-    Ok(report)
-}
-
-/// A format's name for messages.
-pub fn format_name(f: Format) -> &'static str {
-    match f {
-        Format::FlatGeobuf => "FlatGeobuf",
-        Format::GeoPackage => "GeoPackage",
-        Format::Shapefile => "Shapefile",
-        Format::GeoParquet => "GeoParquet",
-        Format::GeoJson => "GeoJSON",
-        Format::Marquet => "Marquet",
-    }
+    }))
 }
 
 /// An Arrow column being built.
@@ -367,16 +331,22 @@ fn value(a: &ArrayRef, i: usize) -> V {
     }
 }
 
-/// Export table `table` to a GIS format: the primary geometry column is the feature
-/// geometry; ordinary columns of a [`Kind`] become attributes.
-fn export_table(fmt: Format, file: &File, table: &str, output: &Path) -> Result<ExportReport> {
+/// Export table `table` to a GIS format named `format`, written by the sink `create` makes:
+/// the primary geometry column is the feature geometry; ordinary columns of a [`Kind`]
+/// become attributes.
+pub fn export_features(
+    format: &str,
+    file: &File,
+    table: &str,
+    create: impl FnOnce(&SinkInfo, &mut ExportReport) -> Result<Box<dyn FeatureSink>>,
+) -> Result<ExportReport> {
     let t = MarquetTable::open(file, table)?;
     let plan = ArrowPlan::new(&t, None, false)?;
     let mut report = ExportReport::default();
     report.notes.extend(plan.notes.iter().cloned());
     report.skipped.extend(plan.skipped.iter().cloned());
     let Some(g) = plan.geometry_columns.first().cloned() else {
-        return Err(MarquetError::InvalidArgument(format!("{table}: no geometry column to write as {}", format_name(fmt))));
+        return Err(MarquetError::InvalidArgument(format!("{table}: no geometry column to write as {format}")));
     };
     let coverings: Vec<String> = plan.geometry_columns.iter().filter_map(|c| c.covering.clone()).collect();
     let schema = plan.schema();
@@ -391,7 +361,7 @@ fn export_table(fmt: Format, file: &File, table: &str, output: &Path) -> Result<
             continue;
         }
         if plan.geometry_columns.iter().any(|c| c.name == *f.name()) {
-            report.skipped.push((f.name().clone(), format!("a second geometry column: {} holds one per feature", format_name(fmt))));
+            report.skipped.push((f.name().clone(), format!("a second geometry column: {format} holds one per feature")));
             continue;
         }
         match kind_of(f.data_type()) {
@@ -402,12 +372,7 @@ fn export_table(fmt: Format, file: &File, table: &str, output: &Path) -> Result<
     let gi = gi.ok_or_else(|| MarquetError::InvalidArgument(format!("{table}: geometry column {} not read", g.name)))?;
     let n = t.nrows()?;
     let info = SinkInfo { fields: cols.iter().map(|(_, n, k)| (n.clone(), *k)).collect(), crs: g.crs.clone(), types: g.types.clone().unwrap_or_default(), rows: n };
-    let mut sink: Box<dyn FeatureSink> = match fmt {
-        Format::FlatGeobuf => Box::new(super::fgb::create(output, &info)?),
-        Format::GeoPackage => Box::new(super::gpkg::create(output, table, &info)?),
-        Format::Shapefile => Box::new(super::shp::create(output, &info, &mut report)?),
-        _ => return Err(MarquetError::InvalidArgument("not a GIS format".into())),
-    };
+    let mut sink = create(&info, &mut report)?;
     let step = DEFAULT_BATCH_ROWS as u64;
     let mut s = 0;
     let mut vals: Vec<V> = Vec::with_capacity(cols.len());
