@@ -44,7 +44,35 @@ pub fn flush(loc: hid_t) -> Result<()> {
         (Ok(()), Some(r)) => r.release(loc),
         (Ok(()), None) => {}
     }
+    if r.is_ok() {
+        pad_end(loc);
+    }
     r
+}
+
+unsafe extern "C" {
+    /// Set a file's end of allocation to max(EOA, EOF) + `increment` (HDF5 ≥ 1.10.2).
+    fn H5Fincrement_filesize(file_id: hid_t, increment: u64) -> hdf5_sys::h5::herr_t;
+}
+
+/// Put one unused byte at the end of the file's allocation, so that no block that flushed
+/// metadata points at ends there (issue #38, found by the model test's long run): HDF5
+/// *shrinks* the file when a freed block ends at the end of allocation — even with
+/// `H5F_FSPACE_STRATEGY_NONE` (`H5MF_xfree` tries `H5MF_try_shrink` first) — and the next
+/// allocation then reuses those bytes, so an append that rewrites the partial last chunk of a
+/// column lying at the end of the file wrote the new chunk over the committed one while the
+/// on-disk chunk index still pointed at it: a kill before the next flush left the column's
+/// chunk undecodable ("corrupt deflate data"). After a flush the aggregators are released,
+/// so the next blocks start past the pad, adjacent to nothing flushed: local ruling L7
+/// ("freed space is never reused") holds again. Called after every flush and before a
+/// mutation's first write ([`crate::h5col`]'s `begin_mutation`). Files of other drivers
+/// (MPI-IO: collective) are left alone.
+pub fn pad_end(loc: hid_t) {
+    let Some((fid, _)) = sec2_fd(loc) else { return };
+    if !opened_for_writing(&fid) {
+        return;
+    }
+    locked(|| unsafe { H5Fincrement_filesize(fid.0, 1) });
 }
 
 /// HDF5's end of allocation of the file that `loc` (any object in it) belongs to.
