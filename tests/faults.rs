@@ -5,7 +5,8 @@
 //!   were never committed);
 //! * F2 — an append of many batches is all-or-nothing, and its errors name the table row;
 //! * F3 — writes refuse a table whose `NROWS` exceeds its columns;
-//! * F6 — NaN / infinite vertices are refused with the row named.
+//! * F6 — infinite ordinates (and positions on one axis only) are refused with the row
+//!   named; NaN ordinates are kept (issue #32).
 
 mod common;
 
@@ -171,14 +172,31 @@ fn f6_non_finite_vertices_are_refused_with_the_row() {
     let f = File::create(dir.join("t.h5")).unwrap();
     let t = new_table(&f);
     t.append(&lines(0..10, 0.0)).unwrap();
-    for (x, y) in [(f64::NAN, 1.0), (1.0, f64::NEG_INFINITY), (f64::INFINITY, f64::INFINITY)] {
+    let one_axis = wkb::encode(
+        &Geometry::LineString(LineString { dims: Dimensions::Xy, coords: vec![Coord::xy(f64::NAN, 1.0), Coord::xy(f64::NAN, 2.0)] }),
+        ByteOrder::LittleEndian,
+    );
+    for bad in [line(1.0, f64::NEG_INFINITY), line(f64::INFINITY, f64::INFINITY), one_axis] {
         let mut b = lines(10..13, 0.0);
         if let Some(GeometryValues::Wkb(v)) = b.geometries.get_mut("g") {
-            v[2] = Some(line(x, y));
+            v[2] = Some(bad);
         }
         let e = t.append(&b).unwrap_err();
         assert!(matches!(&e, MarquetError::Refused { row: Some(12), .. }), "{e}");
     }
+    assert_eq!(t.nrows().unwrap(), 10);
+    // A NaN ordinate is kept (issue #32): LINESTRING (NaN 1, 2 3) is stored as given.
+    let kept = wkb::encode(
+        &Geometry::LineString(LineString { dims: Dimensions::Xy, coords: vec![Coord::xy(f64::NAN, 1.0), Coord::xy(2.0, 3.0)] }),
+        ByteOrder::LittleEndian,
+    );
+    let mut b = lines(10..13, 0.0);
+    if let Some(GeometryValues::Wkb(v)) = b.geometries.get_mut("g") {
+        v[2] = Some(kept.clone());
+    }
+    t.append(&b).unwrap();
+    assert_eq!(t.read_wkb("g", 12, 13).unwrap().get(0), Some(&kept[..]));
+    t.truncate(10).unwrap();
     // Points: an empty point (both NaN) is fine, one NaN or an infinity is not.
     let mut pts = MarquetTable::create(&f, "/p").unwrap();
     pts.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false })).unwrap();

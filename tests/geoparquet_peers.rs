@@ -477,10 +477,12 @@ fn crs_edges_and_types_follow_the_mapping() {
     assert!(r.geometry_columns[0].source.contains("multipolygon"));
     let r = check("geoarrow-data/example/example_point_native.parquet");
     assert!(matches!(r.geometry_columns[0].form, StorageForm::Point { .. }));
-    // Big-endian WKB (Overture) and nested attributes (flattened or skipped, never silent).
+    // Big-endian WKB (Overture) and nested attributes (flattened or skipped, never silent);
+    // its undeclared float32 `bbox` struct is the covering, not `bbox.xmin` … data (issue #32).
     let r = check("geoarrow-rs/overture_infrastructure.parquet");
     assert_eq!(r.rows, 100);
-    assert!(r.columns.iter().any(|(c, _)| c.starts_with("bbox.")), "{r}");
+    assert_eq!(r.geometry_columns[0].covering.as_deref(), Some("bbox"), "{r}");
+    assert!(!r.columns.iter().any(|(c, _)| c.starts_with("bbox")), "{r}");
 }
 
 #[test]

@@ -475,7 +475,9 @@ def convert(
     """Convert between GeoParquet, GeoJSON, FlatGeobuf, GeoPackage, Shapefile, CSV, Iceberg
     and Marquet HDF5 by file extension, as ``marquet convert``; returns ``{"table", "rows",
     "report"}``. ``crs`` states the input's CRS (``"EPSG:25832"``, a URN, WKT or PROJJSON)
-    when it names none or a wrong one; ``to_crs`` reprojects (``marquet convert --to-crs``)."""
+    when it names none or a wrong one; ``to_crs`` reprojects (``marquet convert --to-crs``).
+    HDF5 to HDF5 copies the table ``table`` (or the file's only one) as stored, with its
+    layout and indexes, into a new or an existing file."""
     return _convert(
         os.fspath(input), os.fspath(output), table, geoparquet_version, keep_order, index, rtree, covering, crs, to_crs
     )

@@ -557,7 +557,7 @@ fn convert<'py>(
         .py(py)?;
     let d = PyDict::new(py);
     d.set_item("table", &r.table)?;
-    d.set_item("rows", r.import.as_ref().map(|i| i.rows).or(r.export.as_ref().map(|e| e.rows)))?;
+    d.set_item("rows", r.import.as_ref().map(|i| i.rows).or(r.export.as_ref().map(|e| e.rows)).or(r.copy.as_ref().map(|c| c.rows)))?;
     d.set_item("report", r.to_string())?;
     Ok(d)
 }

@@ -131,6 +131,21 @@ def test_convert_both_ways(tmp_path, points):
     assert sorted(marquet.read_arrow(h5b).column("id").to_pylist()) == list(range(len(points)))
 
 
+def test_convert_copies_a_table_between_hdf5_files(tmp_path, points):
+    src = tmp_path / "src.h5"
+    marquet.write(src, points, "pts")
+    marquet.write(src, points, "other")
+    out = tmp_path / "copy.he5"
+    r = marquet.convert(src, out, table="/pts")
+    assert r["table"] == "/pts" and r["rows"] == len(points)
+    assert "copied Marquet table /pts" in r["report"]
+    assert marquet.open(out).tables == ["/pts"]
+    assert marquet.validate(out).conformant
+    assert marquet.read_arrow(out, "/pts").equals(marquet.read_arrow(src, "/pts"))
+    with pytest.raises(errors.MarquetError, match="already exists"):
+        marquet.convert(src, out, table="/pts")
+
+
 def test_validate_findings_as_objects():
     rep = marquet.validate(TESTDATA / "bad" / "m014_bbox_too_small.h5")
     assert not rep.conformant and not bool(rep)

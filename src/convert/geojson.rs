@@ -75,6 +75,43 @@ fn features(input: &Path) -> Result<impl Iterator<Item = Result<Feature>>> {
 
 pub use super::hub::geojson_geometry::{from_geojson, to_geojson, to_geojson_json};
 
+/// The rule a NaN ordinate breaks on GeoJSON export (issue #32, docs/FAULTS.md F6): JSON has
+/// no NaN, serde_json would write `null`, and a position is an array of numbers.
+pub const RULE_NAN_POSITION: &str = "RFC 7946 §3.1.1 (a position is an array of numbers; docs/FAULTS.md F6)";
+
+/// The index of the first position [`to_geojson`] would write with a NaN X, Y or (when the
+/// geometry has Z) Z, counted over the positions it writes; `None` when there is none. An
+/// empty point (`POINT EMPTY`, alone or in a collection) is written as `[]` and is no
+/// position; one that is a MultiPoint member has no GeoJSON spelling and counts. A NaN would
+/// reach the output as `null` (serde_json), which RFC 7946 does not allow: [`FeatureWriter`]
+/// refuses the row instead.
+pub fn first_nan_position(g: &wkb::Geometry) -> Option<u64> {
+    use wkb::{Coord, Geometry};
+    fn walk(g: &Geometry, k: &mut u64) -> bool {
+        let mut seq = |cs: &mut dyn Iterator<Item = &Coord>, z: bool| {
+            for c in cs {
+                if c.x.is_nan() || c.y.is_nan() || (z && c.z.is_nan()) {
+                    return true;
+                }
+                *k += 1;
+            }
+            false
+        };
+        match g {
+            Geometry::Point(p) if p.coord.is_empty() => false,
+            Geometry::Point(p) => seq(&mut std::iter::once(&p.coord), p.dims.has_z()),
+            Geometry::LineString(l) => seq(&mut l.coords.iter(), l.dims.has_z()),
+            Geometry::Polygon(p) => seq(&mut p.rings.iter().flatten(), p.dims.has_z()),
+            Geometry::MultiPoint(m) => seq(&mut m.points.iter().map(|p| &p.coord), m.dims.has_z()),
+            Geometry::MultiLineString(m) => seq(&mut m.lines.iter().flat_map(|l| l.coords.iter()), m.dims.has_z()),
+            Geometry::MultiPolygon(m) => seq(&mut m.polygons.iter().flat_map(|p| p.rings.iter().flatten()), m.dims.has_z()),
+            Geometry::GeometryCollection(c) => c.geometries.iter().any(|g| walk(g, k)),
+        }
+    }
+    let mut k = 0;
+    walk(g, &mut k).then_some(k)
+}
+
 /// Import a GeoJSON FeatureCollection as a new Marquet table (geometry column `geometry`).
 pub fn import_geojson(input: &Path, file: &File, opts: &ImportOptions) -> Result<ImportReport> {
     import_geojson_into(input, super::ImportTarget::New(file), opts)
@@ -493,6 +530,14 @@ impl<'a> FeatureWriter<'a> {
                 Some(wb) => {
                     self.summary.add(wb, &self.pinfo.path, row)?;
                     let mut g = wkb::decode(wb).map_err(|er| er.into_marquet(self.pinfo.path.clone(), Some(row)))?;
+                    if let Some(k) = first_nan_position(&g) {
+                        return Err(MarquetError::Refused {
+                            path: self.pinfo.path.clone(),
+                            row: Some(row),
+                            rule: RULE_NAN_POSITION,
+                            message: format!("position {k} has a NaN ordinate, which GeoJSON cannot hold; GeoParquet, FlatGeobuf and GeoPackage keep it"),
+                        });
+                    }
                     if let Some(tr) = &self.to_crs84 {
                         tr.transform_geometry(&mut g).map_err(|er| MarquetError::InvalidArgument(format!("{}: row {row}: {er}", self.pinfo.path)))?;
                     }

@@ -55,6 +55,7 @@
 //! ```
 
 pub mod append;
+pub mod copy;
 pub mod error;
 #[cfg(feature = "gis")]
 pub mod fgb;

@@ -69,6 +69,8 @@ pub struct ConvertReport {
     pub reproject: Option<crate::crs::ReprojectReport>,
     /// What the lakehouse reader did ([`lake`]).
     pub lake: Option<lake::LakeReport>,
+    /// The table copied, when input and output are both HDF5 ([`super::copy`], issue #32).
+    pub copy: Option<super::copy::CopyReport>,
 }
 
 impl std::fmt::Display for ConvertReport {
@@ -85,6 +87,9 @@ impl std::fmt::Display for ConvertReport {
         }
         if let Some(e) = &self.export {
             write!(f, "{e}")?;
+        }
+        if let Some(c) = &self.copy {
+            write!(f, "{c}")?;
         }
         Ok(())
     }

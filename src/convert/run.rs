@@ -39,7 +39,8 @@ pub(crate) fn single_table(file: &File, opts: &ConvertOptions) -> Result<String>
 /// Convert between GeoParquet, GeoJSON and Marquet (HDF5), choosing the direction by the
 /// file extensions (or [`ConvertOptions::format`]). Writing into an existing HDF5 file adds
 /// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
-/// GeoJSON goes through a temporary HDF5 file.
+/// GeoJSON goes through a temporary HDF5 file. HDF5 to HDF5 copies one table as stored,
+/// with its layout and indexes ([`super::copy`]).
 ///
 /// Into HDF5 the conversion is all-or-nothing: it runs into a staging file beside the
 /// output and is published at the end in one step (a rename for a new file, one `H5Ocopy`
@@ -96,6 +97,11 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
     let fout = formats.output.ok_or_else(|| {
         MarquetError::InvalidArgument(format!("{}: cannot tell the output format from the extension", output.display()))
     })?;
+    // HDF5 to HDF5 without a CRS change: the table is copied as stored (issue #32).
+    if fin == Format::Marquet && fout == Format::Marquet && opts.crs.is_none() && opts.to_crs.is_none() {
+        let c = super::copy::copy_table(input, output, opts.table.as_deref())?;
+        return Ok(ConvertReport { input: input.into(), output: output.into(), table: c.table.clone(), copy: Some(c), ..Default::default() });
+    }
     let mut report = ConvertReport { input: input.to_path_buf(), output: output.to_path_buf(), ..Default::default() };
     // A Marquet input is imported when a CRS is stated or changed (read as an Arrow source,
     // never changed itself); otherwise it is exported as it is.
@@ -134,9 +140,6 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
         }
     };
     match (fin, fout) {
-        (Format::Marquet, Format::Marquet) if !reimport => {
-            return Err(MarquetError::InvalidArgument("HDF5 to HDF5 is not a conversion".into()));
-        }
         (_, Format::Marquet) => {
             // A new file: [`convert`] stages conversions into HDF5 (docs/FAULTS.md F2).
             let file = File::create(output)?;

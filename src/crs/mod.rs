@@ -324,6 +324,20 @@ impl Transformer {
         if live.is_empty() {
             return Ok(());
         }
+        // X and Y transform together: one without the other has no position to transform
+        // (issue #32: NaN ordinates are kept, but not invented or dropped).
+        if let Some(i) = live.iter().position(|c| c.x.is_nan() || c.y.is_nan()) {
+            let c = &live[i];
+            return Err(format!(
+                "coordinate {} of {} ({:?}, {:?}) has one NaN ordinate and cannot be transformed from {} to {}",
+                i + 1,
+                live.len(),
+                c.x,
+                c.y,
+                self.from,
+                self.to
+            ));
+        }
         let with_z = live.iter().all(|c| !c.z.is_nan());
         let mut x: Vec<f64> = live.iter().map(|c| c.x).collect();
         let mut y: Vec<f64> = live.iter().map(|c| c.y).collect();

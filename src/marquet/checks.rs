@@ -235,12 +235,13 @@ pub fn check_values<'a>(
     }
 }
 
-/// The rule a non-finite vertex breaks (issue #19): boxes (`BBOX`, block boxes, R-tree
-/// items, covering values) are finite doubles, and a vertex without a position is none.
-pub const RULE_FINITE: &str = "HEP002 §6.4, §7.1 (finite vertices, docs/FAULTS.md F6)";
+/// The rule an infinite ordinate breaks (issues #19, #32): boxes (`BBOX`, block boxes,
+/// R-tree items, covering values) are finite doubles computed ignoring NaN (§6.4).
+pub const RULE_FINITE: &str = "HEP002 §6.4 (finite boxes: no infinite ordinate, NaN ignored; docs/FAULTS.md F6)";
 
-/// Refuse a non-empty geometry with a NaN or infinite vertex (the all-NaN coordinate of an
-/// empty point excepted), naming the table row.
+/// Refuse a geometry with an infinite ordinate, or with a position on one axis only (every
+/// X NaN but some Y not, or the reverse), naming the table row; NaN ordinates are kept
+/// ([`crate::wkb::check_finite`]).
 pub(crate) fn refuse_non_finite(info: &GeometryColumnInfo, row: u64, wkb: &[u8]) -> Result<()> {
     match crate::wkb::check_finite(wkb) {
         Ok(()) => Ok(()),

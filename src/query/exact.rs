@@ -142,10 +142,29 @@ impl<'a> ExactTest<'a> {
             Predicate::Intersects if self.inside(&gbox, false) => true,
             Predicate::Within if self.inside(&gbox, true) => true,
             _ => {
-                let g: geo::Geometry<f64> = crate::wkb::decode(w).map_err(|e| e.into_marquet(path.clone(), Some(row)))?.into();
+                let mut g = crate::wkb::decode(w).map_err(|e| e.into_marquet(path.clone(), Some(row)))?;
+                strip_nan(&mut g);
+                let g: geo::Geometry<f64> = g.into();
                 exact(&self.predicate, &g, &self.window_geo, &gbox, &self.wbox, st)
             }
         })
+    }
+}
+
+/// Remove every coordinate with a NaN X or Y (and every point member that is one): the
+/// predicates see the geometry "ignoring coordinate values that are NaN" (HEP002 §6.4,
+/// issue #32), as its boxes do — a NaN vertex of a line is skipped, its neighbours joined.
+pub(crate) fn strip_nan(g: &mut crate::wkb::Geometry) {
+    use crate::wkb::{Coord, Geometry as G};
+    let keep = |c: &Coord| !c.x.is_nan() && !c.y.is_nan();
+    match g {
+        G::Point(_) => {}
+        G::LineString(l) => l.coords.retain(keep),
+        G::Polygon(p) => p.rings.iter_mut().for_each(|r| r.retain(keep)),
+        G::MultiPoint(m) => m.points.retain(|p| keep(&p.coord)),
+        G::MultiLineString(m) => m.lines.iter_mut().for_each(|l| l.coords.retain(keep)),
+        G::MultiPolygon(m) => m.polygons.iter_mut().flat_map(|p| p.rings.iter_mut()).for_each(|r| r.retain(keep)),
+        G::GeometryCollection(c) => c.geometries.iter_mut().for_each(strip_nan),
     }
 }
 

@@ -1,12 +1,19 @@
-//! The finite-vertex rule a writer applies (issue #19, docs/FAULTS.md F6): every vertex of a
-//! non-empty geometry has finite X and Y (and a Z or M that is finite or NaN). The one
-//! NaN form accepted is the WKB spelling of an empty point — a Point (alone or a member of
-//! a MultiPoint or collection) whose X and Y are both NaN. An infinite ordinate would
-//! make `BBOX`, block boxes and R-tree items end at ±inf (which GeoParquet export writes as
-//! `null`, which its import then refuses); a NaN vertex in a line or ring has no position.
+//! The ordinate rule a writer applies (issues #19 and #32, docs/FAULTS.md F6). NaN ordinates
+//! are legal and kept: HEP002 §6.4 defines containment "ignoring coordinate values that are
+//! NaN", and the Parquet geospatial statistics ignore NaN likewise, so every box (`BBOX`,
+//! block boxes, R-tree items, covering values) is computed from the other values (local
+//! ruling L2: a coordinate whose X and Y are both NaN is no coordinate at all). Two forms are
+//! refused because no box can be written for them:
+//! - an infinite ordinate (X, Y, Z or M) of a coordinate that is not all-NaN in X and Y: it
+//!   would make boxes end at ±inf, which GeoParquet export writes as `null` and its import
+//!   then refuses;
+//! - a geometry in which some X is a number but every Y is NaN, or the reverse: it has a
+//!   position on one axis only, so its box would be empty on the other axis (`+inf..-inf`,
+//!   `xmin > xmax`, which §6.4 allows only as an antimeridian wrap).
+//!
+//! NaN X or Y in a non-empty point of a *point column* is refused separately (§7.4).
 
-use super::reader::{visit, CoordSeq, Header, WkbVisitor};
-use crate::spec::GeometryKind;
+use super::reader::{visit, CoordSeq, WkbVisitor};
 
 /// The first offending vertex: `(vertex index in the value, what is wrong)`.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,48 +26,54 @@ pub struct NonFinite {
 
 #[derive(Default)]
 struct FiniteVisitor {
-    kind: Option<GeometryKind>,
     seen: u64,
+    /// First coordinate with a non-NaN X (resp. Y), for the one-axis rule.
+    first_x: Option<u64>,
+    first_y: Option<u64>,
     bad: Option<NonFinite>,
 }
 
 impl WkbVisitor for FiniteVisitor {
-    fn begin_geometry(&mut self, header: &Header) {
-        self.kind = Some(header.geometry_type.kind);
-    }
     fn coords(&mut self, _ring: Option<usize>, seq: CoordSeq<'_>) {
         if self.bad.is_some() {
             return;
         }
-        let point = self.kind == Some(GeometryKind::Point);
         for (i, c) in seq.iter().enumerate() {
             let v = self.seen + i as u64;
-            let msg = if c.x.is_nan() && c.y.is_nan() {
-                (!point).then(|| "a vertex with NaN x and y (only an empty point may be all-NaN)".to_string())
-            } else if c.x.is_nan() || c.y.is_nan() {
-                Some(format!("vertex ({:?}, {:?}) has a NaN ordinate", c.x, c.y))
-            } else if c.x.is_infinite() || c.y.is_infinite() || c.z.is_infinite() || c.m.is_infinite() {
-                Some(format!("vertex ({:?}, {:?}) has an infinite ordinate", c.x, c.y))
-            } else {
-                None
-            };
-            if let Some(message) = msg {
-                self.bad = Some(NonFinite { vertex: v, message });
+            if c.x.is_nan() && c.y.is_nan() {
+                continue;
+            }
+            if c.x.is_infinite() || c.y.is_infinite() || c.z.is_infinite() || c.m.is_infinite() {
+                self.bad = Some(NonFinite { vertex: v, message: format!("vertex ({:?}, {:?}) has an infinite ordinate", c.x, c.y) });
                 return;
+            }
+            if !c.x.is_nan() {
+                self.first_x.get_or_insert(v);
+            }
+            if !c.y.is_nan() {
+                self.first_y.get_or_insert(v);
             }
         }
         self.seen += seq.len() as u64;
     }
 }
 
-/// Check that every vertex of a WKB value is finite (see the module doc). A value that is
-/// not valid WKB passes: the structural check reports it.
+/// Check the ordinates of a WKB value (see the module doc): NaN anywhere is fine, an infinity
+/// or a position on one axis only is not. A value that is not valid WKB passes: the
+/// structural check reports it.
 pub fn check_finite(bytes: &[u8]) -> Result<(), NonFinite> {
     let mut v = FiniteVisitor::default();
     if visit(bytes, &mut v).is_err() {
         return Ok(());
     }
-    v.bad.map_or(Ok(()), Err)
+    if let Some(bad) = v.bad {
+        return Err(bad);
+    }
+    match (v.first_x, v.first_y) {
+        (Some(i), None) => Err(NonFinite { vertex: i, message: "every Y of the geometry is NaN but this vertex has an X: no box holds it".into() }),
+        (None, Some(i)) => Err(NonFinite { vertex: i, message: "every X of the geometry is NaN but this vertex has a Y: no box holds it".into() }),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -75,18 +88,24 @@ mod tests {
     }
 
     #[test]
-    fn finite_vertices_pass_and_others_are_named() {
+    fn nan_passes_infinity_and_one_axis_positions_are_named() {
         assert_eq!(check_finite(&line(&[(0.0, 0.0), (1.0, 2.0)])), Ok(()));
         let e = check_finite(&line(&[(0.0, 0.0), (f64::INFINITY, 2.0)])).unwrap_err();
         assert_eq!(e.vertex, 1);
         assert!(e.message.contains("infinite"), "{}", e.message);
-        let e = check_finite(&line(&[(0.0, 0.0), (1.0, 1.0), (f64::NAN, 2.0)])).unwrap_err();
-        assert_eq!(e.vertex, 2);
-        assert!(check_finite(&line(&[(f64::NAN, f64::NAN), (1.0, 1.0)])).is_err());
-        // POINT EMPTY is the accepted all-NaN form.
+        // NaN ordinates are kept (issue #32): alone, in pairs, or in one axis of a vertex.
+        assert_eq!(check_finite(&line(&[(0.0, 0.0), (1.0, 1.0), (f64::NAN, 2.0)])), Ok(()));
+        assert_eq!(check_finite(&line(&[(f64::NAN, f64::NAN), (1.0, 1.0)])), Ok(()));
+        assert_eq!(check_finite(&line(&[(f64::NAN, f64::NAN), (f64::NAN, f64::NAN)])), Ok(()));
+        let e = check_finite(&line(&[(f64::NAN, f64::NAN), (f64::NAN, 1.0), (f64::NAN, 2.0)])).unwrap_err();
+        assert_eq!(e.vertex, 1);
+        assert!(e.message.contains("every X"), "{}", e.message);
+        assert!(check_finite(&line(&[(3.0, f64::NAN)])).unwrap_err().message.contains("every Y"));
         let empty = encode(&Geometry::Point(Point { dims: Dimensions::Xy, coord: Coord::xy(f64::NAN, f64::NAN) }), ByteOrder::LittleEndian);
         assert_eq!(check_finite(&empty), Ok(()));
         let inf_pt = encode(&Geometry::Point(Point { dims: Dimensions::Xy, coord: Coord::xy(f64::NEG_INFINITY, 0.0) }), ByteOrder::LittleEndian);
         assert!(check_finite(&inf_pt).is_err());
+        let inf_z = encode(&Geometry::Point(Point { dims: Dimensions::Xyz, coord: Coord { x: 1.0, y: 2.0, z: f64::INFINITY, m: f64::NAN } }), ByteOrder::LittleEndian);
+        assert!(check_finite(&inf_z).is_err());
     }
 }

@@ -104,8 +104,9 @@ enum Command {
   marquet convert warehouse/db/scenes scenes.h5               # Havasu rasters: arrays + footprints
   marquet convert scenes.h5 scenes.parquet                    # ... back to Havasu v1 Parquet
   marquet convert scenes.h5 warehouse/db/scenes2              # ... or an Iceberg table
+  marquet convert all.h5 one.he5 --table /roads               # copy a table as stored, indexes too
 
-Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5, .csv/.tsv; an Iceberg
+Formats by extension: .parquet/.geoparquet, .geojson/.json, .h5/.hdf5/.hdf/.he5, .csv/.tsv; an Iceberg
 table is its directory or a metadata/*.metadata.json. Parquet without GeoParquet metadata
 needs --geometry or --lonlat unless it has GeoMesa __<col>_bbox__ companions, or Havasu
 raster columns (docs/lakehouse.md: each raster an HDF5 array, the table its footprints). Both

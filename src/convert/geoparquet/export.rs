@@ -119,6 +119,7 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     // Bbox covering columns: the table's own or computed (super::export_covering).
     let cov = super::export_covering::plan_coverings(&plan.schema(), &plan.geometry_columns, opts.covering);
     let schema = cov.schema();
+    super::export_covering::check_unique_names(&schema, &out_path)?;
     let geo_fields: Vec<(usize, String)> =
         schema.fields().iter().enumerate().filter(|(_, f)| infos.contains_key(f.name())).map(|(i, f)| (i, f.name().clone())).collect();
     let compression = match opts.compression {

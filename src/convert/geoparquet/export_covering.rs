@@ -114,6 +114,22 @@ pub(crate) fn plan_coverings(schema: &Schema, infos: &[GeometryColumnInfo], choi
     CoveringPlan { outs, schema: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())), covering }
 }
 
+/// Refuse, before anything is written, a schema with two fields of one name: readers such as
+/// pyarrow cannot read such a file ("Multiple matches for FieldRef.Name(bbox)", issue #32).
+/// The covering plan never adds one and the renesting never makes one; this is the net.
+pub(crate) fn check_unique_names(schema: &Schema, out_path: &str) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for f in schema.fields() {
+        if !seen.insert(f.name().as_str()) {
+            return Err(MarquetError::InvalidArgument(format!(
+                "{out_path}: the export would have two fields named {:?}; no GeoParquet reader could read it",
+                f.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl CoveringPlan {
     /// The exported schema.
     pub fn schema(&self) -> SchemaRef {

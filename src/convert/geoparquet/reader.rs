@@ -153,15 +153,10 @@ fn describe(path: &str, md: &ArrowReaderMetadata) -> Result<SourceSchema> {
                     ));
                     c.edges = nedges;
                 }
-                // OGC:CRS84 and EPSG:4326 are the same coordinates (HEP002 §8.4).
-                let same84 = crate::crs::is_crs84(&crs) && crate::crs::is_crs84(&c.crs);
-                if ncrs.is_some() && crs.id() != c.crs.id() && !same84 && !(crs == Crs::Unknown && note.is_some()) {
-                    findings.push(Finding::new(
-                        code::CRS_MISMATCH,
-                        Some(f.name()),
-                        format!("`geo` crs {} differs from the logical type crs {}", c.crs.display_name(), crs.display_name()),
-                    ));
-                }
+                // An explicit CRS wins over an implied default; two explicit ones that
+                // differ are marked, and refused by the import unless --crs states the CRS
+                // (meta::reconcile_crs, meta::check_crs_conflicts, issue #32).
+                meta::reconcile_crs(c, ncrs.as_deref(), (crs, note), &mut findings);
             }
             None => {
                 if let Some(n) = &note {
@@ -169,6 +164,7 @@ fn describe(path: &str, md: &ArrowReaderMetadata) -> Result<SourceSchema> {
                 }
                 let mut m = GeoColumnMeta::wkb(f.name(), crs);
                 m.crs_note = note;
+                m.crs_explicit = ncrs.is_some();
                 m.edges = nedges;
                 m.native_type = true;
                 geo_cols.push(m);

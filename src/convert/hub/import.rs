@@ -17,6 +17,8 @@ use crate::convert::hub::sort::{HilbertSorter, KeyCollector};
 use crate::convert::hub::target::ImportTarget;
 use crate::crs::ValuesReprojection;
 use crate::convert::hub::geoarrow;
+use crate::convert::hub::covering_in;
+use crate::convert::hub::meta;
 use crate::convert::{code, fail, Finding, DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
@@ -255,6 +257,9 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
         findings: d.findings.clone(),
         ..Default::default()
     };
+    // Two different explicit CRSs of one column: refused unless --crs states it (issue #32).
+    let metas: Vec<GeoColumnMeta> = d.geometry.iter().map(|g| g.meta.clone()).collect();
+    meta::check_crs_conflicts(&path, &metas, opts.crs.is_some(), &mut report.findings)?;
     // Plan geometry columns (primary first, as parse_geo sorted them).
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut geoms: Vec<GeomPlan> = Vec::new();
@@ -298,21 +303,27 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
             covering_f32: false,
         });
     }
-    // Covering columns.
-    for gp in geoms.iter_mut() {
-        let Some(cov) = gp.meta.covering.clone() else { continue };
-        let Some((root, field)) = schema.column_with_name(&cov) else {
-            return Err(fail(&path, code::SCHEMA_VALIDATION, format!("covering column {cov:?} is not a column of the file")));
-        };
-        let DataType::Struct(fs) = field.data_type() else {
-            return Err(fail(&path, code::SCHEMA_VALIDATION, format!("covering column {cov:?} is not a struct")));
-        };
-        let f32 = fs.iter().all(|f| f.data_type() == &DataType::Float32);
-        consumed.insert(root);
-        let name = sanitize_name(&cov, &used);
+    // Covering columns: declared by the source or recognised (covering_in, issue #32).
+    let refs: Vec<covering_in::GeomRef<'_>> = geoms
+        .iter()
+        .map(|g| covering_in::GeomRef { name: &g.meta.name, root: g.root, declared: g.meta.covering.as_deref(), edges: &g.meta.edges })
+        .collect();
+    let mut scan = |roots: &[usize], f: &mut dyn FnMut(&RecordBatch) -> Result<()>| -> Result<()> {
+        for batch in src.batches(roots, opts.batch_rows)? {
+            f(&batch?)?;
+        }
+        Ok(())
+    };
+    let values = |gi: usize, a: &ArrayRef| values_of(&geoms[gi], &None, a);
+    let covs = covering_in::find(&path, &schema, &refs, &mut scan, &values, &mut report.findings, &mut report.warnings)?;
+    drop(refs);
+    for (gp, c) in geoms.iter_mut().zip(covs) {
+        let Some(c) = c else { continue };
+        consumed.insert(c.root);
+        let name = sanitize_name(&c.name, &used);
         used.insert(name.clone());
         gp.covering = Some(name);
-        gp.covering_f32 = f32;
+        gp.covering_f32 = c.shape.f32;
     }
 
     // Plan ordinary columns.

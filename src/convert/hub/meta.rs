@@ -252,6 +252,8 @@ fn parse_column(
         encoding,
         geometry_types,
         crs,
+        crs_explicit: o.contains_key("crs"),
+        crs_conflict: None,
         crs_note,
         edges,
         orientation_ccw,
@@ -260,6 +262,103 @@ fn parse_column(
         covering,
         native_type: false,
     })
+}
+
+/// Reconcile the CRS of `geo` column `c` with the `crs` of its Parquet logical type
+/// (issue #32): `native` is the logical type's string (`None`: omitted, the implied
+/// OGC:CRS84), `resolved` what [`crs_from_string`] made of it. The rule
+/// (docs/geoparquet-mapping.md): an explicit statement wins over an implied default; a
+/// known CRS wins over an explicitly unknown one (`crs: null`, `srid:0`, an unresolvable
+/// string), reported as `crs_mismatch`; two different known CRSs are a conflict
+/// ([`GeoColumnMeta::crs_conflict`]), refused by [`check_crs_conflicts`] unless the user
+/// states the CRS.
+pub fn reconcile_crs(c: &mut GeoColumnMeta, native: Option<&str>, resolved: (Crs, Option<String>), findings: &mut Vec<Finding>) {
+    let Some(text) = native else { return }; // implied: `geo` decides
+    let (crs, note) = resolved;
+    if same_crs(&crs, &c.crs) && note.is_none() {
+        return;
+    }
+    let col = c.name.clone();
+    let short = |t: &str| if t.len() > 60 { format!("{}…", &t[..t.char_indices().nth(57).map_or(t.len(), |(i, _)| i)]) } else { t.to_string() };
+    let native_name = if note.is_some() { format!("{:?} (not resolvable)", short(text)) } else { crs.display_name() };
+    let native_known = !matches!(crs, Crs::Unknown);
+    let geo_known = c.crs_explicit && !matches!(c.crs, Crs::Unknown);
+    if !c.crs_explicit || (c.crs == Crs::Unknown && native_known) {
+        // The logical type states it; `geo` implies the default or says "unknown".
+        if c.crs_explicit {
+            findings.push(Finding::new(
+                code::CRS_MISMATCH,
+                Some(&col),
+                format!("`geo` crs is null (unknown) but the Parquet logical type states {native_name}: the logical type's is taken"),
+            ));
+        }
+        if let Some(n) = &note {
+            findings.push(Finding::new(code::CRS_NOT_PROJJSON, Some(&col), n.clone()));
+        }
+        c.crs = crs;
+        c.crs_note = note;
+        c.crs_explicit = true;
+        return;
+    }
+    if !native_known || !geo_known {
+        // One of the two is explicitly unknown: the known one (or the `geo` one) is kept.
+        findings.push(Finding::new(
+            code::CRS_MISMATCH,
+            Some(&col),
+            format!("`geo` crs {} differs from the Parquet logical type's {native_name}: the `geo` crs is taken", c.crs.display_name()),
+        ));
+        return;
+    }
+    c.crs_conflict = Some(format!(
+        "`geo` crs {} and the Parquet logical type crs {native_name} are two different explicit CRSs",
+        c.crs.display_name()
+    ));
+}
+
+/// Refuse columns whose CRS is stated twice, differently ([`reconcile_crs`]), unless the user
+/// states the CRS (`user_crs`, `convert --crs`), which replaces both: then a `crs_mismatch`
+/// finding.
+pub fn check_crs_conflicts(path: &str, cols: &[GeoColumnMeta], user_crs: bool, findings: &mut Vec<Finding>) -> Result<()> {
+    for c in cols {
+        let Some(msg) = &c.crs_conflict else { continue };
+        if user_crs {
+            findings.push(Finding::new(code::CRS_MISMATCH, Some(&c.name), format!("{msg}; replaced by --crs")));
+            continue;
+        }
+        return Err(fail(
+            path,
+            code::CRS_MISMATCH,
+            format!(
+                "column {:?}: {msg}: refused, as either could be wrong; state the CRS of the coordinates with --crs (e.g. --crs EPSG:4326)",
+                c.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Do `a` and `b` name the same CRS? The same authority id, or both OGC:CRS84 / EPSG:4326
+/// (the same coordinates, HEP002 §8.4); when one has no id, documents equal but for
+/// `$schema`, or of one `name` (a writer may normalize the text).
+fn same_crs(a: &Crs, b: &Crs) -> bool {
+    if a == b || (crate::crs::is_crs84(a) && crate::crs::is_crs84(b)) {
+        return true;
+    }
+    match (a.id(), b.id(), a, b) {
+        (Some(x), Some(y), _, _) => x == y,
+        (_, _, Crs::ProjJson(x), Crs::ProjJson(y)) => {
+            let doc = |t: &str| {
+                let mut v: Value = serde_json::from_str(t).unwrap_or(Value::Null);
+                if let Value::Object(o) = &mut v {
+                    o.remove("$schema");
+                }
+                v
+            };
+            let (x, y) = (doc(x), doc(y));
+            x == y || (x.get("name").is_some() && x.get("name") == y.get("name"))
+        }
+        _ => false,
+    }
 }
 
 /// GeoParquet type names ("Point", "Polygon Z", "MultiPoint ZM"); also tolerates the
@@ -449,6 +548,59 @@ mod tests {
         let (c, n) = crs_from_string("projjson:short", &kv);
         assert_eq!(c, Crs::Unknown);
         assert!(n.unwrap().contains("not a PROJJSON coordinate reference system"));
+    }
+
+    fn col(crs: Crs, explicit: bool) -> GeoColumnMeta {
+        GeoColumnMeta {
+            name: "g".into(),
+            encoding: Encoding::Wkb,
+            geometry_types: None,
+            crs,
+            crs_explicit: explicit,
+            crs_conflict: None,
+            crs_note: None,
+            edges: Edges::Planar,
+            orientation_ccw: false,
+            epoch: None,
+            bbox: None,
+            covering: None,
+            native_type: true,
+        }
+    }
+
+    #[test]
+    fn explicit_crs_wins_over_implied_and_two_explicit_are_refused() {
+        let merc = Crs::ProjJson(r#"{"type":"ProjectedCRS","name":"m","id":{"authority":"EPSG","code":3857}}"#.into());
+        let utm = Crs::ProjJson(r#"{"type":"ProjectedCRS","name":"u","id":{"authority":"EPSG","code":32618}}"#.into());
+        let mut f = Vec::new();
+        // `geo` without crs, logical type EPSG:3857 (DuckDB V2): the logical type's, silently.
+        let mut c = col(Crs::Default, false);
+        reconcile_crs(&mut c, Some("EPSG:3857"), (merc.clone(), None), &mut f);
+        assert_eq!((c.crs.clone(), f.len(), c.crs_conflict.is_none()), (merc.clone(), 0, true));
+        // Logical type without crs: `geo` decides.
+        let mut c = col(utm.clone(), true);
+        reconcile_crs(&mut c, None, (Crs::Default, None), &mut f);
+        assert_eq!((c.crs.clone(), f.len()), (utm.clone(), 0));
+        // The same CRS twice (OGC:CRS84 stated in `geo`, its PROJJSON in the type): fine.
+        let mut c = col(Crs::Default, true);
+        reconcile_crs(&mut c, Some("OGC:CRS84"), (Crs::Default, None), &mut f);
+        assert!(f.is_empty() && c.crs_conflict.is_none());
+        // `crs: null` and a known logical-type CRS: the known one, reported.
+        let mut c = col(Crs::Unknown, true);
+        reconcile_crs(&mut c, Some("EPSG:3857"), (merc.clone(), None), &mut f);
+        assert_eq!(c.crs, merc);
+        assert_eq!(f.pop().map(|x| x.code), Some(code::CRS_MISMATCH));
+        // Two explicit, different CRSs: refused naming --crs; with --crs, a finding.
+        for geo in [utm, Crs::Default] {
+            let mut c = col(geo, true);
+            reconcile_crs(&mut c, Some("EPSG:3857"), (merc.clone(), None), &mut f);
+            assert!(c.crs_conflict.is_some());
+            let e = check_crs_conflicts("p", std::slice::from_ref(&c), false, &mut f).unwrap_err();
+            assert_eq!(crate::convert::failure_code(&e), Some(code::CRS_MISMATCH));
+            assert!(e.to_string().contains("--crs"), "{e}");
+            check_crs_conflicts("p", &[c], true, &mut f).unwrap();
+            assert_eq!(f.pop().map(|x| x.code), Some(code::CRS_MISMATCH));
+        }
     }
 
     #[test]

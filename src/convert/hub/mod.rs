@@ -18,6 +18,7 @@
 pub mod arrow;
 pub mod categorical;
 pub mod cells;
+pub mod covering_in;
 #[cfg(feature = "gis")]
 pub mod features;
 pub mod geoarrow;

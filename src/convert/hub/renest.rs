@@ -53,11 +53,23 @@ impl Node {
 /// The nodes of flat `fields` whose struct paths are `paths` (`None`, or a path of one
 /// name: a column of its own): children of the same parent are gathered into one struct,
 /// named by the last name of their path.
+///
+/// A struct is never given the name of a field of its own at the same level (issue #32: an
+/// Overture `bbox` struct imported as `bbox.xmin` … columns next to a covering column
+/// `bbox`): children whose path runs through another column's full path stay flat
+/// columns, so no level of the result has two fields with one name.
 pub fn nest(fields: &[Field], paths: &[Option<Vec<String>>]) -> Vec<Node> {
+    let full = |i: usize, f: &Field| -> Vec<String> {
+        match paths.get(i).cloned().flatten() {
+            Some(p) if !p.is_empty() => p,
+            _ => vec![f.name().clone()],
+        }
+    };
+    let all: std::collections::HashSet<Vec<String>> = fields.iter().enumerate().map(|(i, f)| full(i, f)).collect();
     let mut top: Vec<Node> = Vec::new();
     for (i, f) in fields.iter().enumerate() {
         match paths.get(i).cloned().flatten() {
-            Some(p) if p.len() > 1 => insert(&mut top, &p, i, f),
+            Some(p) if p.len() > 1 && !(1..p.len()).any(|k| all.contains(&p[..k])) => insert(&mut top, &p, i, f),
             _ => top.push(Node::Leaf(i, f.clone())),
         }
     }
@@ -87,6 +99,19 @@ mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
     use arrow_array::{Int32Array, StringArray};
+
+    #[test]
+    fn a_struct_never_takes_the_name_of_a_column() {
+        let p = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let fields = [
+            Field::new("bbox", DataType::Int32, true),
+            Field::new("bbox.xmin", DataType::Utf8, true),
+            Field::new("names.primary", DataType::Utf8, true),
+        ];
+        let nodes = nest(&fields, &[None, p(&["bbox", "xmin"]), p(&["names", "primary"])]);
+        let names: Vec<String> = nodes.iter().map(|n| n.field().name().clone()).collect();
+        assert_eq!(names, ["bbox", "bbox.xmin", "names"]);
+    }
 
     #[test]
     fn children_gathered_under_their_parents() {

@@ -75,6 +75,14 @@ pub struct GeoColumnMeta {
     /// The `crs` member, or the logical type's CRS: absent → [`Crs::Default`] (OGC:CRS84),
     /// JSON `null` → [`Crs::Unknown`], a PROJJSON object → [`Crs::ProjJson`] (HEP002 §8.1).
     pub crs: Crs,
+    /// The CRS is stated (a `crs` member, JSON `null` included, or a logical type `crs`),
+    /// not the implied default of an absent one: an explicit statement wins over an implied
+    /// default ([`meta::reconcile_crs`](super::meta::reconcile_crs), issue #32).
+    pub crs_explicit: bool,
+    /// The `geo` key and the logical type state two different CRSs: why, for the refusal
+    /// that [`meta::check_crs_conflicts`](super::meta::check_crs_conflicts) makes unless the
+    /// user states the CRS (issue #32).
+    pub crs_conflict: Option<String>,
     /// A CRS that could not be stored as PROJJSON (WKT string, `srid:N`, authority code):
     /// kept in the column's description and reported.
     pub crs_note: Option<String>,
@@ -100,6 +108,8 @@ impl GeoColumnMeta {
             encoding: Encoding::Wkb,
             geometry_types: None,
             crs,
+            crs_explicit: false,
+            crs_conflict: None,
             crs_note: None,
             edges: Edges::Planar,
             orientation_ccw: false,
