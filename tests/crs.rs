@@ -348,3 +348,106 @@ fn append_with_another_crs_is_refused() {
     assert!(ok, "{err}");
     assert_eq!(rows(&h5), 2 * n);
 }
+
+/// An unknown CRS (HEP002 §8.1's null dataspace) equals only an unknown CRS (issue #38, local
+/// ruling L20): a source that declares no CRS is not appended into a table that states one —
+/// it would be stored under a CRS nobody stated — nor rows that state one into a table whose
+/// CRS is unknown (the column would mix systems). Both refusals leave the file byte for byte;
+/// unknown into unknown appends, and a lakehouse source whose CRS is stated with `--crs`
+/// appends. Before this rule an unknown source took the table's CRS silently.
+#[test]
+fn append_with_an_unknown_crs_is_refused_both_ways() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("crs-append-unknown");
+    let s = |p: &Path| p.display().to_string();
+    let src = fixture("duckdb_3857.parquet");
+    let unk = dir.join("unknown.parquet");
+    let (ok, _, err) = cli(&["convert", &s(&src), &s(&unk), "--crs", "unknown"]);
+    assert!(ok, "{err}");
+    let rows = |h5: &Path| MarquetTable::open(&File::open(h5).unwrap(), "/t").unwrap().nrows().unwrap();
+    // Unknown into EPSG:3857: refused.
+    let stated = dir.join("stated.h5");
+    let (ok, _, err) = cli(&["convert", &s(&src), &s(&stated), "--table", "/t"]);
+    assert!(ok, "{err}");
+    let before = std::fs::read(&stated).unwrap();
+    let (ok, _, err) = cli(&["append", &s(&stated), "--table", "/t", "--from", &s(&unk)]);
+    assert!(!ok, "an unknown-CRS source was appended into an EPSG:3857 table");
+    assert!(err.contains("declares no CRS") && err.contains("3857") && err.contains("L20"), "{err}");
+    assert_eq!(std::fs::read(&stated).unwrap(), before, "a refused append changed the file");
+    // EPSG:3857 into unknown: refused.
+    let unknown = dir.join("unknown.h5");
+    let (ok, _, err) = cli(&["convert", &s(&src), &s(&unknown), "--table", "/t", "--crs", "unknown"]);
+    assert!(ok, "{err}");
+    let before = std::fs::read(&unknown).unwrap();
+    let (ok, _, err) = cli(&["append", &s(&unknown), "--table", "/t", "--from", &s(&src)]);
+    assert!(!ok, "EPSG:3857 rows were appended into a table whose CRS is unknown");
+    assert!(err.contains("has an unknown CRS") && err.contains("3857"), "{err}");
+    assert_eq!(std::fs::read(&unknown).unwrap(), before, "a refused append changed the file");
+    // The same table file as the source (h5 -> h5) is refused alike.
+    let (ok, _, err) = cli(&["append", &s(&stated), "--table", "/t", "--from", &s(&unknown), "--from-table", "/t"]);
+    assert!(!ok && err.contains("declares no CRS"), "{err}");
+    // Unknown into unknown appends.
+    let n = rows(&unknown);
+    let (ok, _, err) = cli(&["append", &s(&unknown), "--table", "/t", "--from", &s(&unk)]);
+    assert!(ok, "{err}");
+    assert_eq!(rows(&unknown), 2 * n);
+
+    // A CSV of WKT declares no CRS: refused into a stated table until `--crs` states it.
+    let parcels = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/lake/parcels.csv");
+    let p = dir.join("parcels.h5");
+    let (ok, _, err) = cli(&["convert", &s(&parcels), &s(&p), "--table", "/t", "--geometry", "wkt", "--crs", "EPSG:3857"]);
+    assert!(ok, "{err}");
+    let n = rows(&p);
+    let (ok, _, err) = cli(&["append", &s(&p), "--table", "/t", "--from", &s(&parcels), "--geometry", "wkt"]);
+    assert!(!ok && err.contains("declares no CRS"), "{err}");
+    assert_eq!(rows(&p), n);
+    let (ok, _, err) = cli(&["append", &s(&p), "--table", "/t", "--from", &s(&parcels), "--geometry", "wkt", "--crs", "EPSG:3857"]);
+    assert!(ok, "{err}");
+    assert_eq!(rows(&p), 2 * n);
+}
+
+/// What Python's `marquet.append(h5, pyarrow.parquet.read_table(X), geometry="geometry")`
+/// hands the library: a GeoParquet file as Arrow batches whose geometry is a plain binary
+/// column and whose CRS is in the schema's `geo` key. That CRS is the source's (EPSG:4326
+/// here), so the append into a table converted from the same file is not refused as an
+/// unknown-CRS source (local ruling L20); with the `geo` key removed it is.
+#[test]
+fn an_arrow_stream_of_a_geoparquet_file_keeps_its_crs_for_an_append() {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let _s = common::serial();
+    let dir = common::TempDir::new("crs-append-arrow");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/peers/geoarrow-data/natural-earth/natural-earth_countries_geo.parquet");
+    let h5 = dir.join("c.h5");
+    let (ok, _, err) = cli(&["convert", src.to_str().unwrap(), h5.to_str().unwrap(), "--table", "/countries"]);
+    assert!(ok, "{err}");
+    // As pyarrow reads it: the file's key-value metadata (its `geo` key) on the schema.
+    let read = || {
+        let b = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&src).unwrap()).unwrap();
+        let geo = b.metadata().file_metadata().key_value_metadata().unwrap().iter().find(|kv| kv.key == "geo").unwrap().value.clone().unwrap();
+        // The fields without their GeoArrow extension metadata (this file has it; a plain
+        // binary column has none): only the `geo` key tells the CRS.
+        let fields: Vec<arrow_schema::Field> = b.schema().fields().iter().map(|f| f.as_ref().clone().with_metadata(std::collections::HashMap::new())).collect();
+        let schema = Arc::new(arrow_schema::Schema::new(fields).with_metadata(std::collections::HashMap::from([("geo".to_string(), geo)])));
+        let r = b.build().unwrap();
+        let s2 = schema.clone();
+        let batches: Vec<_> = r
+            .map(move |b| b.map(|b| arrow_array::RecordBatch::try_new(s2.clone(), b.columns().to_vec()).unwrap()).map_err(|e| marquet::MarquetError::InvalidArgument(e.to_string())))
+            .collect();
+        (schema, batches)
+    };
+    let (schema, batches) = read();
+    let f = File::open_rw(&h5).unwrap();
+    let geometry = ["geometry".to_string()];
+    let r = marquet::convert::append_record_batches(&f, "/countries", schema.clone(), batches, &geometry, &Default::default()).unwrap();
+    assert_eq!(r.nrows, 354);
+    // Without the `geo` key the column's CRS is unknown: refused, nothing appended.
+    let bare = Arc::new(schema.as_ref().clone().with_metadata(std::collections::HashMap::new()));
+    let batches: Vec<_> = read()
+        .1
+        .into_iter()
+        .map(|b| b.map(|b| arrow_array::RecordBatch::try_new(bare.clone(), b.columns().to_vec()).unwrap()))
+        .collect();
+    let e = marquet::convert::append_record_batches(&f, "/countries", bare, batches, &geometry, &Default::default()).unwrap_err();
+    assert!(e.to_string().contains("declares no CRS"), "{e}");
+    assert_eq!(MarquetTable::open(&f, "/countries").unwrap().nrows().unwrap(), 354);
+}

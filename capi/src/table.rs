@@ -325,7 +325,8 @@ pub unsafe extern "C" fn marquet_table_set_rewind_rings(table: *const marquet_ta
 }
 
 /// Write the batch's rows the fast, default way (`MarquetTable::write`, the one writer): rows in
-/// Hilbert order of the primary geometry column (HEP002 §10.6); written into an empty table
+/// Hilbert order of the primary geometry column (HEP002 §10.6) — in the order given when the
+/// table keeps its input order (converted with `--keep-order`); written into an empty table
 /// whose geometry columns have no spatial index, the default layout's indexes are declared
 /// first (a BLOCK_BBOX, plus a PACKED_RTREE for non-point columns; §10.3, §10.4) and built
 /// by this write. Otherwise as `marquet_table_append`: every value is checked before the

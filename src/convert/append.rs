@@ -100,7 +100,7 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
         }
         _ => {
             let target = ImportTarget::Append { table: &dst, rtree: opts.rtree };
-            super::import_any(fmt, source, target, &import_options(&dst, opts))?.rows
+            super::import_any(fmt, source, target, &import_options(&dst, opts)?)?.rows
         }
     };
     Ok(AppendReport { source: source.to_path_buf(), table: table.to_string(), rows, nrows: dst.nrows()?, lake: None })
@@ -109,10 +109,11 @@ pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions
 /// How an append imports its source: planned as `convert` plans it, the rows in Hilbert
 /// order among themselves (the block index then prunes the appended rows too); the
 /// target's covering rows and indexes come from the writer.
-pub(crate) fn import_options(dst: &MarquetTable, opts: &AppendOptions) -> ImportOptions {
-    let layout = crate::marquet::WriteLayout::default().with_covering(false);
+pub(crate) fn import_options(dst: &MarquetTable, opts: &AppendOptions) -> Result<ImportOptions> {
+    // A table that keeps its input order gets the rows as they come (local ruling L19).
+    let layout = crate::marquet::WriteLayout::default().with_covering(false).with_spatial_order(!dst.keeps_input_order()?);
     let batch_rows = opts.batch_rows.and_then(|b| usize::try_from(b).ok()).unwrap_or(super::DEFAULT_BATCH_ROWS).max(1);
-    ImportOptions { table: dst.path().to_string(), progress: opts.progress.clone(), layout, batch_rows, ..ImportOptions::default() }
+    Ok(ImportOptions { table: dst.path().to_string(), progress: opts.progress.clone(), layout, batch_rows, ..ImportOptions::default() })
 }
 
 /// Append Arrow record batches to the Marquet table `table` of `file`: mapped to columns as
@@ -125,7 +126,7 @@ where
 {
     let dst = MarquetTable::open(file, table)?;
     let target = ImportTarget::Append { table: &dst, rtree: opts.rtree };
-    let rows = import_record_batches_into(target, schema, batches, geometry, &import_options(&dst, opts))?.rows;
+    let rows = import_record_batches_into(target, schema, batches, geometry, &import_options(&dst, opts)?)?.rows;
     Ok(AppendReport { source: PathBuf::from("<Arrow stream>"), table: table.to_string(), rows, nrows: dst.nrows()?, lake: None })
 }
 
@@ -136,6 +137,6 @@ pub fn append_lake(file: &File, table: &str, input: &Path, aopts: &AppendOptions
     }
     let dst = MarquetTable::open(file, table)?;
     let target = ImportTarget::Append { table: &dst, rtree: aopts.rtree };
-    let (r, l) = lake::import_lake_into(input, target, &import_options(&dst, aopts), opts)?;
+    let (r, l) = lake::import_lake_into(input, target, &import_options(&dst, aopts)?, opts)?;
     Ok((AppendReport { source: input.to_path_buf(), table: table.to_string(), rows: r.rows, nrows: dst.nrows()?, lake: None }, l))
 }

@@ -200,3 +200,38 @@ mod table {
         Ok(Some(t))
     }
 }
+
+/// Can HDF5 walk the chunk index of dataset `ds`, and does every chunk it lists lie inside
+/// the file's allocation? `false` for a chunked dataset whose index a full disk left
+/// pointing past the end of the file (issue #38): resizing or deleting it would read that
+/// index and fail, so such a dataset is set aside instead ([`link_delete_keeping_object`]).
+/// A contiguous or compact dataset has no chunk index: `true`.
+pub fn chunk_index_intact(ds: hid_t) -> bool {
+    let chunked = locked(|| unsafe {
+        let dcpl = h5d::H5Dget_create_plist(ds);
+        if dcpl < 0 {
+            return None;
+        }
+        let dcpl = Hid(dcpl);
+        Some(hdf5_sys::h5p::H5Pget_layout(dcpl.0) == hdf5_sys::h5d::H5D_layout_t::H5D_CHUNKED)
+    });
+    match chunked {
+        None => return false,
+        Some(false) => return true,
+        Some(true) => {}
+    }
+    let mut eoa: u64 = 0;
+    if locked(|| unsafe { file_eoa(ds, &mut eoa) }) < 0 {
+        return false;
+    }
+    unsafe extern "C" fn cb(_offset: *const hsize_t, _mask: c_uint, addr: hdf5_sys::h5::haddr_t, size: hsize_t, data: *mut c_void) -> std::os::raw::c_int {
+        // SAFETY: `data` is the `eoa` below, alive for the whole iteration.
+        let eoa = unsafe { *(data as *const u64) };
+        if addr != hdf5_sys::h5::HADDR_UNDEF && addr.saturating_add(size) > eoa {
+            return -1;
+        }
+        0
+    }
+    // HDF5 prints nothing: errors are collected by `check`'s callers only; this one is a probe.
+    locked(|| unsafe { h5d::H5Dchunk_iter(ds, H5P_DEFAULT, Some(cb), &mut eoa as *mut u64 as *mut c_void) }) >= 0
+}

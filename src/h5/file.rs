@@ -12,8 +12,21 @@ use crate::error::{MarquetError, Result};
 use super::*;
 
 /// Flush the file that `loc` belongs to.
+///
+/// A flush must not run out of disk space half way (issue #38, docs/FAULTS.md "A full disk
+/// inside a flush"): HDF5 writes its dirty metadata in address order, so a header that a
+/// change rewrote *in place* reaches the disk before the new blocks it points to (a
+/// continuation chunk, a new group, at the end of the file); when those writes fail
+/// (ENOSPC, EFBIG), the file is left pointing past its end and the object is lost. So the
+/// space is reserved first (`reserve_or_seal`): the file is extended with real blocks up
+/// to HDF5's end of allocation plus what the flush itself may still allocate
+/// (`flush_margin`: the chunks held in HDF5's chunk caches). When that fails, nothing is flushed
+/// and the handle is sealed: no later write of this process (the flush at close included)
+/// reaches the file, which keeps its last flushed state. A flush that fails anyway seals
+/// the handle too.
 pub fn flush(loc: hid_t) -> Result<()> {
-    locked(|| unsafe { check(hdf5_sys::h5f::H5Fflush(loc, hdf5_sys::h5f::H5F_scope_t::H5F_SCOPE_LOCAL), "<file>", "H5Fflush") })
+    let reserved = reserve_or_seal(loc)?;
+    let r = locked(|| unsafe { check(hdf5_sys::h5f::H5Fflush(loc, hdf5_sys::h5f::H5F_scope_t::H5F_SCOPE_LOCAL), "<file>", "H5Fflush") })
         .map(|_| ())
         .map_err(|e| match e {
             // Name the file (a full disk fails here: "file write failed: File too large").
@@ -21,7 +34,318 @@ pub fn flush(loc: hid_t) -> Result<()> {
                 MarquetError::Hdf5 { path: file_name(loc).unwrap_or(path), message, stack }
             }
             e => e,
-        })
+        });
+    match (&r, reserved) {
+        (Err(_), _) => {
+            if let Some((_, fd)) = sec2_fd(loc) {
+                seal(loc, fd);
+            }
+        }
+        (Ok(()), Some(r)) => r.release(loc),
+        (Ok(()), None) => {}
+    }
+    if r.is_ok() {
+        pad_end(loc);
+    }
+    r
+}
+
+unsafe extern "C" {
+    /// Set a file's end of allocation to max(EOA, EOF) + `increment` (HDF5 ≥ 1.10.2).
+    fn H5Fincrement_filesize(file_id: hid_t, increment: u64) -> hdf5_sys::h5::herr_t;
+}
+
+/// Put one unused byte at the end of the file's allocation, so that no block that flushed
+/// metadata points at ends there (issue #38, found by the model test's long run): HDF5
+/// *shrinks* the file when a freed block ends at the end of allocation — even with
+/// `H5F_FSPACE_STRATEGY_NONE` (`H5MF_xfree` tries `H5MF_try_shrink` first) — and the next
+/// allocation then reuses those bytes, so an append that rewrites the partial last chunk of a
+/// column lying at the end of the file wrote the new chunk over the committed one while the
+/// on-disk chunk index still pointed at it: a kill before the next flush left the column's
+/// chunk undecodable ("corrupt deflate data"). After a flush the aggregators are released,
+/// so the next blocks start past the pad, adjacent to nothing flushed: local ruling L7
+/// ("freed space is never reused") holds again. Called after every flush and before a
+/// mutation's first write ([`crate::h5col`]'s `begin_mutation`). Files of other drivers
+/// (MPI-IO: collective) are left alone.
+pub fn pad_end(loc: hid_t) {
+    let Some((fid, _)) = sec2_fd(loc) else { return };
+    if !opened_for_writing(&fid) {
+        return;
+    }
+    locked(|| unsafe { H5Fincrement_filesize(fid.0, 1) });
+}
+
+/// HDF5's end of allocation of the file that `loc` (any object in it) belongs to.
+///
+/// # Safety
+/// `eoa` must point at writable memory; call inside `locked`.
+pub(crate) unsafe fn file_eoa(loc: hid_t, eoa: *mut u64) -> hdf5_sys::h5::herr_t {
+    // SAFETY: plain HDF5 calls on identifiers; `eoa` as the caller promises.
+    unsafe {
+        let fid = hdf5_sys::h5i::H5Iget_file_id(loc);
+        if fid < 0 {
+            return -1;
+        }
+        let fid = Hid(fid);
+        H5Fget_eoa(fid.0, eoa)
+    }
+}
+
+/// Bytes reserved past HDF5's end of allocation before a flush besides the chunk caches
+/// (`flush_margin`): room for the chunk-index blocks and headers a flush may still
+/// allocate.
+pub const FLUSH_MARGIN: u64 = 64 << 10;
+
+/// What a flush of the file of `fid` may allocate past its end of allocation: the dirty
+/// chunks HDF5's chunk caches hold are allocated only inside the flush, so every open
+/// dataset's cache size (`rdcc_nbytes`, 1 MiB by default; a filter may grow a chunk a
+/// little: 1/64 more) plus 16 KiB of chunk-index blocks each, plus [`FLUSH_MARGIN`]. Writes
+/// through this crate go to the file as whole chunks (`H5Dwrite_chunk`, written at once)
+/// or through those caches.
+fn flush_margin(fid: &Hid) -> u64 {
+    let ids = locked(|| unsafe {
+        let n = hdf5_sys::h5f::H5Fget_obj_count(fid.0, hdf5_sys::h5f::H5F_OBJ_DATASET);
+        if n <= 0 {
+            return Vec::new();
+        }
+        let mut ids = vec![0 as hid_t; n as usize];
+        let got = hdf5_sys::h5f::H5Fget_obj_ids(fid.0, hdf5_sys::h5f::H5F_OBJ_DATASET, ids.len(), ids.as_mut_ptr());
+        ids.truncate(got.max(0) as usize);
+        ids
+    });
+    let mut margin = FLUSH_MARGIN;
+    for id in ids {
+        let cache = locked(|| unsafe {
+            let dapl = hdf5_sys::h5d::H5Dget_access_plist(id);
+            if dapl < 0 {
+                return 1u64 << 20;
+            }
+            let dapl = Hid(dapl);
+            let (mut slots, mut nbytes, mut w0) = (0usize, 0usize, 0f64);
+            if h5p::H5Pget_chunk_cache(dapl.0, &mut slots, &mut nbytes, &mut w0) < 0 {
+                return 1u64 << 20;
+            }
+            nbytes as u64
+        });
+        margin = margin.saturating_add(cache + cache / 64 + (16 << 10));
+    }
+    margin
+}
+
+unsafe extern "C" {
+    /// HDF5's end-of-allocation address of a file (public since HDF5 1.10.2).
+    fn H5Fget_eoa(file_id: hid_t, eoa: *mut hdf5_sys::h5::haddr_t) -> hdf5_sys::h5::herr_t;
+}
+
+/// The file (a reference of its own) and file descriptor of `loc`'s file when it was opened
+/// with HDF5's default (sec2) driver; `None` for any
+/// other driver (in memory, MPI-IO, a caller's own driver), whose space is not ours to manage.
+fn sec2_fd(loc: hid_t) -> Option<(Hid, i32)> {
+    locked(|| unsafe {
+        let fid = hdf5_sys::h5i::H5Iget_file_id(loc);
+        if fid < 0 {
+            return None;
+        }
+        let fid = Hid(fid);
+        let fapl = hdf5_sys::h5f::H5Fget_access_plist(fid.0);
+        if fapl < 0 {
+            return None;
+        }
+        let fapl = Hid(fapl);
+        if h5p::H5Pget_driver(fapl.0) != *g::H5FD_SEC2 {
+            return None;
+        }
+        let mut handle: *mut std::ffi::c_void = std::ptr::null_mut();
+        if hdf5_sys::h5f::H5Fget_vfd_handle(fid.0, fapl.0, &mut handle) < 0 || handle.is_null() {
+            return None;
+        }
+        Some((fid, *(handle as *const i32)))
+    })
+}
+
+/// Was the file opened read-write (`H5Fget_intent`)?
+fn opened_for_writing(fid: &Hid) -> bool {
+    let mut intent: u32 = 0;
+    locked(|| unsafe { hdf5_sys::h5f::H5Fget_intent(fid.0, &mut intent) }) >= 0 && intent & hdf5_sys::h5f::H5F_ACC_RDWR != 0
+}
+
+/// Before a file handle is closed: HDF5's close flushes what a failed operation left dirty
+/// (a write that failed for want of space returned before any [`flush`]). Reserve that
+/// flush's space as [`flush`] does; when it cannot be reserved, seal the handle and drop the
+/// metadata ([`discard_sealed`]) instead of letting the close rewrite headers in place that
+/// would point past the end of the file (issue #38). A handle sealed earlier is discarded.
+pub(crate) fn prepare_close(loc: hid_t) {
+    // Only when HDF5 allocated space that never reached the disk (a clean handle needs none).
+    if allocated_past_end(loc) {
+        let _ = reserve_or_seal(loc);
+    }
+    // Writes to /dev/null only when no other handle of the file stays open to read through
+    // it (a sealed descriptor is shared by every handle of the file).
+    let others = locked(|| unsafe { hdf5_sys::h5f::H5Fget_obj_count(loc, hdf5_sys::h5f::H5F_OBJ_FILE) });
+    if others <= 1 {
+        discard_sealed(loc);
+    }
+}
+
+/// Does HDF5's end of allocation lie past the file's length (space allocated, not written)?
+fn allocated_past_end(loc: hid_t) -> bool {
+    let Some((fid, fd)) = sec2_fd(loc) else { return false };
+    let mut eoa: u64 = 0;
+    if locked(|| unsafe { H5Fget_eoa(fid.0, &mut eoa) }) < 0 {
+        return false;
+    }
+    // SAFETY: fstat on the driver's open descriptor.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        libc::fstat(fd, &mut st) == 0 && eoa > st.st_size as u64
+    }
+}
+
+/// Space reserved by [`reserve_or_seal`]: the file's length before, to give back what the
+/// flush did not use.
+pub(crate) struct Reserved {
+    fd: i32,
+    before: u64,
+}
+
+impl Reserved {
+    /// Give back the reserved bytes past what HDF5 allocated (never below the length
+    /// the file had before).
+    fn release(self, loc: hid_t) {
+        let Some((fid, _)) = sec2_fd(loc) else { return };
+        let mut eoa: u64 = 0;
+        if locked(|| unsafe { H5Fget_eoa(fid.0, &mut eoa) }) < 0 {
+            return;
+        }
+        let keep = eoa.max(self.before);
+        // SAFETY: fstat/ftruncate on the driver's open descriptor, which HDF5 keeps open.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(self.fd, &mut st) == 0 && (st.st_size as u64) > keep {
+                libc::ftruncate(self.fd, keep as libc::off_t);
+            }
+        }
+    }
+}
+
+/// Make sure the file of `loc` holds real blocks up to HDF5's end of allocation plus
+/// [`flush_margin`], so that writing what HDF5 has allocated cannot fail for want of space
+/// (`posix_fallocate`; on file systems without it glibc writes the blocks). On failure
+/// (ENOSPC, EFBIG past a file-size limit, …) the handle is sealed ([`seal`]) and the error
+/// names the file and the bytes it needed. `Ok(None)`: not a sec2 file, or nothing to reserve.
+pub(crate) fn reserve_or_seal(loc: hid_t) -> Result<Option<Reserved>> {
+    let Some((fid, fd)) = sec2_fd(loc) else { return Ok(None) };
+    if !opened_for_writing(&fid) {
+        return Ok(None);
+    }
+    let margin = flush_margin(&fid);
+    let mut eoa: u64 = 0;
+    if locked(|| unsafe { H5Fget_eoa(fid.0, &mut eoa) }) < 0 || eoa == hdf5_sys::h5::HADDR_UNDEF {
+        return Ok(None);
+    }
+    // SAFETY: fstat on the driver's open descriptor.
+    let before = unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut st) != 0 {
+            return Ok(None);
+        }
+        st.st_size as u64
+    };
+    let want = eoa.saturating_add(margin);
+    if want <= before {
+        return Ok(Some(Reserved { fd, before }));
+    }
+    // SAFETY: posix_fallocate on the driver's open descriptor, past the bytes it wrote.
+    let rc = unsafe { allocate(fd, before, want - before) };
+    if rc == 0 {
+        return Ok(Some(Reserved { fd, before }));
+    }
+    let source = std::io::Error::from_raw_os_error(rc);
+    let path = file_name(loc).unwrap_or_else(|_| "<file>".into());
+    seal(loc, fd);
+    // SAFETY: give back what a partial allocation added (the sealed descriptor is read-only;
+    // a descriptor of our own is opened for it).
+    if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&path) {
+        if f.metadata().map(|m| m.len() > before).unwrap_or(false) {
+            let _ = f.set_len(before);
+        }
+    }
+    Err(MarquetError::Io {
+        path,
+        source: std::io::Error::new(
+            source.kind(),
+            format!(
+                "{source}: cannot reserve {} bytes for the write (the file was left as it was; nothing of this operation was written after its last flush)",
+                want - before
+            ),
+        ),
+    })
+}
+
+/// Allocate real blocks for `[off, off + len)` of `fd`, extending it (0 or an errno value).
+#[cfg(target_os = "linux")]
+unsafe fn allocate(fd: i32, off: u64, len: u64) -> i32 {
+    // SAFETY: the caller passes an open descriptor.
+    unsafe { libc::posix_fallocate(fd, off as libc::off_t, len as libc::off_t) }
+}
+
+/// Elsewhere: write zeros past the end (the range holds nothing HDF5 wrote: it lies past
+/// the file's length).
+#[cfg(not(target_os = "linux"))]
+unsafe fn allocate(fd: i32, off: u64, len: u64) -> i32 {
+    let zeros = vec![0u8; 1 << 16];
+    let mut done = 0u64;
+    while done < len {
+        let n = (len - done).min(zeros.len() as u64) as usize;
+        // SAFETY: the caller passes an open descriptor; `zeros` holds `n` bytes.
+        let w = unsafe { libc::pwrite(fd, zeros.as_ptr().cast(), n, (off + done) as libc::off_t) };
+        if w <= 0 {
+            return std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+        }
+        done += w as u64;
+    }
+    0
+}
+
+/// Seal a sec2 file handle after a failed or impossible flush: its descriptor is replaced by
+/// a read-only one of the same file (`dup2`), so every later write of HDF5 fails instead of
+/// rewriting headers in place that would point at blocks that never reach the disk, while
+/// reads through the handle still see the file. [`discard_sealed`] ends it at close.
+fn seal(loc: hid_t, fd: i32) {
+    let Ok(path) = file_name(loc) else { return };
+    let Ok(c) = std::ffi::CString::new(path) else { return };
+    // SAFETY: open/dup2/close of descriptors; `fd` stays a valid (read-only) descriptor.
+    unsafe {
+        let ro = libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if ro >= 0 {
+            libc::dup2(ro, fd);
+            libc::close(ro);
+        }
+    }
+}
+
+/// Before the last handle of a file is closed: when [`seal`] sealed it (HDF5 opened it for
+/// writing, its descriptor is read-only: nothing else makes that pair), point its descriptor
+/// at `/dev/null`, so that the flush `H5Fclose` makes "succeeds" without reaching the file
+/// (HDF5 insists on a clean metadata cache when it closes a file; the operation's
+/// metadata is dropped, which is the point). Nothing reads through the handle after it.
+pub(crate) fn discard_sealed(loc: hid_t) {
+    let Some((fid, fd)) = sec2_fd(loc) else { return };
+    if !opened_for_writing(&fid) {
+        return;
+    }
+    // SAFETY: fcntl on the driver's open descriptor.
+    if unsafe { libc::fcntl(fd, libc::F_GETFL) } & libc::O_ACCMODE != libc::O_RDONLY {
+        return;
+    }
+    // SAFETY: open/dup2/close of descriptors; `fd` stays valid until HDF5 closes it.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, fd);
+            libc::close(null);
+        }
+    }
 }
 
 /// The name of the file that `loc` (any object in it) belongs to, as it was opened

@@ -38,6 +38,18 @@ pub fn link_delete(loc: hid_t, name: &str) -> Result<()> {
     wrote(locked(|| unsafe { check(hdf5_sys::h5l::H5Ldelete(loc, n.as_ptr(), H5P_DEFAULT), name, "H5Ldelete") })).map(|_| ())
 }
 
+/// Unlink `name` from group `loc` *without* deleting the object it names: its reference
+/// count is raised first (`H5Oincr_refcount`), so HDF5 never frees it and never reads its
+/// chunk index. For an index dataset a full disk damaged (its chunk index points past the
+/// end of the file, issue #38), which HDF5 can neither resize nor delete: it is set aside.
+/// The object's bytes stay in the file, unreachable (reclaimed by `h5repack`).
+pub fn link_delete_keeping_object(loc: hid_t, name: &str) -> Result<()> {
+    let o = object_open(loc, name)?;
+    locked(|| unsafe { check(hdf5_sys::h5o::H5Oincr_refcount(o.id()), name, "H5Oincr_refcount") })?;
+    drop(o);
+    link_delete(loc, name)
+}
+
 /// Create a soft link `name` in group `loc` pointing at the path `target` — used only by
 /// tests that build non-conformant files (HEP001 §7.6 wants hard links).
 pub fn link_create_soft(loc: hid_t, target: &str, name: &str) -> Result<()> {

@@ -13,6 +13,15 @@ pub struct File {
     pub(super) path: String,
 }
 
+impl Drop for File {
+    fn drop(&mut self) {
+        // The close's flush gets its space reserved, or (a full disk, or a handle sealed by
+        // a failed flush) drops the metadata instead of writing it half (issue #38,
+        // docs/FAULTS.md "A full disk inside a flush").
+        h5::prepare_close(self.inner.id());
+    }
+}
+
 impl File {
     /// Create (truncate) a file.
     pub fn create(path: impl AsRef<std::path::Path>) -> Result<File> {

@@ -50,6 +50,9 @@ impl Table {
     /// commit can make them match again (F1, HEP001 §12.2).
     pub(crate) fn begin_mutation(&self) -> Result<()> {
         guard::refuse_nonconformant(self)?;
+        // No block a flushed header points at ends at the end of allocation, where HDF5
+        // would reuse it once freed (issue #38, `h5::pad_end`).
+        crate::h5::pad_end(self.id());
         search_index::retire_stale_tokens(self)?;
         Ok(())
     }

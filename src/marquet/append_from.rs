@@ -45,12 +45,15 @@ fn is_text(t: &MarquetTable, c: &str) -> Result<bool> {
 /// Refuse rows whose geometry column `c` has another CRS than the target's (issue #38: an
 /// EPSG:3857 source appended to an OGC:CRS84 table kept its projected coordinates under
 /// the CRS84 label). The same CRS: equal documents, the same `(authority, code)`, or both
-/// OGC:CRS84 equivalents (HEP002 §8.3). A source whose CRS is unknown (a plain Parquet or
-/// CSV source without `--crs`) takes the target's.
+/// OGC:CRS84 equivalents (HEP002 §8.3). An unknown CRS (HEP002 §8.1's null dataspace: a
+/// GeoParquet `"crs": null`, a plain Parquet or CSV source without `--crs`, a Shapefile
+/// without `.prj`) equals only an unknown CRS (local ruling L20): a source whose CRS is
+/// unknown is never taken to be in the table's CRS, and rows that state a CRS never go
+/// into a table that does not (the column would mix systems nobody can tell apart).
 fn check_same_crs(this: &MarquetTable, src: &MarquetTable, c: &str) -> Result<()> {
     use super::Crs;
     let (d, s) = (this.geometry_column(c)?.crs, src.geometry_column(c)?.crs);
-    if d == s || s == Crs::Unknown || (crate::crs::is_crs84(&d) && crate::crs::is_crs84(&s)) {
+    if d == s || (crate::crs::is_crs84(&d) && crate::crs::is_crs84(&s)) {
         return Ok(());
     }
     if let (Some(a), Some(b)) = (d.id(), s.id()) {
@@ -58,13 +61,25 @@ fn check_same_crs(this: &MarquetTable, src: &MarquetTable, c: &str) -> Result<()
             return Ok(());
         }
     }
-    Err(MarquetError::InvalidArgument(format!(
-        "{}: geometry column '{c}' has crs {} but the source {} has crs {}: reproject the source first (`marquet convert SRC OUT --to-crs ...`)",
-        this.path(),
-        d.display_name(),
-        src.path(),
-        s.display_name()
-    )))
+    let why = match (&d, &s) {
+        (_, Crs::Unknown) => format!(
+            "geometry column '{c}' has crs {} but the source {} declares no CRS (unknown), which is never taken for the table's (docs/RULINGS-LOCAL.md L20): state the source's CRS (`--crs` for CSV, plain Parquet and lakehouse sources; `marquet convert SRC FIXED --crs ...` otherwise)",
+            d.display_name(),
+            src.path()
+        ),
+        (Crs::Unknown, _) => format!(
+            "geometry column '{c}' has an unknown CRS but the source {} has crs {}: rows that state a CRS are not stored under an unknown one (docs/RULINGS-LOCAL.md L20); convert the source with `--crs unknown` to append it as unknown",
+            src.path(),
+            s.display_name()
+        ),
+        _ => format!(
+            "geometry column '{c}' has crs {} but the source {} has crs {}: reproject the source first (`marquet convert SRC OUT --to-crs ...`)",
+            d.display_name(),
+            src.path(),
+            s.display_name()
+        ),
+    };
+    Err(MarquetError::InvalidArgument(format!("{}: {why}", this.path())))
 }
 
 /// The body of [`MarquetTable::check_append_source`].

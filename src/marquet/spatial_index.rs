@@ -386,7 +386,9 @@ fn index_dataset(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, k
         let di = h5::dataset_info(ds.id(), &info.path)?;
         // Not ours to rewrite in place (another layout, or outside SEARCH_INDEXES):
         // replace it. A layout change is rare (a Z dimension appearing or vanishing).
-        if di.dtype.to_le() != *dtype || !info.path.starts_with(&prefix) || di.chunk.is_none() {
+        // Nor one a full disk damaged (its chunk index past the end of the file, issue #38):
+        // set aside by the drop, and built anew.
+        if di.dtype.to_le() != *dtype || !info.path.starts_with(&prefix) || di.chunk.is_none() || !h5::chunk_index_intact(ds.id()) {
             drop(ds);
             h5index::drop_index(t, info)?;
         } else {

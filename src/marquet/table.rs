@@ -102,6 +102,14 @@ impl MarquetTable {
         self.table.nrows()
     }
 
+    /// Does the table keep its rows in the order they were given (its producer chose so, e.g.
+    /// `convert --keep-order`)? Then every write into it keeps the input order instead of
+    /// sorting each batch along the Hilbert curve (the table attribute
+    /// [`names::ROW_ORDER`], local ruling L19). Any other value, or none, is Hilbert order.
+    pub fn keeps_input_order(&self) -> Result<bool> {
+        Ok(h5col::read_token(self.table.id(), names::ROW_ORDER)?.as_deref() == Some(names::ROW_ORDER_INPUT))
+    }
+
     pub(super) fn require_interpretable(&self) -> Result<()> {
         if self.interpretable {
             Ok(())

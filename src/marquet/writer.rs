@@ -47,7 +47,8 @@ use std::sync::Arc;
 use crate::error::{MarquetError, Result};
 use crate::progress::Progress;
 use crate::spatial::hilbert_order;
-use crate::spec::BBox;
+use crate::spec::{names, BBox};
+use crate::h5;
 
 use super::order::permute_column_values;
 use super::spatial_index::{IndexPlan, RTreeOnAppend};
@@ -164,8 +165,13 @@ impl std::fmt::Debug for TableWriter<'_> {
 impl<'a> TableWriter<'a> {
     /// Begin a write to `t`. Refuses a table that is not interpretable or not conformant
     /// (docs/FAULTS.md F1, F3) before anything is written.
-    pub fn new(t: &'a MarquetTable, opts: WriterOptions) -> Result<TableWriter<'a>> {
+    pub fn new(t: &'a MarquetTable, mut opts: WriterOptions) -> Result<TableWriter<'a>> {
         t.require_interpretable()?;
+        // A table that keeps its input order gets every batch in the order given (local
+        // ruling L19): its producer chose that order, and an append remembers it.
+        if t.keeps_input_order()? {
+            opts.spatial_order = false;
+        }
         // Refuse a non-conformant table, retire stale tokens (docs/FAULTS.md F1, F3).
         t.table.begin_mutation()?;
         let n_old = t.nrows()?;
@@ -278,7 +284,13 @@ impl<'a> TableWriter<'a> {
         }
         let (n_old, n_new) = (self.n_old, self.at);
         let mut cols = Some(self.cols);
+        // The first write into a table records a choice of input order (local ruling L19),
+        // committed with the rows (before NROWS).
+        let keep_order = n_old == 0 && self.opts.layout.as_ref().is_some_and(|l| !l.spatial_order);
         me.table.commit_append(n_old, n_new, &mut |_, _, _| {
+            if keep_order {
+                h5::attr_write_ascii(me.table.id(), names::ROW_ORDER, names::ROW_ORDER_INPUT)?;
+            }
             for c in cols.take().unwrap_or_default() {
                 widen_with(me, &c.info, &c.summary)?;
                 c.indexes.commit(me, n_old, n_new)?;

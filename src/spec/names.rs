@@ -159,6 +159,14 @@ pub const MARQUET_VERSION: &str = "MARQUET_VERSION";
 pub const GEOMETRY_COLUMNS: &str = "GEOMETRY_COLUMNS";
 /// The Marquet revision we implement and write.
 pub const MARQUET_VERSION_VALUE: &str = "1.0";
+/// Marquet's own table-group attribute (not HEP002's; local ruling L19): the row order the
+/// table was written in, scalar ASCII [`ROW_ORDER_INPUT`] when its producer chose to keep the
+/// input order (`convert --keep-order`); absent: rows in Hilbert order (HEP002 §10.6's
+/// SHOULD). Lowercase, like HEP001's producer-private attributes (naming rules 4–5), so that
+/// it can never collide with a reserved name. Appends follow it.
+pub const ROW_ORDER: &str = "marquet_row_order";
+/// [`ROW_ORDER`]'s value for a table whose rows stay in the order they were given.
+pub const ROW_ORDER_INPUT: &str = "input";
 
 // ---- HEP002 geometry column ----
 /// Geometry-column attribute (HEP002 §6.2): scalar ASCII, [`ENCODING_WKB`] or

@@ -153,6 +153,7 @@ struct ConvertArgs {
 #[derive(Args, Debug, Default)]
 struct LayoutArgs {
     /// Keep the input's row order (default: Hilbert order of the geometries, HEP002 §10.6).
+    /// The table remembers it: later appends keep their rows' order too.
     #[arg(long, help_heading = "Layout")]
     keep_order: bool,
     /// Build no spatial index (default: BLOCK_BBOX, plus a PACKED_RTREE for non-point columns).

@@ -494,11 +494,18 @@ fn geo_encoding(ext: &str) -> Option<&'static str> {
     })
 }
 
+/// The entry of column `name` in the schema's GeoParquet `geo` metadata, when there is one.
+fn geoparquet_column(schema: &Schema, name: &str) -> Option<serde_json::Value> {
+    let geo: serde_json::Value = serde_json::from_str(schema.metadata().get("geo")?).ok()?;
+    geo.get("columns")?.get(name).filter(|c| c.is_object()).cloned()
+}
+
 /// The GeoParquet `geo` key for a schema: every field with a GeoArrow extension type
 /// (`geoarrow.wkb` and the native encodings) and every binary field named in `geometry`
 /// (read as WKB) is a geometry column; the first one is primary. Its extension metadata
 /// gives `crs` (absent → unknown, as GeoArrow says; GeoParquet's absent would mean
-/// OGC:CRS84) and `edges`.
+/// OGC:CRS84) and `edges`; a binary field without one takes them from the schema's own
+/// GeoParquet `geo` key when it lists the field (a GeoParquet file read as Arrow).
 pub fn geo_metadata(schema: &Schema, geometry: &[String]) -> Result<String> {
     let mut columns = serde_json::Map::new();
     let mut primary: Option<String> = None;
@@ -534,11 +541,24 @@ pub fn geo_metadata(schema: &Schema, geometry: &[String]) -> Result<String> {
             })?,
             _ => serde_json::Value::Object(Default::default()),
         };
+        // A plain binary column of a GeoParquet file read as Arrow (pyarrow's `read_table`
+        // keeps the file's `geo` key): its CRS is what that key says, absent meaning
+        // OGC:CRS84 as in GeoParquet — not unknown, which an append refuses into a table
+        // that states a CRS (issue #38, local ruling L20).
+        let parquet_geo = if ext.is_none() { geoparquet_column(schema, f.name()) } else { None };
+        let crs = match (&parquet_geo, meta.get("crs")) {
+            (_, Some(c)) => Some(c.clone()),
+            (Some(g), None) => g.get("crs").cloned(),
+            (None, None) => Some(serde_json::Value::Null),
+        };
         let mut o = serde_json::Map::new();
         o.insert("encoding".into(), encoding.into());
         o.insert("geometry_types".into(), serde_json::Value::Array(Vec::new()));
-        o.insert("crs".into(), meta.get("crs").cloned().unwrap_or(serde_json::Value::Null));
-        if let Some(e) = meta.get("edges").filter(|e| e.as_str() != Some("planar")) {
+        if let Some(c) = crs {
+            o.insert("crs".into(), c);
+        }
+        let edges = meta.get("edges").or_else(|| parquet_geo.as_ref().and_then(|g| g.get("edges")));
+        if let Some(e) = edges.filter(|e| e.as_str() != Some("planar")) {
             o.insert("edges".into(), e.clone());
         }
         columns.insert(f.name().clone(), serde_json::Value::Object(o));
@@ -670,6 +690,30 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A GeoParquet file read as Arrow (pyarrow's `read_table`): its `geo` key gives the
+    /// CRS of a plain binary column — absent is OGC:CRS84 (GeoParquet), not unknown, so an
+    /// append of it into a CRS84 table is not refused (issue #38, local ruling L20).
+    #[test]
+    fn geo_metadata_of_a_plain_column_from_the_schemas_geo_key() {
+        let schema = |geo: &str| {
+            Schema::new(vec![Field::new("geometry", DataType::Binary, true)])
+                .with_metadata(HashMap::from([("geo".to_string(), geo.to_string())]))
+        };
+        let g = |geo: &str| -> serde_json::Value {
+            serde_json::from_str(&geo_metadata(&schema(geo), &["geometry".into()]).unwrap()).unwrap()
+        };
+        let v = g(r#"{"version":"1.0.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB","geometry_types":[]}}}"#);
+        assert!(v["columns"]["geometry"].get("crs").is_none(), "{v}");
+        let v = g(r#"{"columns":{"geometry":{"encoding":"WKB","crs":{"id":{"authority":"EPSG","code":3857}},"edges":"spherical"}}}"#);
+        assert_eq!(v["columns"]["geometry"]["crs"]["id"]["code"], 3857);
+        assert_eq!(v["columns"]["geometry"]["edges"], "spherical");
+        let v = g(r#"{"columns":{"geometry":{"encoding":"WKB","crs":null}}}"#);
+        assert_eq!(v["columns"]["geometry"]["crs"], serde_json::Value::Null);
+        // Not listed (or no `geo` key): unknown, as before.
+        let v = g(r#"{"columns":{"other":{"encoding":"WKB"}}}"#);
+        assert_eq!(v["columns"]["geometry"]["crs"], serde_json::Value::Null);
+    }
 
     #[test]
     fn geo_metadata_from_extension_fields() {

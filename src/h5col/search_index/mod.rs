@@ -180,6 +180,11 @@ pub fn create_index_dataset(t: &Table, column: &str, index_name: &str, spec: &Da
     }
     let g = ensure_generation(t)?;
     let rel = format!("{}/{}", names::SEARCH_INDEXES, index_name);
+    if h5::link_exists(t.id(), &rel)? && !h5::chunk_index_intact(h5::dataset_open(t.id(), &rel)?.id()) {
+        // A full disk left its chunk index past the end of the file: not resizable, not
+        // deletable; set aside and replaced (issue #38, docs/FAULTS.md F2).
+        h5::link_delete_keeping_object(t.id(), &rel)?;
+    }
     let ds = if h5::link_exists(t.id(), &rel)? {
         let ds = h5::dataset_open(t.id(), &rel)?;
         let info = h5::dataset_info(ds.id(), &rel)?;
@@ -218,7 +223,10 @@ pub(crate) fn link_index(t: &Table, column: &str, ds: hdf5_sys::h5i::hid_t, abs:
     Ok(())
 }
 
-/// Remove an index: unlink it from its column's `SEARCH_INDEX_LIST` and delete it.
+/// Remove an index: unlink it from its column's `SEARCH_INDEX_LIST` and delete it. An index
+/// dataset whose chunk index a full disk left pointing past the end of the file (HDF5
+/// cannot free it without reading that index) is unlinked and kept as unreachable bytes
+/// instead ([`h5::link_delete_keeping_object`]; issue #38, docs/FAULTS.md F2).
 pub fn drop_index(t: &Table, info: &IndexInfo) -> Result<()> {
     let col = h5::object_open(t.id(), &info.column)?;
     if let Some((refs, _, _)) = h5::attr_read_refs(col.id(), names::SEARCH_INDEX_LIST)? {
@@ -229,7 +237,12 @@ pub fn drop_index(t: &Table, info: &IndexInfo) -> Result<()> {
             h5::attr_write_refs(col.id(), names::SEARCH_INDEX_LIST, &rest, false)?;
         }
     }
-    h5::link_delete(t.id(), &info.path)
+    let intact = h5::dataset_open(t.id(), &info.path).map(|ds| h5::chunk_index_intact(ds.id())).unwrap_or(true);
+    if intact {
+        h5::link_delete(t.id(), &info.path)
+    } else {
+        h5::link_delete_keeping_object(t.id(), &info.path)
+    }
 }
 
 // ---------------------------------------------------------------- CHUNK_MINMAX
