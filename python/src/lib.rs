@@ -595,6 +595,19 @@ fn _set_proj_data(dir: std::path::PathBuf) -> PyResult<()> {
     marquet::crs::proj::set_search_paths(&[dir]).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// Open PROJ from `path` (the libproj the wheel carries in `marquet.libs/`, issue #33) rather
+/// than look for it on the system; `MARQUET_PROJ_LIB` still takes precedence.
+#[pyfunction]
+fn _set_proj_library(path: std::path::PathBuf) -> PyResult<()> {
+    marquet::crs::proj::set_library_path(&path).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// Load PROJ now and return the name or path it was opened by (raises when it cannot be).
+#[pyfunction]
+fn _proj_library() -> PyResult<String> {
+    marquet::crs::proj::load().map(str::to_string).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn _marquet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Table>()?;
@@ -606,5 +619,7 @@ fn _marquet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_library_version, m)?)?;
     m.add_function(wrap_pyfunction!(_cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(_set_proj_data, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_proj_library, m)?)?;
+    m.add_function(wrap_pyfunction!(_proj_library, m)?)?;
     Ok(())
 }

@@ -31,6 +31,14 @@ here = os.path.dirname(marquet.__file__)
 assert os.path.isfile(os.path.join(here, "proj", "proj.db")), "proj.db not in the wheel"
 print("ok: proj.db carried by the wheel")
 
+# 1b. the libproj in use is the one the wheel carries (the crate opens PROJ at run time,
+#     issue #33; the package names the file in marquet.libs/)
+from marquet._marquet import _proj_library
+
+lib = _proj_library()
+assert os.sep + "marquet.libs" + os.sep in lib and os.path.basename(lib).startswith("libproj"), lib
+print("ok: PROJ loaded from the wheel:", os.path.basename(lib))
+
 # 2. a GeoPackage written by GDAL in EPSG:25832 (its SRS resolved by PROJ), reprojected to
 #    EPSG:3857 on the way in; coordinates equal pyproj's within 1 mm (expected.json)
 out = os.path.join(tmp, "merc.h5")

@@ -116,7 +116,7 @@ pub fn resolve(definition: &str) -> Result<Crs, String> {
 
 #[cfg(feature = "proj")]
 fn resolve_with_proj(t: &str) -> Result<Crs, String> {
-    let ctx = proj::Ctx::new().ok_or("PROJ could not create a context")?;
+    let ctx = proj::Ctx::new()?;
     let p = ctx.create(t).map_err(|e| format!("PROJ cannot read {}: {e}", short(t)))?;
     if !p.is_crs() {
         return Err(format!("{} is not a coordinate reference system", short(t)));
@@ -176,7 +176,7 @@ pub fn to_wkt(crs: &Crs, dialect: WktDialect) -> Result<Option<String>, String> 
     };
     #[cfg(feature = "proj")]
     {
-        let ctx = proj::Ctx::new().ok_or("PROJ could not create a context")?;
+        let ctx = proj::Ctx::new()?;
         let p = ctx.create(&def)?;
         let kind = match dialect {
             WktDialect::Wkt2 => proj::WKT2_2019,
@@ -263,7 +263,7 @@ impl Transformer {
         let (f, t) = (def(from, "source")?, def(to, "target")?);
         #[cfg(feature = "proj")]
         {
-            let ctx = proj::Ctx::new().ok_or("PROJ could not create a context")?;
+            let ctx = proj::Ctx::new()?;
             let a = ctx.create(&f)?;
             let b = ctx.create(&t)?;
             let op = ctx.crs_to_crs(&a, &b).map_err(|e| format!("no transformation from {} to {}: {e}", from.display_name(), to.display_name()))?;

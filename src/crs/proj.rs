@@ -1,21 +1,40 @@
-//! The few PROJ C API calls Marquet needs, declared by hand (feature `proj`).
+//! The few PROJ C API calls Marquet needs, declared by hand and resolved at run time from
+//! PROJ's shared library (feature `proj`).
 //!
 //! Why not the `proj` crate: its `proj-sys` (0.27) binds PROJ 9.6 and, when pkg-config
 //! finds an older PROJ (Debian 12 ships 9.1), builds PROJ from source with cmake (plus
 //! SQLite and libtiff), which takes many minutes on CI's two cores and needs bindgen for
 //! other versions. The calls below (context, `proj_create`, PROJJSON / WKT output,
 //! `proj_create_crs_to_crs_from_pj`, `proj_normalize_for_visualization`,
-//! `proj_trans_generic`) have been stable since PROJ 6.2, so this module links the
-//! system `libproj` (Debian: `libproj-dev`) directly. It is the only unsafe code of the
-//! CRS layer; everything outside sees [`Ctx`] and [`Pj`], which own their handles.
+//! `proj_trans_generic`, `proj_trans_bounds`) are in every PROJ since 8.2.
+//!
+//! Why loaded at run time (issue #33, a fast start): linked, libproj and the ~40 libraries
+//! it needs (curl, tiff, gnutls, krb5, …) were loaded and relocated by every `marquet`
+//! process, `--version` included, before `main`. Now the library is opened (`dlopen`) on
+//! the first call that needs PROJ and stays loaded for the process; building needs no
+//! PROJ at all. Where it is looked for, first match wins:
+//! 1. the path in the environment variable [`LIBRARY_ENV`] (`MARQUET_PROJ_LIB`), alone;
+//! 2. the path given to [`set_library_path`] (the Python wheel names the libproj it
+//!    carries);
+//! 3. the names of [`LIBRARY_NAMES`] on the system loader's search path (`libproj.so`,
+//!    then the sonames of PROJ 9 and 8: `libproj.so.25`, `.so.22`, …).
+//!
+//! When none opens, or the library lacks one of the functions (PROJ older than 8.2), every
+//! call that needs PROJ fails with [`LoadError`], which says what to install; nothing
+//! panics, and nothing without a CRS to resolve or reproject ever loads PROJ.
+//!
+//! This is the only unsafe code of the CRS layer; everything outside sees [`Ctx`] and
+//! [`Pj`], which own their handles.
 //!
 //! Untrusted definitions: the caller bounds their size ([`super::MAX_DEFINITION_BYTES`]);
 //! network access (grid downloads) is switched off on every context (HEP002 §17), and
 //! PROJ's own logging is silenced (errors come back as values).
 #![allow(unsafe_code)]
 
-use std::ffi::{c_char, c_double, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_double, c_int, c_void, CStr, CString, OsString};
+use std::path::{Path, PathBuf};
 use std::ptr;
+use std::sync::{Mutex, OnceLock};
 
 #[repr(C)]
 struct PjContext {
@@ -41,67 +60,225 @@ pub const WKT1_ESRI: c_int = 5;
 /// GDAL's WKT1 dialect.
 pub const WKT1_GDAL: c_int = 4;
 
-#[link(name = "proj")]
-extern "C" {
-    fn proj_context_create() -> *mut PjContext;
-    fn proj_context_destroy(ctx: *mut PjContext) -> *mut PjContext;
-    fn proj_context_set_enable_network(ctx: *mut PjContext, enabled: c_int) -> c_int;
-    fn proj_log_level(ctx: *mut PjContext, level: c_int) -> c_int;
-    fn proj_context_errno(ctx: *mut PjContext) -> c_int;
-    fn proj_context_errno_string(ctx: *mut PjContext, err: c_int) -> *const c_char;
-    fn proj_create(ctx: *mut PjContext, definition: *const c_char) -> *mut PjObj;
-    fn proj_destroy(p: *mut PjObj) -> *mut PjObj;
-    fn proj_is_crs(p: *const PjObj) -> c_int;
-    fn proj_as_projjson(ctx: *mut PjContext, p: *const PjObj, options: *const *const c_char) -> *const c_char;
-    fn proj_as_wkt(ctx: *mut PjContext, p: *const PjObj, kind: c_int, options: *const *const c_char) -> *const c_char;
-    fn proj_create_crs_to_crs_from_pj(
-        ctx: *mut PjContext,
-        src: *const PjObj,
-        dst: *const PjObj,
-        area: *mut c_void,
-        options: *const *const c_char,
-    ) -> *mut PjObj;
-    fn proj_normalize_for_visualization(ctx: *mut PjContext, p: *const PjObj) -> *mut PjObj;
-    #[allow(clippy::too_many_arguments)]
-    fn proj_trans_generic(
-        p: *mut PjObj,
-        direction: c_int,
-        x: *mut c_double,
-        sx: usize,
-        nx: usize,
-        y: *mut c_double,
-        sy: usize,
-        ny: usize,
-        z: *mut c_double,
-        sz: usize,
-        nz: usize,
-        t: *mut c_double,
-        st: usize,
-        nt: usize,
-    ) -> usize;
-    fn proj_errno(p: *const PjObj) -> c_int;
-    #[allow(clippy::too_many_arguments)]
-    fn proj_trans_bounds(
-        ctx: *mut PjContext,
-        p: *mut PjObj,
-        direction: c_int,
-        xmin: c_double,
-        ymin: c_double,
-        xmax: c_double,
-        ymax: c_double,
-        out_xmin: *mut c_double,
-        out_ymin: *mut c_double,
-        out_xmax: *mut c_double,
-        out_ymax: *mut c_double,
-        densify_pts: c_int,
-    ) -> c_int;
-    fn proj_identify(ctx: *mut PjContext, p: *const PjObj, auth: *const c_char, options: *const *const c_char, confidence: *mut *mut c_int) -> *mut PjObjList;
-    fn proj_list_get_count(l: *const PjObjList) -> c_int;
-    fn proj_list_get(ctx: *mut PjContext, l: *const PjObjList, index: c_int) -> *mut PjObj;
-    fn proj_list_destroy(l: *mut PjObjList);
-    fn proj_int_list_destroy(l: *mut c_int);
-    fn proj_errno_reset(p: *const PjObj) -> c_int;
-    fn proj_context_set_search_paths(ctx: *mut PjContext, count_paths: c_int, paths: *const *const c_char);
+/// The environment variable naming the PROJ shared library to load (a path, or a file name
+/// the system loader finds). When set, nothing else is tried.
+pub const LIBRARY_ENV: &str = "MARQUET_PROJ_LIB";
+
+/// The file names of PROJ's shared library tried in order on the system loader's search
+/// path: the development link first (it names the PROJ the machine builds against), then
+/// the sonames of PROJ 9 (`25`) and of the neighbouring releases down to PROJ 8.2 (`22`).
+#[cfg(all(unix, not(target_os = "macos")))]
+pub const LIBRARY_NAMES: &[&str] = &["libproj.so", "libproj.so.25", "libproj.so.26", "libproj.so.27", "libproj.so.24", "libproj.so.23", "libproj.so.22"];
+/// The file names of PROJ's shared library tried in order on the system loader's search path.
+#[cfg(target_os = "macos")]
+pub const LIBRARY_NAMES: &[&str] = &["libproj.dylib", "libproj.25.dylib", "libproj.26.dylib", "libproj.22.dylib"];
+/// The file names of PROJ's shared library tried in order on the system loader's search path.
+#[cfg(windows)]
+pub const LIBRARY_NAMES: &[&str] = &["proj.dll", "proj_9.dll", "proj_9_6.dll", "proj_9_5.dll", "proj_9_4.dll", "proj_9_3.dll", "proj_9_2.dll", "proj_9_1.dll"];
+
+/// What to install when PROJ is missing (in [`LoadError`]'s message).
+const INSTALL_HINT: &str = "install PROJ's shared library (Debian/Ubuntu: `apt-get install proj-bin`, or the \
+     `libprojNN` package it depends on, e.g. libproj25; Fedora: `dnf install proj`; macOS: `brew install proj`), \
+     or set MARQUET_PROJ_LIB to the path of a libproj >= 8.2";
+
+/// PROJ's shared library could not be used: nothing that needs PROJ (a CRS code, URN or
+/// WKT to resolve, WKT to write, a reprojection) can run, and the message says what to
+/// install. Everything else works without it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// No candidate library could be opened.
+    #[error("PROJ is needed here (CRS codes, WKT, reprojection) but its shared library was not found ({tried}): {hint}", hint = INSTALL_HINT)]
+    NotFound {
+        /// The system loader's reason for each name or path tried.
+        tried: String,
+    },
+    /// A library was opened but lacks a function Marquet calls (a PROJ older than 8.2).
+    #[error("{library} lacks the PROJ function {function} (Marquet needs PROJ >= 8.2): {hint}", hint = INSTALL_HINT)]
+    MissingFunction {
+        /// The name or path the library was opened by.
+        library: String,
+        /// The missing function.
+        function: String,
+    },
+}
+
+/// The functions of PROJ's C API Marquet calls (proj.h's prototypes), resolved once from
+/// the library this struct keeps open for the rest of the process.
+struct Api {
+    /// The name or path the library was opened by.
+    name: String,
+    context_create: unsafe extern "C" fn() -> *mut PjContext,
+    context_destroy: unsafe extern "C" fn(*mut PjContext) -> *mut PjContext,
+    context_set_enable_network: unsafe extern "C" fn(*mut PjContext, c_int) -> c_int,
+    log_level: unsafe extern "C" fn(*mut PjContext, c_int) -> c_int,
+    context_errno: unsafe extern "C" fn(*mut PjContext) -> c_int,
+    context_errno_string: unsafe extern "C" fn(*mut PjContext, c_int) -> *const c_char,
+    create: unsafe extern "C" fn(*mut PjContext, *const c_char) -> *mut PjObj,
+    destroy: unsafe extern "C" fn(*mut PjObj) -> *mut PjObj,
+    is_crs: unsafe extern "C" fn(*const PjObj) -> c_int,
+    as_projjson: unsafe extern "C" fn(*mut PjContext, *const PjObj, *const *const c_char) -> *const c_char,
+    as_wkt: unsafe extern "C" fn(*mut PjContext, *const PjObj, c_int, *const *const c_char) -> *const c_char,
+    create_crs_to_crs_from_pj: unsafe extern "C" fn(*mut PjContext, *const PjObj, *const PjObj, *mut c_void, *const *const c_char) -> *mut PjObj,
+    normalize_for_visualization: unsafe extern "C" fn(*mut PjContext, *const PjObj) -> *mut PjObj,
+    #[allow(clippy::type_complexity)]
+    trans_generic: unsafe extern "C" fn(
+        *mut PjObj,
+        c_int,
+        *mut c_double,
+        usize,
+        usize,
+        *mut c_double,
+        usize,
+        usize,
+        *mut c_double,
+        usize,
+        usize,
+        *mut c_double,
+        usize,
+        usize,
+    ) -> usize,
+    errno: unsafe extern "C" fn(*const PjObj) -> c_int,
+    #[allow(clippy::type_complexity)]
+    trans_bounds: unsafe extern "C" fn(
+        *mut PjContext,
+        *mut PjObj,
+        c_int,
+        c_double,
+        c_double,
+        c_double,
+        c_double,
+        *mut c_double,
+        *mut c_double,
+        *mut c_double,
+        *mut c_double,
+        c_int,
+    ) -> c_int,
+    identify: unsafe extern "C" fn(*mut PjContext, *const PjObj, *const c_char, *const *const c_char, *mut *mut c_int) -> *mut PjObjList,
+    list_get_count: unsafe extern "C" fn(*const PjObjList) -> c_int,
+    list_get: unsafe extern "C" fn(*mut PjContext, *const PjObjList, c_int) -> *mut PjObj,
+    list_destroy: unsafe extern "C" fn(*mut PjObjList),
+    int_list_destroy: unsafe extern "C" fn(*mut c_int),
+    errno_reset: unsafe extern "C" fn(*const PjObj) -> c_int,
+    context_set_search_paths: unsafe extern "C" fn(*mut PjContext, c_int, *const *const c_char),
+    /// Kept open: the function pointers above point into it. Last, so dropped last (it is
+    /// never dropped in practice: the loaded API lives in a static).
+    _lib: libloading::Library,
+}
+
+/// One function of `lib` as the function-pointer type `T`.
+///
+/// # Safety
+/// `T` must be the C prototype of `function` (proj.h), and the pointer must not be used
+/// after `lib` is closed.
+unsafe fn function<T: Copy>(lib: &libloading::Library, name: &str, function: &'static str) -> Result<T, LoadError> {
+    let mut sym = Vec::with_capacity(function.len() + 1);
+    sym.extend_from_slice(function.as_bytes());
+    sym.push(0);
+    // SAFETY: the caller's contract (the type is the function's prototype).
+    match unsafe { lib.get::<T>(&sym) } {
+        Ok(s) => Ok(*s),
+        Err(_) => Err(LoadError::MissingFunction { library: name.to_string(), function: function.to_string() }),
+    }
+}
+
+impl Api {
+    /// Resolve every function from an opened library.
+    fn resolve(lib: libloading::Library, name: String) -> Result<Api, LoadError> {
+        let n = name.as_str();
+        // SAFETY: each field's type is the prototype of the function of that name in proj.h
+        // (PROJ >= 8.2); the library is moved into the struct and outlives the pointers.
+        unsafe {
+            Ok(Api {
+                context_create: function(&lib, n, "proj_context_create")?,
+                context_destroy: function(&lib, n, "proj_context_destroy")?,
+                context_set_enable_network: function(&lib, n, "proj_context_set_enable_network")?,
+                log_level: function(&lib, n, "proj_log_level")?,
+                context_errno: function(&lib, n, "proj_context_errno")?,
+                context_errno_string: function(&lib, n, "proj_context_errno_string")?,
+                create: function(&lib, n, "proj_create")?,
+                destroy: function(&lib, n, "proj_destroy")?,
+                is_crs: function(&lib, n, "proj_is_crs")?,
+                as_projjson: function(&lib, n, "proj_as_projjson")?,
+                as_wkt: function(&lib, n, "proj_as_wkt")?,
+                create_crs_to_crs_from_pj: function(&lib, n, "proj_create_crs_to_crs_from_pj")?,
+                normalize_for_visualization: function(&lib, n, "proj_normalize_for_visualization")?,
+                trans_generic: function(&lib, n, "proj_trans_generic")?,
+                errno: function(&lib, n, "proj_errno")?,
+                trans_bounds: function(&lib, n, "proj_trans_bounds")?,
+                identify: function(&lib, n, "proj_identify")?,
+                list_get_count: function(&lib, n, "proj_list_get_count")?,
+                list_get: function(&lib, n, "proj_list_get")?,
+                list_destroy: function(&lib, n, "proj_list_destroy")?,
+                int_list_destroy: function(&lib, n, "proj_int_list_destroy")?,
+                errno_reset: function(&lib, n, "proj_errno_reset")?,
+                context_set_search_paths: function(&lib, n, "proj_context_set_search_paths")?,
+                name,
+                _lib: lib,
+            })
+        }
+    }
+}
+
+/// Open PROJ from the first candidate that opens: `explicit` alone when given (the
+/// environment variable or [`set_library_path`]), else every name of [`LIBRARY_NAMES`].
+fn open(explicit: Option<OsString>) -> Result<Api, LoadError> {
+    let candidates: Vec<OsString> = match explicit {
+        Some(p) => vec![p],
+        None => LIBRARY_NAMES.iter().map(OsString::from).collect(),
+    };
+    let mut tried = Vec::with_capacity(candidates.len());
+    for c in &candidates {
+        // SAFETY: opening runs the library's initialisers; PROJ's (C++ statics) have no
+        // preconditions. Loading a file that is not PROJ fails on its first missing function.
+        match unsafe { libloading::Library::new(c) } {
+            Ok(lib) => return Api::resolve(lib, Path::new(c).display().to_string()),
+            // The loader's message names the file.
+            Err(e) => tried.push(e.to_string()),
+        }
+    }
+    Err(LoadError::NotFound { tried: tried.join("; ") })
+}
+
+/// The library given by [`set_library_path`], if any.
+static LIBRARY_PATH: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// The loaded API (or why it could not be loaded), set on the first call needing PROJ.
+static API: OnceLock<Result<Api, LoadError>> = OnceLock::new();
+
+/// PROJ's API, loaded on the first call.
+fn api() -> Result<&'static Api, LoadError> {
+    API.get_or_init(|| {
+        let explicit = std::env::var_os(LIBRARY_ENV).filter(|v| !v.is_empty()).or_else(|| {
+            LIBRARY_PATH.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|p| p.as_os_str().to_os_string())
+        });
+        open(explicit)
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Load PROJ now, if it is not loaded yet, and return the name or path it was opened by
+/// (`libproj.so`, a path from `MARQUET_PROJ_LIB`, …). Every function that needs PROJ loads
+/// it by itself; this only answers early (and tests where it came from).
+pub fn load() -> Result<&'static str, LoadError> {
+    api().map(|a| a.name.as_str())
+}
+
+/// Load PROJ from `path` (a file, or a name the system loader finds) instead of looking
+/// for it, unless `MARQUET_PROJ_LIB` is set. The Python wheel calls it with the libproj it
+/// carries (issue #30). It must come before the first call that needs PROJ: afterwards the
+/// library in use is final and this is an error naming it.
+pub fn set_library_path(path: &Path) -> Result<(), String> {
+    let mut slot = LIBRARY_PATH.lock().unwrap_or_else(|e| e.into_inner());
+    match API.get() {
+        None => {}
+        Some(Ok(a)) if Path::new(&a.name) == path => {}
+        Some(Ok(a)) => return Err(format!("PROJ is already loaded from {}; {} comes too late", a.name, path.display())),
+        Some(Err(e)) => return Err(format!("loading PROJ already failed ({e}); {} comes too late", path.display())),
+    }
+    *slot = Some(path.to_path_buf());
+    Ok(())
 }
 
 /// Directories searched for PROJ's resource files (`proj.db`) by every context created
@@ -123,11 +300,11 @@ pub fn set_search_paths(dirs: &[std::path::PathBuf]) -> Result<(), String> {
 }
 
 /// PROJ's message for the last error of a live context.
-fn ctx_error(ctx: *mut PjContext) -> String {
+fn ctx_error(api: &Api, ctx: *mut PjContext) -> String {
     // SAFETY: live context; the returned string is owned by PROJ and copied at once.
     unsafe {
-        let e = proj_context_errno(ctx);
-        let s = proj_context_errno_string(ctx, e);
+        let e = (api.context_errno)(ctx);
+        let s = (api.context_errno_string)(ctx, e);
         if s.is_null() {
             format!("PROJ error {e}")
         } else {
@@ -137,38 +314,44 @@ fn ctx_error(ctx: *mut PjContext) -> String {
 }
 
 /// A PROJ context (`PJ_CONTEXT`): no network, no log output. Not shared between threads.
-pub struct Ctx(*mut PjContext);
+pub struct Ctx {
+    api: &'static Api,
+    c: *mut PjContext,
+}
 
 // A context and the objects created in it may move to another thread together (PROJ's
 // rule: one context per thread at a time); `Ctx` is not `Sync`.
 unsafe impl Send for Ctx {}
 
 impl Ctx {
-    /// A new context, or `None` when PROJ cannot create one (out of memory).
-    pub fn new() -> Option<Ctx> {
+    /// A new context. Loads PROJ on first use: the error is [`LoadError`]'s message when
+    /// it cannot be loaded (what to install), or says that PROJ could not create a context
+    /// (out of memory).
+    pub fn new() -> Result<Ctx, String> {
+        let api = api().map_err(|e| e.to_string())?;
         // SAFETY: no arguments; the result is checked for null and owned by `Ctx`.
-        let c = unsafe { proj_context_create() };
+        let c = unsafe { (api.context_create)() };
         if c.is_null() {
-            return None;
+            return Err("PROJ could not create a context".into());
         }
         // SAFETY: `c` is a live context.
         unsafe {
-            proj_context_set_enable_network(c, 0);
-            proj_log_level(c, PJ_LOG_NONE);
+            (api.context_set_enable_network)(c, 0);
+            (api.log_level)(c, PJ_LOG_NONE);
         }
         let paths = SEARCH_PATHS.read().unwrap_or_else(|e| e.into_inner());
         if !paths.is_empty() {
             let ptrs: Vec<*const c_char> = paths.iter().map(|p| p.as_ptr()).collect();
             // SAFETY: live context; `ptrs` points at NUL-terminated strings that outlive the
             // call (PROJ copies them); the count is the array's length (a handful of paths).
-            unsafe { proj_context_set_search_paths(c, ptrs.len() as c_int, ptrs.as_ptr()) };
+            unsafe { (api.context_set_search_paths)(c, ptrs.len() as c_int, ptrs.as_ptr()) };
         }
-        Some(Ctx(c))
+        Ok(Ctx { api, c })
     }
 
     /// PROJ's message for the context's last error.
     fn last_error(&self) -> String {
-        ctx_error(self.0)
+        ctx_error(self.api, self.c)
     }
 
     /// `proj_create`: any definition PROJ reads (authority codes, URNs, WKT 1/2,
@@ -176,28 +359,28 @@ impl Ctx {
     pub fn create(&self, definition: &str) -> Result<Pj, String> {
         let c = CString::new(definition).map_err(|_| "the definition contains a NUL byte".to_string())?;
         // SAFETY: live context, NUL-terminated string that outlives the call.
-        let p = unsafe { proj_create(self.0, c.as_ptr()) };
+        let p = unsafe { (self.api.create)(self.c, c.as_ptr()) };
         if p.is_null() {
             return Err(self.last_error());
         }
-        Ok(Pj { ctx: self.0, p })
+        Ok(Pj { api: self.api, ctx: self.c, p })
     }
 
     /// The operation from `src` to `dst` (PROJ picks the best one for the whole area),
     /// with axes normalized to easting/longitude first (HEP002 §8.3).
     pub fn crs_to_crs(&self, src: &Pj, dst: &Pj) -> Result<Pj, String> {
         // SAFETY: live context and objects; null area and options are allowed.
-        let op = unsafe { proj_create_crs_to_crs_from_pj(self.0, src.p, dst.p, ptr::null_mut(), ptr::null()) };
+        let op = unsafe { (self.api.create_crs_to_crs_from_pj)(self.c, src.p, dst.p, ptr::null_mut(), ptr::null()) };
         if op.is_null() {
             return Err(self.last_error());
         }
-        let op = Pj { ctx: self.0, p: op };
+        let op = Pj { api: self.api, ctx: self.c, p: op };
         // SAFETY: live context and operation; the result is a new object (or null).
-        let n = unsafe { proj_normalize_for_visualization(self.0, op.p) };
+        let n = unsafe { (self.api.normalize_for_visualization)(self.c, op.p) };
         if n.is_null() {
             return Err(self.last_error());
         }
-        Ok(Pj { ctx: self.0, p: n })
+        Ok(Pj { api: self.api, ctx: self.c, p: n })
     }
 }
 
@@ -205,7 +388,7 @@ impl Drop for Ctx {
     fn drop(&mut self) {
         // SAFETY: owned, live context; every `Pj` borrowing it is gone.
         unsafe {
-            proj_context_destroy(self.0);
+            (self.api.context_destroy)(self.c);
         }
     }
 }
@@ -214,6 +397,7 @@ impl Drop for Ctx {
 /// that created it, which must outlive it (callers in `super` keep both in one struct,
 /// the `Pj` field first so that it is dropped first).
 pub struct Pj {
+    api: &'static Api,
     ctx: *mut PjContext,
     p: *mut PjObj,
 }
@@ -224,13 +408,13 @@ unsafe impl Send for Pj {}
 impl Pj {
     /// PROJ's message for the context's last error.
     fn last_error(&self) -> String {
-        ctx_error(self.ctx)
+        ctx_error(self.api, self.ctx)
     }
 
     /// Is it a CRS?
     pub fn is_crs(&self) -> bool {
         // SAFETY: live object.
-        unsafe { proj_is_crs(self.p) != 0 }
+        unsafe { (self.api.is_crs)(self.p) != 0 }
     }
 
     /// The EPSG CRS PROJ finds equivalent to this one with 100 % confidence, when there is
@@ -239,14 +423,14 @@ impl Pj {
         let mut conf: *mut c_int = ptr::null_mut();
         // SAFETY: live context/object; static NUL-terminated authority; `conf` receives an
         // array owned by PROJ, freed below with the list.
-        let list = unsafe { proj_identify(self.ctx, self.p, c"EPSG".as_ptr(), ptr::null(), &mut conf) };
+        let list = unsafe { (self.api.identify)(self.ctx, self.p, c"EPSG".as_ptr(), ptr::null(), &mut conf) };
         if list.is_null() {
             return None;
         }
         let mut found = None;
         // SAFETY: `list` and `conf` (same length) are live until destroyed below.
         unsafe {
-            let n = proj_list_get_count(list);
+            let n = (self.api.list_get_count)(list);
             let mut sure = Vec::new();
             for i in 0..n {
                 if !conf.is_null() && *conf.add(i as usize) >= 100 {
@@ -254,14 +438,14 @@ impl Pj {
                 }
             }
             if sure.len() == 1 {
-                let p = proj_list_get(self.ctx, list, sure[0]);
+                let p = (self.api.list_get)(self.ctx, list, sure[0]);
                 if !p.is_null() {
-                    found = Some(Pj { ctx: self.ctx, p });
+                    found = Some(Pj { api: self.api, ctx: self.ctx, p });
                 }
             }
-            proj_list_destroy(list);
+            (self.api.list_destroy)(list);
             if !conf.is_null() {
-                proj_int_list_destroy(conf);
+                (self.api.int_list_destroy)(conf);
             }
         }
         found
@@ -273,7 +457,7 @@ impl Pj {
         let opts = [opt.as_ptr(), ptr::null()];
         // SAFETY: live context/object; a null-terminated option list of static strings; the
         // returned string belongs to the object and is copied at once.
-        let s = unsafe { proj_as_projjson(self.ctx, self.p, opts.as_ptr()) };
+        let s = unsafe { (self.api.as_projjson)(self.ctx, self.p, opts.as_ptr()) };
         if s.is_null() {
             return Err(self.last_error());
         }
@@ -286,7 +470,7 @@ impl Pj {
         let opt = c"MULTILINE=NO";
         let opts = [opt.as_ptr(), ptr::null()];
         // SAFETY: as in `projjson`.
-        let s = unsafe { proj_as_wkt(self.ctx, self.p, kind, opts.as_ptr()) };
+        let s = unsafe { (self.api.as_wkt)(self.ctx, self.p, kind, opts.as_ptr()) };
         if s.is_null() {
             return Err(self.last_error());
         }
@@ -310,14 +494,14 @@ impl Pj {
         // SAFETY: live operation; each pointer addresses `n` doubles with stride `st` that
         // stay borrowed for the call; `t` is absent.
         let done = unsafe {
-            proj_errno_reset(self.p);
-            proj_trans_generic(self.p, PJ_FWD, x.as_mut_ptr(), st, n, y.as_mut_ptr(), st, n, zp, zs, zn, ptr::null_mut(), 0, 0)
+            (self.api.errno_reset)(self.p);
+            (self.api.trans_generic)(self.p, PJ_FWD, x.as_mut_ptr(), st, n, y.as_mut_ptr(), st, n, zp, zs, zn, ptr::null_mut(), 0, 0)
         };
         if done != n {
             return Err(format!("PROJ transformed {done} of {n} coordinates"));
         }
         // SAFETY: live object.
-        let e = unsafe { proj_errno(self.p) };
+        let e = unsafe { (self.api.errno)(self.p) };
         if e != 0 && x.iter().chain(y.iter()).any(|v| !v.is_finite()) {
             return Err(self.last_error());
         }
@@ -334,9 +518,9 @@ impl Pj {
         let mut o = [0f64; 4];
         // SAFETY: live context and operation; the four out-pointers address distinct doubles.
         let ok = unsafe {
-            proj_errno_reset(self.p);
+            (self.api.errno_reset)(self.p);
             let [a, c, d, e] = &mut o;
-            proj_trans_bounds(self.ctx, self.p, PJ_FWD, b[0], b[1], b[2], b[3], a, c, d, e, densify)
+            (self.api.trans_bounds)(self.ctx, self.p, PJ_FWD, b[0], b[1], b[2], b[3], a, c, d, e, densify)
         };
         if ok == 0 || o.iter().any(|v| !v.is_finite()) {
             return Err(self.last_error());
@@ -349,7 +533,44 @@ impl Drop for Pj {
     fn drop(&mut self) {
         // SAFETY: owned, live object.
         unsafe {
-            proj_destroy(self.p);
+            (self.api.destroy)(self.p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_library_is_a_load_error_naming_what_to_install() {
+        let Err(e) = open(Some(OsString::from("/nonexistent/libproj.so.25"))) else { panic!("opened a library that does not exist") };
+        let LoadError::NotFound { tried } = &e else { panic!("{e:?}") };
+        assert!(tried.starts_with("/nonexistent/libproj.so.25: "), "{tried}");
+        let msg = e.to_string();
+        assert!(msg.contains("apt-get install proj-bin") && msg.contains("MARQUET_PROJ_LIB"), "{msg}");
+    }
+
+    #[test]
+    fn a_library_that_is_not_proj_lacks_its_functions() {
+        // The C library opens but has no PROJ function.
+        #[cfg(all(unix, not(target_os = "macos")))]
+        {
+            let e = open(Some(OsString::from("libc.so.6"))).err().expect("libc is not PROJ");
+            assert_eq!(e, LoadError::MissingFunction { library: "libc.so.6".into(), function: "proj_context_create".into() });
+            assert!(e.to_string().contains("PROJ >= 8.2"), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_system_proj_loads_by_name() {
+        // The machines that run the tests have PROJ (scripts/bootstrap.sh installs it).
+        let name = load().unwrap_or_else(|e| panic!("{e}"));
+        assert!(std::env::var_os(LIBRARY_ENV).is_some() || LIBRARY_NAMES.contains(&name), "{name}");
+        let ctx = Ctx::new().unwrap();
+        assert!(ctx.create("EPSG:3857").unwrap().is_crs());
+        // Once loaded, another library is refused; the same one is accepted.
+        assert!(set_library_path(Path::new("/elsewhere/libproj.so")).unwrap_err().contains("too late"));
+        set_library_path(Path::new(name)).unwrap();
     }
 }
