@@ -93,6 +93,12 @@ pub trait FeatureSink {
     /// Write one feature: ISO WKB (or None) and one value per field given to the sink's
     /// constructor.
     fn write(&mut self, geometry: Option<&[u8]>, values: &[V]) -> Result<()>;
+    /// Called once after every feature was written: `true` asks for all of them again, in
+    /// the same order (a sink that places each feature by what it learnt in the first pass,
+    /// without keeping them: FlatGeobuf over its memory budget).
+    fn second_pass(&mut self) -> Result<bool> {
+        Ok(false)
+    }
     /// Complete the file.
     fn finish(self: Box<Self>) -> Result<()>;
 }
@@ -392,6 +398,26 @@ pub fn export_features(
             })?;
         }
         s = e;
+    }
+    if sink.second_pass()? {
+        let mut s = 0;
+        while s < n {
+            let e = (s + step).min(n);
+            let b = plan.read_range(&t, s, e)?;
+            let ga = b.column(gi).as_binary::<i32>();
+            for r in 0..b.num_rows() {
+                vals.clear();
+                for (ci, _, _) in &cols {
+                    vals.push(value(b.column(*ci), r));
+                }
+                let w = (!ga.is_null(r)).then(|| ga.value(r));
+                sink.write(w, &vals).map_err(|e| match e {
+                    MarquetError::InvalidArgument(m) => MarquetError::InvalidArgument(format!("{}: row {}: {m}", g.path, s + r as u64)),
+                    e => e,
+                })?;
+            }
+            s = e;
+        }
     }
     sink.finish()?;
     report.rows = n;
