@@ -458,8 +458,8 @@ fn written_files_read_back_exactly_with_a_correct_index() {
         std::fs::create_dir_all(dir.join("mem")).unwrap();
         std::fs::create_dir_all(dir.join("two")).unwrap();
         std::fs::create_dir_all(dir.join("crate")).unwrap();
-        let mem = dir.join("mem").join(&format!("{name}.fgb"));
-        let two = dir.join("two").join(&format!("{name}.fgb"));
+        let mem = dir.join("mem").join(format!("{name}.fgb"));
+        let two = dir.join("two").join(format!("{name}.fgb"));
         export_with_budget(&h5, name, &mem, 256 << 20);
         export_with_budget(&h5, name, &two, 0);
         let bytes = std::fs::read(&mem).unwrap();
@@ -516,7 +516,7 @@ fn written_files_read_back_exactly_with_a_correct_index() {
 
         // The crate's writer, fed the same features, writes the same bytes.
         if SAME_AS_CRATE.contains(&name) {
-            let theirs = dir.join("crate").join(&format!("{name}.fgb"));
+            let theirs = dir.join("crate").join(format!("{name}.fgb"));
             let f = File::open(&h5).unwrap();
             export_features("FlatGeobuf", &f, &format!("/{name}"), |i, _| Ok(Box::new(crate_sink(&theirs, i)))).unwrap();
             let t = std::fs::read(&theirs).unwrap();
@@ -677,7 +677,7 @@ fn a_geometry_the_writer_cannot_encode_is_a_located_error_and_no_file() {
     assert!(m.contains("/lakes/shoreline: row 4:") && m.contains("null geometry"), "{m}");
     assert!(!out.exists(), "the output is removed");
     // Same with the second pass (over a budget of nothing): the error comes in pass 1.
-    let f = File::open(&bad("m007_ewkb_value.h5")).unwrap();
+    let f = File::open(bad("m007_ewkb_value.h5")).unwrap();
     let out = dir.join("ewkb2.fgb");
     let m = export_features("FlatGeobuf", &f, "/lakes", |i, _| Ok(Box::new(fgb::create_with_budget(&out, i, 0)?))).err().unwrap().to_string();
     assert!(m.contains("/lakes/shoreline: row 0:"), "{m}");

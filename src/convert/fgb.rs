@@ -1,11 +1,28 @@
-//! FlatGeobuf in and out (issue #22), with the format's reference Rust implementation,
-//! the `flatgeobuf` crate (geometry to WKB through `geozero`).
+//! FlatGeobuf in and out (issue #22): read with the format's reference Rust implementation,
+//! the `flatgeobuf` crate (geometry to WKB through `geozero`); written by Marquet (issue
+//! #32) with that crate's generated FlatBuffers types and packed R-tree helpers.
 //!
 //! Read: features one at a time from the file (sequential, no index needed), the CRS
-//! from the header (`org:code`, else its WKT) resolved to PROJJSON. Written: the
-//! `flatgeobuf` writer keeps each encoded feature in a temporary file and only a 40-byte
-//! index node per feature in memory, then writes the Hilbert-sorted features with the
-//! packed R-tree; the header states the CRS as EPSG-style `org:code` plus WKT 2.
+//! from the header (`org:code`, else its WKT) resolved to PROJJSON.
+//!
+//! Written without a temporary file (the crate's `FgbWriter` always buffers its features in
+//! one): magic, header (feature count, envelope, columns all nullable, the CRS as EPSG-style
+//! `org:code` plus WKT 2), the packed Hilbert R-tree (node size 16), then the features in
+//! the order of its leaves. Each feature is encoded from WKB by hand (`GeomEncoder`) once
+//! as it arrives; its box and size are kept (40 + 4 bytes per feature, 60 at the sort) and, while the
+//! encoded features fit the budget (the default sort memory), its bytes too — then
+//! [`FeatureSink::finish`] writes the file in one go. Past the budget the bytes are dropped
+//! and [`FeatureSink::second_pass`] asks for every feature again: the header and index are
+//! written first (the Hilbert order gives each feature its offset), and each feature,
+//! encoded again, is written at its offset in the output (positioned writes, gathered by
+//! offset in batches of 8 MiB). Both ways give the same bytes, and for a column of one
+//! geometry type the same bytes as the crate's writer (tests/fgb_writer.rs).
+//!
+//! Refused with an error naming the row (export adds the column): a null geometry (GDAL
+//! refuses to write one into a file with a spatial index, and its Arrow reader fails on
+//! one), a value that is not ISO WKB, and a geometry of a kind the column's
+//! GEOMETRY_TYPES do not list (the header would declare the wrong type). An empty table is
+//! written without an index (GDAL cannot open an index of no items).
 
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
@@ -141,7 +158,7 @@ const MAGIC: [u8; 8] = [b'f', b'g', b'b', 3, b'f', b'g', b'b', 0];
 const PASS2_BATCH: usize = 8 << 20;
 
 /// A FlatGeobuf file being written: features are encoded one at a time (by hand, see
-/// [`encode_geometry`]) and either kept in memory until [`FeatureSink::finish`] (while they
+/// `GeomEncoder`) and either kept in memory until [`FeatureSink::finish`] (while they
 /// fit the budget), or encoded twice — pass 1 keeps each feature's box and size, pass 2
 /// writes each at its place in the output ([`FeatureSink::second_pass`]).
 pub struct FgbSink {
@@ -616,6 +633,11 @@ impl FeatureSink for FgbSink {
                 // Over budget: keep boxes and sizes only; the features are encoded again.
                 self.mem = None;
             } else {
+                // Grow by doubling, but never past the budget.
+                if m.capacity() < m.len() + size {
+                    let want = (m.capacity() * 2).max(m.len() + size).min(self.budget);
+                    m.reserve_exact(want - m.len());
+                }
                 m.extend_from_slice(self.fbb.finished_data());
             }
         }
