@@ -29,7 +29,7 @@ use std::path::Path;
 
 use flatbuffers::WIPOffset;
 use flatgeobuf::geozero::{ColumnValue, CoordDimensions, PropertyProcessor, ToWkb};
-use flatgeobuf::packed_r_tree::{calc_extent, hilbert_sort, NodeItem};
+use flatgeobuf::packed_r_tree::{calc_extent, NodeItem};
 use flatgeobuf::{
     Column, ColumnArgs, ColumnType, Crs as FbCrs, CrsArgs, FallibleStreamingIterator, Feature as FbFeature, FeatureArgs, FeatureProperties, FgbReader, Geometry, GeometryArgs,
     GeometryType, Header, HeaderArgs,
@@ -356,8 +356,15 @@ fn write_head(s: &mut FgbSink, w: &mut impl std::io::Write) -> std::io::Result<(
     if count == 0 {
         return Ok((order, dest));
     }
-    // Descending Hilbert value of the box centres, ties in row order (a stable sort).
-    hilbert_sort(&mut s.nodes, &extent);
+    // Descending Hilbert value of the box centres, ties in row order: the order of the
+    // crate's `hilbert_sort` (a stable sort on the same value), with each value computed
+    // once instead of in every comparison.
+    let (span_x, span_y) = (extent.width(), extent.height());
+    let cell = |v: f64, min: f64, span: f64| (crate::spatial::hilbert::HILBERT_MAX as f64 * (v - min) / span).floor() as u32;
+    s.nodes.sort_by_cached_key(|n| {
+        let (x, y) = (cell((n.min_x + n.max_x) / 2.0, extent.min_x, span_x), cell((n.min_y + n.max_y) / 2.0, extent.min_y, span_y));
+        std::cmp::Reverse(crate::spatial::hilbert::hilbert(x, y))
+    });
     let index_len = 40 * (upper_levels_len(count) + count) as u64;
     let data_start = MAGIC.len() as u64 + head.len() as u64 + index_len;
     dest = vec![0u64; count];
