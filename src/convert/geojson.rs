@@ -8,7 +8,6 @@
 //! one dimension → a point column). The CRS is OGC:CRS84 (RFC 7946 §4), or what a legacy
 //! `crs` member states (super::geojson_crs); export reprojects to OGC:CRS84.
 
-use std::collections::BTreeSet;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -22,17 +21,16 @@ use geojson::{Feature, FeatureReader};
 use serde_json::Value;
 
 use super::error::{code, err_at, Finding};
-use super::hub::plan;
 use super::hub::arrow::{ExportReport, Summary};
+use super::hub::export::{ExportShape, ExportSource, TableSource};
 use super::hub::import::{import, ImportOptions, ImportReport};
 use super::hub::nested_json::ARROW_JSON;
 use super::hub::source::{ArrowSource, Batches, GeoColumnMeta, GeoField, SourceSchema};
 use super::hub::target::ImportTarget;
 use super::hub::EXTENSION_NAME;
 use crate::error::{MarquetError, Result};
-use crate::h5col::{ColumnKind, File};
+use crate::h5col::File;
 use crate::marquet::MarquetTable;
-use crate::spec::names;
 use crate::wkb;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -376,17 +374,18 @@ fn cell(a: &ArrayRef, i: usize) -> Value {
     }
 }
 
-/// Writes rows of a Marquet table as GeoJSON features (RFC 7946): the one GeoJSON
-/// rendering of `marquet convert`, `marquet dump` and `marquet query --format geojson`.
-/// The primary geometry column is the feature geometry; every other column is a property
-/// (other geometry columns as WKT text; covering columns left out), rendered by its Arrow
-/// mapping: booleans as JSON booleans, numbers as numbers, timestamps and dates as ISO 8601
-/// text. Rows are read in ranges, so memory stays bounded by one range.
-pub struct FeatureWriter<'a> {
-    t: &'a MarquetTable,
-    primary: String,
+/// The GeoJSON writer (RFC 7946): features from record batches in the hub's form
+/// ([`crate::convert::hub::export`]) — the one GeoJSON rendering of `marquet convert`,
+/// `marquet dump` and `marquet query --format geojson`. The primary geometry column is the
+/// feature geometry; every other column is a property (other geometry columns as WKT text;
+/// covering columns are not in the batches), rendered by its Arrow type: booleans as JSON
+/// booleans, numbers as numbers, timestamps and dates as ISO 8601 text, lists as arrays.
+pub struct GeoJsonWriter {
+    /// The primary geometry field.
+    primary: usize,
     pinfo: crate::marquet::GeometryColumnInfo,
-    cols: Vec<(String, Option<(plan::OutPlan, bool)>)>,
+    /// Property fields: (field, name, a geometry column written as WKT).
+    props: Vec<(usize, String, bool)>,
     summary: Summary,
     first: bool,
     rows: u64,
@@ -396,12 +395,13 @@ pub struct FeatureWriter<'a> {
     pub report: ExportReport,
 }
 
-impl<'a> FeatureWriter<'a> {
-    /// Plan the properties of `t`'s features.
-    pub fn new(t: &'a MarquetTable) -> Result<FeatureWriter<'a>> {
-        let primary = t.primary_geometry_column()?;
-        let geo_names = t.geometry_column_names()?;
-        let pinfo = t.geometry_column(&primary)?;
+impl GeoJsonWriter {
+    /// Plan the features of batches of `schema` whose geometry fields are `geometry`
+    /// (primary first); `source` names the source in messages.
+    pub fn new(source: &str, schema: &arrow_schema::Schema, geometry: &[crate::marquet::GeometryColumnInfo]) -> Result<GeoJsonWriter> {
+        let Some(pinfo) = geometry.first().cloned() else {
+            return Err(MarquetError::InvalidArgument(format!("{source}: no geometry column to write as GeoJSON")));
+        };
         let mut report = ExportReport::default();
         // RFC 7946 fixes GeoJSON to OGC:CRS84: other coordinates are reprojected, or the
         // output refused; never written mislabelled (issue #22, super::geojson_crs).
@@ -409,49 +409,20 @@ impl<'a> FeatureWriter<'a> {
         if to_crs84.is_some() {
             report.notes.push(format!("coordinates reprojected from {} to OGC:CRS84 (RFC 7946)", pinfo.crs.display_name()));
         }
-        let coverings: BTreeSet<String> =
-            geo_names.iter().filter_map(|g| t.geometry_column(g).ok().and_then(|i| i.covering)).collect();
-        let mut order = t.table().column_names()?;
-        if order.is_empty() {
-            order = t.table().discover_columns()?;
-        }
-        let mut cols: Vec<(String, Option<(plan::OutPlan, bool)>)> = Vec::new();
-        for name in order {
-            if name == primary || coverings.contains(&name) {
-                continue;
-            }
-            if geo_names.contains(&name) {
-                report.notes.push(format!("geometry column {name} written as WKT text properties"));
-                cols.push((name, None));
-                continue;
-            }
-            let kind = t.table().kind_of(&name)?;
-            let plan = match kind {
-                Some(ColumnKind::Dataset) => {
-                    let c = t.table().column(&name)?;
-                    let units = c.text_attr(names::UNITS)?;
-                    // A categorical column's labels, not its codes (HEP001 §8.7, issue #22).
-                    match crate::h5col::categorical::categories_of(t.table(), &name)? {
-                        Some(cats) => Ok((plan::categorical_out_plan(c.dtype(), &cats.labels).0, false)),
-                        None => plan::out_plan(c.dtype(), false, units.as_deref(), None, false).map(|(p, _)| (p, false)),
-                    }
-                }
-                Some(ColumnKind::List) => {
-                    let lc = t.table().list_column(&name)?;
-                    let desc = lc.text_attr(names::DESCRIPTION)?;
-                    match lc.values_info() {
-                        Some(_) => plan::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), false).map(|(p, _)| (p, true)),
-                        None => plan::out_plan(&lc.leaf_dtype()?, true, None, None, true).map(|(p, _)| (p, true)),
-                    }
-                }
-                None => Err("not a column".into()),
-            };
-            match plan {
-                Ok(p) => cols.push((name, Some(p))),
-                Err(why) => report.skipped.push((name, why)),
+        let mut primary = None;
+        let mut props = Vec::new();
+        for (i, f) in schema.fields().iter().enumerate() {
+            if *f.name() == pinfo.name {
+                primary = Some(i);
+            } else if geometry.iter().any(|g| g.name == *f.name()) {
+                report.notes.push(format!("geometry column {} written as WKT text properties", f.name()));
+                props.push((i, f.name().clone(), true));
+            } else {
+                props.push((i, f.name().clone(), false));
             }
         }
-        Ok(FeatureWriter { t, primary, pinfo, cols, summary: Summary::new(), first: true, rows: 0, to_crs84, report })
+        let primary = primary.ok_or_else(|| MarquetError::InvalidArgument(format!("{source}: geometry column {} is not in the batches", pinfo.name)))?;
+        Ok(GeoJsonWriter { primary, pinfo, props, summary: Summary::new(), first: true, rows: 0, to_crs84, report })
     }
 
     /// The opening of the FeatureCollection.
@@ -459,74 +430,24 @@ impl<'a> FeatureWriter<'a> {
         w.write_all(b"{\"type\":\"FeatureCollection\",\"features\":[\n")
     }
 
-    /// The features of rows `[start, end)`.
-    pub fn write_range(&mut self, w: &mut dyn Write, start: u64, end: u64) -> Result<()> {
-        self.write_span(w, start, end, None)
-    }
-
-    /// The features of `rows` (strictly ascending, each below NROWS; e.g. a query's
-    /// answer), one read per span of nearby rows.
-    pub fn write_rows(&mut self, w: &mut dyn Write, rows: &[u64]) -> Result<()> {
-        let n = self.t.nrows()?;
-        if let Some(&last) = rows.last() {
-            if last >= n {
-                return Err(MarquetError::InvalidArgument(format!("row {last} out of range for {n} rows")));
-            }
-        }
-        for sp in crate::h5col::take_spans(rows, self.t.path())? {
-            let picks: Vec<usize> = rows[sp.first..sp.last].iter().map(|&r| (r - sp.start) as usize).collect();
-            self.write_span(w, sp.start, sp.end, Some(&picks))?;
-        }
-        Ok(())
-    }
-
     /// The closing of the FeatureCollection; the report of what was written.
     pub fn end(mut self, w: &mut dyn Write) -> std::io::Result<ExportReport> {
         w.write_all(b"\n]}\n")?;
         self.report.rows = self.rows;
-        self.report.geometry_columns.push((self.primary.clone(), self.summary.sorted_types()));
+        self.report.geometry_columns.push((self.pinfo.name.clone(), self.summary.sorted_types()));
         Ok(self.report)
     }
 
-    fn write_span(&mut self, w: &mut dyn Write, s: u64, e: u64, picks: Option<&[usize]>) -> Result<()> {
-        let t = self.t;
+    /// The features of batch `b`, whose row `i` is row `row_of(i)` of the source (for
+    /// messages).
+    pub fn write_batch(&mut self, w: &mut dyn Write, b: &RecordBatch, row_of: &dyn Fn(usize) -> u64) -> Result<()> {
         let io = |er: std::io::Error| MarquetError::Io { path: "<geojson output>".into(), source: er };
-        let geoms = t.read_wkb(&self.primary, s, e)?;
-        let mut props: Vec<(&str, Vec<Value>)> = Vec::new();
-        for (name, plan) in &self.cols {
-            let vals: Vec<Value> = match plan {
-                None => {
-                    let b = t.read_wkb(name, s, e)?;
-                    (0..b.len())
-                        .map(|i| b.get(i).and_then(|w| wkb::to_wkt(w).ok()).map(Value::String).unwrap_or(Value::Null))
-                        .collect()
-                }
-                Some((p, false)) => {
-                    let c = t.table().column(name)?;
-                    let a = c.read(s, e - s)?;
-                    let miss = a.missing(c.fill());
-                    let arr = plan::out_array(p, &a, &miss)?;
-                    (0..arr.len()).map(|i| cell(&arr, i)).collect()
-                }
-                Some((p, true)) => {
-                    let l = t.table().read_list(name, s, e)?;
-                    let arr = plan::out_list_array(p, &l)?;
-                    (0..arr.len()).map(|i| cell(&arr, i)).collect()
-                }
-            };
-            props.push((name.as_str(), vals));
-        }
-        let all: Vec<usize>;
-        let picks = match picks {
-            Some(p) => p,
-            None => {
-                all = (0..geoms.len()).collect();
-                &all
-            }
-        };
-        for &i in picks {
-            let row = s + i as u64;
-            let geometry = match geoms.get(i) {
+        let geoms = b.column(self.primary).as_binary_opt::<i32>().ok_or_else(|| {
+            MarquetError::InvalidArgument(format!("{}: the geometry field is {}, not WKB binary", self.pinfo.path, b.column(self.primary).data_type()))
+        })?;
+        for i in 0..b.num_rows() {
+            let row = row_of(i);
+            let geometry = match (!geoms.is_null(i)).then(|| geoms.value(i)) {
                 Some(wb) => {
                     self.summary.add(wb, &self.pinfo.path, row)?;
                     let mut g = wkb::decode(wb).map_err(|er| er.into_marquet(self.pinfo.path.clone(), Some(row)))?;
@@ -546,8 +467,13 @@ impl<'a> FeatureWriter<'a> {
                 None => None,
             };
             let mut p = serde_json::Map::new();
-            for (name, vals) in &props {
-                p.insert(name.to_string(), vals.get(i).cloned().unwrap_or(Value::Null));
+            for (k, name, wkt) in &self.props {
+                let a = b.column(*k);
+                let v = match (wkt, a.as_binary_opt::<i32>()) {
+                    (true, Some(g)) => (!g.is_null(i)).then(|| wkb::to_wkt(g.value(i)).ok()).flatten().map(Value::String).unwrap_or(Value::Null),
+                    _ => cell(a, i),
+                };
+                p.insert(name.clone(), v);
             }
             let feat = Feature { geometry, properties: Some(p), ..Default::default() };
             if !self.first {
@@ -561,29 +487,91 @@ impl<'a> FeatureWriter<'a> {
     }
 }
 
-/// Export a Marquet table as a GeoJSON FeatureCollection with a [`FeatureWriter`]: the
-/// primary geometry column is the feature geometry; other columns (other geometry columns
-/// as WKT) are properties.
-pub fn export_geojson(file: &File, table: &str, output: &Path) -> Result<ExportReport> {
-    let t = MarquetTable::open(file, table)?;
+/// Writes rows of a Marquet table as GeoJSON features with a [`GeoJsonWriter`]: whole row
+/// ranges or chosen rows (a query's answer, `marquet dump`). Rows are read in ranges, so
+/// memory stays bounded by one range.
+pub struct FeatureWriter<'a> {
+    src: TableSource<'a>,
+    inner: GeoJsonWriter,
+}
+
+impl<'a> FeatureWriter<'a> {
+    /// Plan the properties of `t`'s features.
+    pub fn new(t: &'a MarquetTable) -> Result<FeatureWriter<'a>> {
+        let src = TableSource::for_export(t, shape())?;
+        let mut inner = GeoJsonWriter::new(t.path(), &src.schema(), src.geometry_columns())?;
+        inner.report.notes.extend(src.notes().iter().cloned());
+        inner.report.skipped.extend(src.skipped().iter().cloned());
+        Ok(FeatureWriter { src, inner })
+    }
+
+    /// What the export left out or changed so far.
+    pub fn report(&self) -> &ExportReport {
+        &self.inner.report
+    }
+
+    /// The opening of the FeatureCollection.
+    pub fn begin(&mut self, w: &mut dyn Write) -> std::io::Result<()> {
+        self.inner.begin(w)
+    }
+
+    /// The closing of the FeatureCollection; the report of what was written.
+    pub fn end(self, w: &mut dyn Write) -> std::io::Result<ExportReport> {
+        self.inner.end(w)
+    }
+
+    /// The features of rows `[start, end)`.
+    pub fn write_range(&mut self, w: &mut dyn Write, start: u64, end: u64) -> Result<()> {
+        let b = self.src.range(start, end)?;
+        self.inner.write_batch(w, &b, &|i| start + i as u64)
+    }
+
+    /// The features of `rows` (strictly ascending, each below NROWS; e.g. a query's
+    /// answer), one read per span of nearby rows.
+    pub fn write_rows(&mut self, w: &mut dyn Write, rows: &[u64]) -> Result<()> {
+        let mut done = 0usize;
+        for b in self.src.take(rows, super::DEFAULT_BATCH_ROWS)? {
+            let first = done;
+            self.inner.write_batch(w, &b, &|i| rows[first + i])?;
+            done += b.num_rows();
+        }
+        Ok(())
+    }
+}
+
+/// The columns as the GeoJSON writer wants them: plain WKB fields, flat columns, no
+/// covering columns.
+pub fn shape() -> ExportShape {
+    ExportShape { geoarrow: false, renest: false, coverings: false }
+}
+
+/// Write the batches of `src` (the hub's form, in [`shape`]) as a GeoJSON
+/// FeatureCollection at `output` with a [`GeoJsonWriter`].
+pub fn write_geojson(src: &mut dyn ExportSource, output: &Path) -> Result<ExportReport> {
     let out_path = output.display().to_string();
-    let mut fw = FeatureWriter::new(&t)?;
+    let mut gw = GeoJsonWriter::new(src.path(), &src.schema(), src.geometry_columns())?;
+    gw.report.notes.extend(src.notes().iter().cloned());
+    gw.report.skipped.extend(src.skipped().iter().cloned());
     let f = std::fs::File::create(output).map_err(|e| MarquetError::Io { path: out_path.clone(), source: e })?;
     let mut w = BufWriter::new(f);
     let io = |e: std::io::Error| MarquetError::Io { path: out_path.clone(), source: e };
-    fw.begin(&mut w).map_err(io)?;
-    let n = t.nrows()?;
-    let step = super::DEFAULT_BATCH_ROWS as u64;
-    let mut s = 0;
-    while s < n {
-        let e = (s + step).min(n);
-        fw.write_range(&mut w, s, e).map_err(|er| match er {
+    gw.begin(&mut w).map_err(io)?;
+    let mut s = 0u64;
+    for b in src.batches(super::DEFAULT_BATCH_ROWS)? {
+        let b = b?;
+        gw.write_batch(&mut w, &b, &|i| s + i as u64).map_err(|er| match er {
             MarquetError::Io { source, .. } => io(source),
             other => other,
         })?;
-        s = e;
+        s += b.num_rows() as u64;
     }
-    let report = fw.end(&mut w).map_err(io)?;
+    let report = gw.end(&mut w).map_err(io)?;
     w.flush().map_err(io)?;
     Ok(report)
+}
+
+/// Export a Marquet table as a GeoJSON FeatureCollection ([`write_geojson`]).
+pub fn export_geojson(file: &File, table: &str, output: &Path) -> Result<ExportReport> {
+    let t = MarquetTable::open(file, table)?;
+    write_geojson(&mut TableSource::for_export(&t, shape())?, output)
 }

@@ -77,10 +77,11 @@ pub use append::{append_file, append_record_batches, AppendOptions, AppendReport
 pub use error::{code, failure_code, Finding, FindingCode};
 pub(crate) use error::{fail, err_at};
 pub use format::Format;
-pub use geojson::{export_geojson, import_geojson};
-pub use geoparquet::export::{export_geoparquet, CoveringChoice, ExportOptions, GeoParquetVersion};
+pub use geojson::{export_geojson, import_geojson, write_geojson};
+pub use geoparquet::export::{export_geoparquet, write_geoparquet, CoveringChoice, ExportOptions, GeoParquetVersion};
 pub use geoparquet::reader::{import_geoparquet, import_geoparquet_into};
 pub use hub::arrow::{import_record_batches, ArrowPlan, ExportReport};
+pub use hub::export::{ExportShape, ExportSource, TableSource};
 pub use hub::import::{ImportOptions, ImportReport, PointForm};
 pub use hub::nested_json::NestedPolicy;
 pub use hub::target::ImportTarget;

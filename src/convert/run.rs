@@ -1,7 +1,8 @@
 //! `convert`: pick a reader, pick a writer (issue #32). The formats are told by the file
 //! extensions ([`Format`]); every input becomes an Arrow source of the hub and is imported
 //! by [`crate::convert::hub::import::import`] into an HDF5 file — the output, or one held in
-//! memory when the output is another format, which that format's writer then reads.
+//! memory when the output is another format; every writer consumes the table's record
+//! batches ([`crate::convert::hub::export::ExportSource`]).
 //!
 //! `--crs` states the CRS of the imported geometry columns ([`ImportOptions::crs`]): the
 //! coordinates are kept, the CRS attribute is the resolved PROJJSON (HEP002 §8.1).
@@ -12,15 +13,16 @@
 use std::path::Path;
 
 use super::format::{default_table_name, Format};
-use super::geoparquet::export::{export_geoparquet, ExportOptions};
+use super::geoparquet::export::{write_geoparquet, ExportOptions};
 use super::geoparquet::reader::import_geoparquet_into;
-use super::geojson::export_geojson;
-use super::hub::arrow::{ExportReport, TableSource};
+use super::geojson::{self, write_geojson};
+use super::hub::arrow::ExportReport;
+use super::hub::export::TableSource;
 use super::hub::import::{import, ImportOptions, ImportReport};
 use super::hub::tables::single_table_of;
 use super::hub::target::ImportTarget;
 use super::options::{ConvertOptions, ConvertReport};
-use super::{lake, stage};
+use super::{geoparquet, lake, stage};
 #[cfg(feature = "gis")]
 use super::{fgb, gpkg, hub, shp};
 use crate::crs::{resolve, ReprojectReport};
@@ -38,9 +40,10 @@ pub(crate) fn single_table(file: &File, opts: &ConvertOptions) -> Result<String>
 
 /// Convert between GeoParquet, GeoJSON and Marquet (HDF5), choosing the direction by the
 /// file extensions (or [`ConvertOptions::format`]). Writing into an existing HDF5 file adds
-/// a table; a new output file is removed again if the conversion fails. GeoParquet ↔
-/// GeoJSON goes through a temporary HDF5 file. HDF5 to HDF5 copies one table as stored,
-/// with its layout and indexes ([`super::copy`]).
+/// a table; a new output file is removed again if the conversion fails. Between two other
+/// formats the rows go through the hub's table held in memory (HDF5's core driver, no
+/// file; [`super::hub::export`] says why). HDF5 to HDF5 copies one table as stored, with
+/// its layout and indexes ([`super::copy`]).
 ///
 /// Into HDF5 the conversion is all-or-nothing: it runs into a staging file beside the
 /// output and is published at the end in one step (a rename for a new file, one `H5Ocopy`
@@ -216,17 +219,23 @@ pub(crate) fn import_any(fin: Format, input: &Path, target: ImportTarget<'_>, io
     }
 }
 
-/// Export to any output format (the GIS formats with feature `gis`).
+/// Export table `table` of `file` to any output format (the GIS formats with feature
+/// `gis`): the table is read as the hub's record batches ([`TableSource`], in the shape the
+/// writer asks for) and handed to the format's writer.
 fn export_any(fout: Format, file: &File, table: &str, output: &Path, eopts: &ExportOptions) -> Result<ExportReport> {
+    let t = crate::marquet::MarquetTable::open(file, table)?;
+    let src = |shape| TableSource::for_export(&t, shape);
     match fout {
-        Format::GeoParquet => export_geoparquet(file, table, output, eopts),
-        Format::GeoJson => export_geojson(file, table, output),
+        Format::GeoParquet => write_geoparquet(&mut src(geoparquet::export::shape(eopts))?, output, eopts),
+        Format::GeoJson => write_geojson(&mut src(geojson::shape())?, output),
         #[cfg(feature = "gis")]
-        Format::FlatGeobuf => hub::features::export_features("FlatGeobuf", file, table, |info, _| Ok(Box::new(fgb::create(output, info)?))),
+        Format::FlatGeobuf => hub::features::write_features("FlatGeobuf", &mut src(hub::features::shape())?, |info, _| Ok(Box::new(fgb::create(output, info)?))),
         #[cfg(feature = "gis")]
-        Format::GeoPackage => hub::features::export_features("GeoPackage", file, table, |info, _| Ok(Box::new(gpkg::create(output, table, info)?))),
+        Format::GeoPackage => {
+            hub::features::write_features("GeoPackage", &mut src(hub::features::shape())?, |info, _| Ok(Box::new(gpkg::create(output, table, info)?)))
+        }
         #[cfg(feature = "gis")]
-        Format::Shapefile => hub::features::export_features("Shapefile", file, table, |info, r| Ok(Box::new(shp::create(output, info, r)?))),
+        Format::Shapefile => hub::features::write_features("Shapefile", &mut src(hub::features::shape())?, |info, r| Ok(Box::new(shp::create(output, info, r)?))),
         Format::Marquet => Err(MarquetError::InvalidArgument("HDF5 is not an export format".into())),
         #[cfg(not(feature = "gis"))]
         f => Err(MarquetError::Unsupported(format!("{}: {f:?} needs the `gis` feature", output.display()))),

@@ -2,11 +2,9 @@
 //! geometry column read run by run for it.
 
 use geo::{Contains, Intersects, Within};
-use crate::error::{MarquetError, Result};
+use crate::error::Result;
 use crate::spatial::geom_box::intersects;
-use crate::h5col::list::ListColumn;
-use crate::h5col::{Column, ListValues};
-use crate::marquet::{GeometryColumnInfo, MarquetTable, StorageForm};
+use crate::marquet::GeometryColumnInfo;
 use crate::spec::BBox;
 
 use super::*;
@@ -175,71 +173,5 @@ pub(super) fn point_coord(el: &[u8], off: usize, f32: bool) -> f64 {
         el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)
     } else {
         el.get(off..off + 8).and_then(|b| b.try_into().ok()).map(f64::from_le_bytes).unwrap_or(f64::NAN)
-    }
-}
-
-/// The geometry column, opened once per query and read run by run.
-pub(super) enum GeomSource {
-    Var { lc: ListColumn, mask: bool, path: String },
-    Fixed { col: Column, size: usize },
-    /// Byte offsets of the x and y fields, whether they are 32-bit, and the dimensions.
-    Point { col: Column, x: usize, y: usize, f32: bool, dims: crate::spec::Dimensions },
-}
-
-impl GeomSource {
-    pub(super) fn open(t: &MarquetTable, info: &GeometryColumnInfo) -> Result<GeomSource> {
-        Ok(match info.form {
-            StorageForm::VarWkb => {
-                let lc = t.table().list_column(&info.name)?;
-                GeomSource::Var { mask: lc.has_mask(), lc, path: info.path.clone() }
-            }
-            StorageForm::FixedWkb { size } => GeomSource::Fixed { col: t.table().column(&info.name)?, size },
-            StorageForm::Point { f32, dims } => {
-                let col = t.table().column(&info.name)?;
-                let field = |n: &str| match col.dtype() {
-                    crate::h5col::Dtype::Compound { fields, .. } => fields.iter().find(|f| f.name == n).map(|f| f.offset),
-                    _ => None,
-                };
-                let (Some(x), Some(y)) = (field("x"), field("y")) else {
-                    return Err(MarquetError::spec(&info.path, "HEP002 §7.4", "a point column without x and y fields"));
-                };
-                GeomSource::Point { col, x, y, f32, dims }
-            }
-        })
-    }
-
-    /// The WKB values of rows `[s, e)` (`None` = null) of a WKB column.
-    pub(super) fn read_wkb(&self, s: u64, e: u64, st: &mut QueryStats) -> Result<Vec<Option<Vec<u8>>>> {
-        match self {
-            GeomSource::Var { lc, mask, path } => {
-                let l = lc.read(s, e)?;
-                let ListValues::Leaf(a) = &l.values else {
-                    return Err(MarquetError::spec(path, "HEP002 §7.2", "VALUES must be a uint8 dataset"));
-                };
-                st.bytes_read += (e - s + 1) * 8 + if *mask { e - s } else { 0 } + a.bytes.len() as u64;
-                (0..l.len())
-                    .map(|i| {
-                        if l.is_null(i) {
-                            return Ok(None);
-                        }
-                        match l.bytes_of(i) {
-                            Some(b) if !b.is_empty() => Ok(Some(b.to_vec())),
-                            _ => Err(MarquetError::InvalidWkb {
-                                path: path.clone(),
-                                row: Some(s + i as u64),
-                                message: "empty slice for a non-null row (HEP002 §7.2)".into(),
-                            }),
-                        }
-                    })
-                    .collect()
-            }
-            GeomSource::Fixed { col, size } => {
-                let a = col.read(s, e - s)?;
-                st.bytes_read += a.bytes.len() as u64;
-                let miss = a.missing(col.fill());
-                Ok((0..a.len()).map(|i| (!miss[i]).then(|| a.bytes[i * size..(i + 1) * size].to_vec())).collect())
-            }
-            GeomSource::Point { .. } => Err(MarquetError::InvalidArgument("a point column holds no wkb".into())),
-        }
     }
 }

@@ -1,17 +1,21 @@
-//! The pruning layers in order (see [`super`]): packed R-tree, block boxes, covering
-//! column, then the exact predicate on the rows left, read in runs of adjacent rows.
+//! The one query engine (issue #33): the pruning layers in order (see [`super`]) — packed
+//! R-tree, block boxes, covering column, then the exact predicate on the rows left, read
+//! in runs of adjacent rows — over a [`ColumnSnapshot`] of the geometry column. A one-shot
+//! query ([`super::TableQuery::query`]) takes a snapshot for itself; the warm
+//! [`super::SpatialReader`] holds one.
 
 use std::ops::Range;
+
 use crate::error::{MarquetError, Result};
-use crate::h5col::ColumnKind;
+use crate::h5col::Array;
+use crate::marquet::snapshot::{ColumnSnapshot, GeometryData};
+use crate::marquet::spatial_index::IndexState;
+use crate::marquet::{MarquetTable, WkbBuffer};
 use crate::spatial::geom_box::intersects;
 use crate::spatial::packed_rtree;
-use crate::marquet::spatial_index::IndexState;
-use crate::marquet::MarquetTable;
-use crate::spec::BBox;
 
-use super::*;
-use super::exact::{point_coord, ExactTest, GeomSource};
+use super::exact::{point_coord, ExactTest};
+use super::{Predicate, Query, QueryResult, QueryStats, Window};
 
 /// Rows read from a column in one piece at most.
 pub const READ_ROWS: u64 = 65_536;
@@ -52,68 +56,46 @@ pub(super) fn read_groups(runs: &[Range<u64>]) -> Vec<(Range<u64>, Vec<Range<u64
     out
 }
 
-/// The body of [`MarquetTable::query`].
-pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryResult> {
+
+/// The one query engine: query `q` on the geometry column `snap` holds, the
+/// four layers in order. A one-shot query ([`crate::query::TableQuery::query`]) runs it on
+/// a snapshot taken for that query; the warm [`SpatialReader`] on the snapshot it holds.
+pub(crate) fn run(t: &MarquetTable, snap: &mut ColumnSnapshot, q: &Query) -> Result<QueryResult> {
     q.window.check()?;
-    let info = this.geometry_column(col)?;
-    let n = this.nrows()?;
-    // Every run, block list and candidate list below is sized by NROWS (issue #19).
-    this.table().check_rows_held(col, n)?;
+    let n = snap.nrows;
     let mut st = QueryStats { rows_total: n, ..Default::default() };
     let wbox = q.window.bbox();
     if let Window::BBox(b) = &q.window {
-        if b.xmin > b.xmax && !info.crs.is_geographic() {
+        if b.xmin > b.xmax && !snap.info.crs.is_geographic() {
             return Err(MarquetError::InvalidArgument(format!(
                 "a window with xmin > xmax wraps around the antimeridian, which needs a geographic crs ({})",
-                info.path
+                snap.info.path
             )));
         }
     }
-    let planar = info.edges.is_planar();
+    let planar = snap.info.edges.is_planar();
     let predicate = if planar { q.predicate } else { Predicate::BBoxOnly };
     st.approximate = !planar && q.predicate != Predicate::BBoxOnly;
     if n == 0 || wbox.is_empty() || [wbox.xmin, wbox.ymin, wbox.xmax, wbox.ymax].iter().any(|v| v.is_nan()) {
-        return Ok(QueryResult { rows: Vec::new(), stats: st, wkb: q.with_wkb.then(crate::marquet::WkbBuffer::new) });
+        return Ok(QueryResult { rows: Vec::new(), stats: st, wkb: q.with_wkb.then(WkbBuffer::new) });
     }
 
-    // The column's indexes, listed once for both layers (a listing that fails leaves
-    // the query to the layers below, reported as an ignored index).
-    let listed = if q.use_indexes && (q.use_block_index || q.use_rtree) {
-        this.spatial_indexes_unchecked(col).map_err(|e| e.to_string())
-    } else {
-        Ok(Vec::new())
-    };
-    fn invalid<T>(path: &str, reason: String) -> IndexState<T> {
-        IndexState::Invalid { path: path.to_string(), reason }
-    }
-
-    // Layer 2, consulted first: the R-tree. A valid packed R-tree yields every candidate
-    // row by the row's own box, so block boxes and the covering column could only
-    // repeat its answer: when it answers, the query reads neither (issue #16: the default
-    // layout has all three, and each costs a dataset open and a chunk read per query).
-    // When it is absent, stale or damaged, the block index and the covering column are
-    // the fallback.
+    // Layer 1: the R-tree (see MarquetTable::query: when it answers, block boxes and
+    // the covering column are not consulted).
     let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
     if q.use_indexes && q.use_rtree {
-        let state = match &listed {
-            Ok(all) => this.open_rtree_in(all).unwrap_or_else(|e| invalid(&info.path, e.to_string())),
-            Err(e) => invalid(&info.path, e.clone()),
-        };
-        match state {
-            IndexState::Usable(mut rt) => {
+        match snap.rtree(t) {
+            IndexState::Usable(rt) => {
                 let (num_items, node_size) = (rt.num_items, rt.node_size);
-                let found = packed_rtree::search(&mut rt, num_items, node_size, n, &wbox);
+                rt.bytes_read = 0;
+                let found = packed_rtree::search(&mut *rt, num_items, node_size, n, &wbox);
                 st.bytes_read += rt.bytes_read;
                 match found {
                     Ok(rows) => {
                         st.used_rtree = true;
                         let mut kept = Vec::new();
-                        let mut ri = 0;
                         for row in rows {
-                            while ri < runs.len() && runs[ri].end <= row {
-                                ri += 1;
-                            }
-                            if ri < runs.len() && runs[ri].contains(&row) {
+                            if row < n {
                                 push_run(&mut kept, row..row + 1);
                                 st.rtree_candidates += 1;
                             }
@@ -124,18 +106,14 @@ pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryRe
                 }
             }
             IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
-            IndexState::Stale { path } => st.stale_indexes.push(path),
+            IndexState::Stale { path } => st.stale_indexes.push(path.clone()),
             IndexState::Absent => {}
         }
     }
 
-    // Layer 1: block boxes, when no R-tree answered.
+    // Layer 2: block boxes, when no R-tree answered.
     if q.use_indexes && q.use_block_index && !st.used_rtree {
-        let state = match &listed {
-            Ok(all) => this.open_block_index_in(all).unwrap_or_else(|e| invalid(&info.path, e.to_string())),
-            Err(e) => invalid(&info.path, e.clone()),
-        };
-        match state {
+        match snap.block_index(t) {
             IndexState::Usable(bi) => {
                 st.used_block_index = true;
                 st.bytes_read += bi.bytes_read;
@@ -145,59 +123,106 @@ pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryRe
                 runs = crate::spatial::blocks_to_read(&bi.entries, bi.block_length, n, &wbox);
             }
             IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
-            IndexState::Stale { path } => st.stale_indexes.push(path),
+            IndexState::Stale { path } => st.stale_indexes.push(path.clone()),
             IndexState::Absent => {}
         }
     }
 
     // Layer 3: the covering column.
     if q.use_indexes && q.use_covering && !st.used_rtree && !runs.is_empty() {
-        if let Some(cov) = &info.covering {
-            if let Some(kept) = covering_filter(this, cov, &runs, &wbox, &mut st)? {
+        match snap.covering(t)? {
+            None => {}
+            Some(Err(reason)) => st.ignored_indexes.push(reason),
+            Some(Ok(cov)) => {
                 st.used_covering = true;
+                let es = cov.elem_size() as u64;
+                let mut kept = Vec::new();
+                let mut keep = Vec::new();
+                for piece in pieces(&runs) {
+                    keep.clear();
+                    cov.keep(piece.start, piece.end - piece.start, &wbox, &mut keep)?;
+                    st.bytes_read += (piece.end - piece.start) * es;
+                    for (row, &k) in piece.clone().zip(&keep) {
+                        if k {
+                            push_run(&mut kept, row..row + 1);
+                        } else {
+                            st.covering_rejected += 1;
+                        }
+                    }
+                }
                 runs = kept;
             }
         }
     }
 
     // Layer 4: the exact predicate.
-    let test = ExactTest::new(q, predicate, &info);
+    let info = &snap.info;
+    let test = ExactTest::new(q, predicate, info);
     let mut rows = Vec::new();
-    let src = GeomSource::open(this, &info)?;
-    let mut wkb = q.with_wkb.then(crate::marquet::WkbBuffer::new);
+    let mut out = q.with_wkb.then(WkbBuffer::new);
     for (group, members) in read_groups(&runs) {
         let (s, e) = (group.start, group.end);
-        // Offsets (relative to `s`) of the rows to test: the members, not the gaps.
         let wanted = members.iter().flat_map(|m| (m.start - s) as usize..(m.end - s) as usize);
-        match &src {
-            GeomSource::Point { col, x, y, f32, dims } => {
-                let a = col.read(s, e - s)?;
+        match &mut snap.data {
+            GeometryData::Point { data, x, y, f32, dims, fill } => {
+                let (x, y, f32, dims) = (*x, *y, *f32, *dims);
+                let a = Array { dtype: data.dtype().clone(), bytes: data.read(s, e - s)? };
                 st.bytes_read += a.bytes.len() as u64;
-                let miss = a.missing(col.fill());
+                let miss = a.missing(fill.as_deref());
                 let mut points = None;
-                let code = crate::spec::GeometryType::new(crate::spec::GeometryKind::Point, *dims).iso_code().to_le_bytes();
+                let code = crate::spec::GeometryType::new(crate::spec::GeometryKind::Point, dims).iso_code().to_le_bytes();
                 for i in wanted {
                     if miss[i] {
                         continue;
                     }
                     let el = a.element(i);
-                    if test.point(point_coord(el, *x, *f32), point_coord(el, *y, *f32), &mut st) {
+                    if test.point(point_coord(el, x, f32), point_coord(el, y, f32), &mut st) {
                         rows.push(s + i as u64);
-                        if let Some(out) = wkb.as_mut() {
-                            let p = points.get_or_insert_with(|| crate::marquet::points_from(&a, &miss, *dims));
-                            crate::marquet::push_point_wkb(out, p, i, &code);
+                        if let Some(o) = out.as_mut() {
+                            let p = points.get_or_insert_with(|| crate::marquet::points_from(&a, &miss, dims));
+                            crate::marquet::push_point_wkb(o, p, i, &code);
                         }
                     }
                 }
             }
-            GeomSource::Fixed { .. } | GeomSource::Var { .. } => {
-                let values = src.read_wkb(s, e, &mut st)?;
+            GeometryData::Fixed { data, size, fill } => {
+                let size = *size;
+                let a = Array { dtype: data.dtype().clone(), bytes: data.read(s, e - s)? };
+                st.bytes_read += a.bytes.len() as u64;
+                let miss = a.missing(fill.as_deref());
                 for i in wanted {
-                    let Some(w) = &values[i] else { continue };
+                    if miss[i] {
+                        continue;
+                    }
+                    let w = &a.bytes[i * size..(i + 1) * size];
                     if test.wkb(w, s + i as u64, &mut st)? {
                         rows.push(s + i as u64);
-                        if let Some(out) = wkb.as_mut() {
-                            out.push(Some(w));
+                        if let Some(o) = out.as_mut() {
+                            o.push(Some(w));
+                        }
+                    }
+                }
+            }
+            d @ GeometryData::Var { .. } => {
+                let mask = matches!(d, GeometryData::Var { mask: Some(_), .. });
+                let r = d.read_wkb_rows(s, e)?;
+                st.bytes_read += (e - s + 1) * 8 + if mask { e - s } else { 0 } + r.values.len() as u64;
+                for i in wanted {
+                    if r.mask.as_ref().is_some_and(|m| !m[i]) {
+                        continue;
+                    }
+                    let w = &r.values[r.offsets[i] as usize..r.offsets[i + 1] as usize];
+                    if w.is_empty() {
+                        return Err(MarquetError::InvalidWkb {
+                            path: info.path.clone(),
+                            row: Some(s + i as u64),
+                            message: "empty slice for a non-null row (HEP002 §7.2)".into(),
+                        });
+                    }
+                    if test.wkb(w, s + i as u64, &mut st)? {
+                        rows.push(s + i as u64);
+                        if let Some(o) = out.as_mut() {
+                            o.push(Some(w));
                         }
                     }
                 }
@@ -205,45 +230,6 @@ pub(crate) fn query(this: &MarquetTable, col: &str, q: &Query) -> Result<QueryRe
         }
     }
     st.rows_matched = rows.len() as u64;
-    Ok(QueryResult { rows, stats: st, wkb })
+    Ok(QueryResult { rows, stats: st, wkb: out })
 }
-/// Layer 3: keep the rows of `runs` whose covering box meets `wbox`. `None` when the
-/// covering column cannot be used (not a column dataset with float box fields).
-pub(super) fn covering_filter(this: &MarquetTable, cov: &str, runs: &[Range<u64>], wbox: &BBox, st: &mut QueryStats) -> Result<Option<Vec<Range<u64>>>> {
-    let t = this.table();
-    if t.kind_of(cov)? != Some(ColumnKind::Dataset) {
-        st.ignored_indexes.push(format!("{}: the covering column is not a column dataset", t.member_path(cov)));
-        return Ok(None);
-    }
-    let c = t.column(cov)?;
-    let dt = c.dtype().to_le();
-    let ok = matches!(&dt, crate::h5col::Dtype::Compound { fields, .. }
-        if ["xmin", "ymin", "xmax", "ymax"].iter().all(|n| fields.iter().any(|f| f.name == *n && matches!(f.dtype, crate::h5col::Dtype::Float { .. }))));
-    if !ok {
-        st.ignored_indexes.push(format!("{}: the covering column lacks the fields of HEP002 §10.5", c.path));
-        return Ok(None);
-    }
-    let fill = c.fill().map(|f| f.to_vec());
-    let es = dt.size();
-    let mut kept = Vec::new();
-    for piece in pieces(runs) {
-        let a = c.read(piece.start, piece.end - piece.start)?;
-        st.bytes_read += (piece.end - piece.start) * es as u64;
-        for i in 0..a.len() {
-            let e = a.element(i);
-            let row = piece.start + i as u64;
-            let is_fill = fill.as_deref().is_some_and(|f| f == e);
-            let keep = !is_fill
-                && match crate::marquet::types::decode_box(&dt, e) {
-                    Some((b, _, _)) => intersects(&b, wbox),
-                    None => true,
-                };
-            if keep {
-                push_run(&mut kept, row..row + 1);
-            } else {
-                st.covering_rejected += 1;
-            }
-        }
-    }
-    Ok(Some(kept))
-}
+

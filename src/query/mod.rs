@@ -253,21 +253,46 @@ pub trait TableQuery {
 
 impl TableQuery for MarquetTable {
     fn query(&self, col: &str, q: &Query) -> Result<QueryResult> {
-        layers::query(self, col, q)
+        // A one-shot query is the one engine on a snapshot taken for it (issue #33).
+        q.window.check()?;
+        let mut snap = crate::marquet::snapshot::ColumnSnapshot::open(self, col)?;
+        layers::run(self, &mut snap, q)
     }
 
     fn query_where(&self, col: &str, q: &Query, filters: &[(String, crate::h5col::predicate::ColumnFilter)]) -> Result<CombinedResult> {
-        if filters.is_empty() {
-            // Nothing to intersect with: no list of every row to build.
-            let r = self.query(col, q)?;
-            return Ok(CombinedResult { rows: r.rows, spatial: Some(r.stats), attributes: Vec::new() });
-        }
-        let (attr_rows, attributes) = crate::h5col::predicate::filter_all(self.table(), filters, q.use_indexes)?;
-        if attr_rows.is_empty() {
-            return Ok(CombinedResult { rows: attr_rows, spatial: None, attributes });
-        }
-        let r = self.query(col, q)?;
-        let rows = crate::h5col::predicate::intersect(&r.rows, &attr_rows);
-        Ok(CombinedResult { rows, spatial: Some(r.stats), attributes })
+        let attributes = attribute_rows(self, q, filters)?;
+        combine(attributes, || self.query(col, q))
     }
+}
+
+/// The rows every attribute filter keeps (AND), each filter with its own best valid HEP001
+/// index (`q.use_indexes` false: by scans), and how each ran; `None` without filters.
+pub(crate) fn attribute_rows(
+    t: &MarquetTable,
+    q: &Query,
+    filters: &[(String, crate::h5col::predicate::ColumnFilter)],
+) -> Result<Option<(Vec<u64>, Vec<crate::h5col::predicate::FilterStats>)>> {
+    if filters.is_empty() {
+        // Nothing to intersect with: no list of every row to build.
+        return Ok(None);
+    }
+    crate::h5col::predicate::filter_all(t.table(), filters, q.use_indexes).map(Some)
+}
+
+/// A spatial query combined with the rows of [`attribute_rows`]: the spatial query runs
+/// only when some row is left, and the two row sets are intersected.
+pub(crate) fn combine(
+    attributes: Option<(Vec<u64>, Vec<crate::h5col::predicate::FilterStats>)>,
+    spatial: impl FnOnce() -> Result<QueryResult>,
+) -> Result<CombinedResult> {
+    let Some((attr_rows, attributes)) = attributes else {
+        let r = spatial()?;
+        return Ok(CombinedResult { rows: r.rows, spatial: Some(r.stats), attributes: Vec::new() });
+    };
+    if attr_rows.is_empty() {
+        return Ok(CombinedResult { rows: attr_rows, spatial: None, attributes });
+    }
+    let r = spatial()?;
+    let rows = crate::h5col::predicate::intersect(&r.rows, &attr_rows);
+    Ok(CombinedResult { rows, spatial: Some(r.stats), attributes })
 }

@@ -14,7 +14,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use crate::convert::hub::arrow::ArrowPlan;
+use crate::convert::hub::export::{ExportShape, ExportSource, TableSource};
 pub use super::export_covering::CoveringChoice;
 use crate::convert::hub::meta::{self, WriteColumn};
 use crate::convert::{err_at, DEFAULT_BATCH_ROWS};
@@ -101,6 +101,19 @@ pub(crate) use crate::convert::hub::arrow::Summary;
 /// Export table `table` of `file` to a GeoParquet file at `output` (HEP002 §14.2).
 pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
     let t = MarquetTable::open(file, table)?;
+    write_geoparquet(&mut TableSource::for_export(&t, shape(opts))?, output, opts)
+}
+
+/// The columns as the GeoParquet writer wants them: GeoArrow extension fields for 2.0 (the
+/// Parquet logical types), struct columns nested again (issue #22), the table's own
+/// covering columns (reused when [`ExportOptions::covering`] keeps them).
+pub fn shape(opts: &ExportOptions) -> ExportShape {
+    ExportShape { geoarrow: opts.version == GeoParquetVersion::V2_0, renest: true, coverings: true }
+}
+
+/// The GeoParquet writer (HEP002 §14.2): writes the batches of `src` — the hub's form, in
+/// [`shape`] — to a GeoParquet file at `output`, one row group per `row_group_rows`.
+pub fn write_geoparquet(src: &mut dyn ExportSource, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
     let out_path = output.display().to_string();
     let mut report = ExportReport {
         version: opts.version.geo_version().into(),
@@ -109,15 +122,14 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     };
     // Geometry columns this library cannot interpret (ruling R16, HEP002 §6.2) are exported
     // as the ordinary H5Col data they also are, and reported (crate::convert::hub::arrow::ArrowPlan).
-    // Struct columns flattened on import are nested again (issue #22).
-    let plan = ArrowPlan::new(&t, None, opts.version == GeoParquetVersion::V2_0)?.renested();
-    report.notes.extend(plan.notes.iter().cloned());
-    report.skipped.extend(plan.skipped.iter().cloned());
-    let geo_names: Vec<String> = plan.geometry_columns.iter().map(|g| g.name.clone()).collect();
+    report.notes.extend(src.notes().iter().cloned());
+    report.skipped.extend(src.skipped().iter().cloned());
+    let geometry_columns = src.geometry_columns().to_vec();
+    let geo_names: Vec<String> = geometry_columns.iter().map(|g| g.name.clone()).collect();
     let primary = geo_names.first().cloned();
-    let infos: HashMap<String, GeometryColumnInfo> = plan.geometry_columns.iter().map(|g| (g.name.clone(), g.clone())).collect();
+    let infos: HashMap<String, GeometryColumnInfo> = geometry_columns.iter().map(|g| (g.name.clone(), g.clone())).collect();
     // Bbox covering columns: the table's own or computed (super::export_covering).
-    let cov = super::export_covering::plan_coverings(&plan.schema(), &plan.geometry_columns, opts.covering);
+    let cov = super::export_covering::plan_coverings(&src.schema(), &geometry_columns, opts.covering);
     let schema = cov.schema();
     super::export_covering::check_unique_names(&schema, &out_path)?;
     let geo_fields: Vec<(usize, String)> =
@@ -144,13 +156,13 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
         }
     }
     let mut w = ArrowWriter::try_new_with_options(out, schema.clone(), wopts).map_err(|e| err_at(&out_path, e))?;
-    let n = t.nrows()?;
+    let n = src.rows();
     let mut summaries: HashMap<String, Summary> = geo_names.iter().map(|g| (g.clone(), Summary::for_column(&infos[g]))).collect();
     let mut seen = super::pandas_meta::Seen::new(schema.fields().len());
     let mut s = 0u64;
-    while s < n {
-        let e = (s + rg as u64).min(n);
-        let batch = cov.batch(&plan.read_range(&t, s, e)?, s, &out_path)?;
+    for batch in src.batches(rg)? {
+        let batch = cov.batch(&batch?, s, &out_path)?;
+        let e = s + batch.num_rows() as u64;
         seen.add(&batch);
         for (i, name) in &geo_fields {
             let info = &infos[name];
@@ -243,6 +255,6 @@ pub fn export_geoparquet(file: &File, table: &str, output: &Path, opts: &ExportO
     }
     w.append_key_value_metadata(KeyValue::new(parquet::arrow::ARROW_SCHEMA_META_KEY.to_string(), arrow_schema));
     w.close().map_err(|e| err_at(&out_path, e))?;
-    report.rows = n;
+    report.rows = s;
     Ok(report)
 }

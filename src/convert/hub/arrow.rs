@@ -22,7 +22,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use super::import::{import, ImportOptions, ImportReport};
 use super::meta;
 use super::plan::{self, OutPlan};
-use super::source::{ArrowSource, Batches, Cached, Encoding, GeoField, SourceSchema};
+use super::source::{Batches, Cached, Encoding, GeoField, SourceSchema};
 use super::target::ImportTarget;
 use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
@@ -387,54 +387,70 @@ impl ArrowPlan {
 
     /// Rows `[start, end)` as one record batch.
     pub fn read_range(&self, t: &MarquetTable, start: u64, end: u64) -> Result<RecordBatch> {
-        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.cols.len());
-        for (name, c) in &self.cols {
-            arrays.push(match c {
-                Col::Geom => wkb_array(t.read_wkb(name, start, end)?, t.path())?,
-                Col::NativePoint { z } => {
-                    let p = t.read_points(name, start, end)?;
-                    let DataType::Struct(fields) = point_struct(*z) else { unreachable!("point_struct is a struct") };
-                    let mut arrays: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(p.x)), Arc::new(Float64Array::from(p.y))];
-                    if *z {
-                        arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
-                    }
-                    let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
-                    Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(t.path(), e))?)
-                }
-                Col::Covering { f32, z } => {
-                    let col = t.table().column(name)?;
-                    let a = col.read(start, end - start)?;
-                    let miss = a.missing(col.fill());
-                    let bnames = types::box_field_names(*z, false);
-                    let mut vals: Vec<Vec<f64>> = vec![Vec::with_capacity(a.len()); bnames.len()];
-                    for i in 0..a.len() {
-                        let (bx, _, _) = types::decode_box(&a.dtype, a.element(i)).unwrap_or((BBox::EMPTY, false, false));
-                        let fields = [bx.xmin, bx.ymin, bx.zmin, bx.xmax, bx.ymax, bx.zmax];
-                        let pick: Vec<f64> = if *z { fields.to_vec() } else { vec![fields[0], fields[1], fields[3], fields[4]] };
-                        for (k, v) in pick.into_iter().enumerate() {
-                            vals[k].push(v);
-                        }
-                    }
-                    plan::covering_struct(&bnames, *f32, vals, &miss)?
-                }
-                Col::Data { plan, list: false } => {
-                    let col = t.table().column(name)?;
-                    let a = col.read(start, end - start)?;
-                    let miss = a.missing(col.fill());
-                    plan::out_array(plan, &a, &miss)?
-                }
-                Col::Data { plan, list: true } => {
-                    let l = t.table().read_list(name, start, end)?;
-                    plan::out_list_array(plan, &l)?
-                }
-            });
-        }
+        let arrays = (0..self.cols.len()).map(|k| self.read_column(t, k, start, end)).collect::<Result<Vec<_>>>()?;
         let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some((end - start) as usize));
         let arrays = match &self.shape {
             Some(shape) => shape.iter().map(|n| n.array(&arrays)).collect::<Result<Vec<_>>>()?,
             None => arrays,
         };
         RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| err_at(t.path(), e))
+    }
+
+    /// Rows `[start, end)` of the fields `fields` (indexes into [`ArrowPlan::schema`]) as one
+    /// record batch, reading only those columns; `None` when the plan nests columns again
+    /// ([`ArrowPlan::renested`]: a field may be made of several columns).
+    pub fn read_fields(&self, t: &MarquetTable, fields: &[usize], start: u64, end: u64) -> Result<Option<RecordBatch>> {
+        if self.shape.is_some() {
+            return Ok(None);
+        }
+        let schema = Arc::new(self.schema.project(fields).map_err(|e| err_at(t.path(), e))?);
+        let arrays = fields.iter().map(|&k| self.read_column(t, k, start, end)).collect::<Result<Vec<_>>>()?;
+        let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some((end - start) as usize));
+        RecordBatch::try_new_with_options(schema, arrays, &opts).map(Some).map_err(|e| err_at(t.path(), e))
+    }
+
+    /// Column `k` of the plan, rows `[start, end)`.
+    fn read_column(&self, t: &MarquetTable, k: usize, start: u64, end: u64) -> Result<ArrayRef> {
+        let (name, c) = &self.cols[k];
+        Ok(match c {
+            Col::Geom => wkb_array(t.read_wkb(name, start, end)?, t.path())?,
+            Col::NativePoint { z } => {
+                let p = t.read_points(name, start, end)?;
+                let DataType::Struct(fields) = point_struct(*z) else { unreachable!("point_struct is a struct") };
+                let mut arrays: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(p.x)), Arc::new(Float64Array::from(p.y))];
+                if *z {
+                    arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
+                }
+                let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
+                Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(t.path(), e))?)
+            }
+            Col::Covering { f32, z } => {
+                let col = t.table().column(name)?;
+                let a = col.read(start, end - start)?;
+                let miss = a.missing(col.fill());
+                let bnames = types::box_field_names(*z, false);
+                let mut vals: Vec<Vec<f64>> = vec![Vec::with_capacity(a.len()); bnames.len()];
+                for i in 0..a.len() {
+                    let (bx, _, _) = types::decode_box(&a.dtype, a.element(i)).unwrap_or((BBox::EMPTY, false, false));
+                    let fields = [bx.xmin, bx.ymin, bx.zmin, bx.xmax, bx.ymax, bx.zmax];
+                    let pick: Vec<f64> = if *z { fields.to_vec() } else { vec![fields[0], fields[1], fields[3], fields[4]] };
+                    for (k, v) in pick.into_iter().enumerate() {
+                        vals[k].push(v);
+                    }
+                }
+                plan::covering_struct(&bnames, *f32, vals, &miss)?
+            }
+            Col::Data { plan, list: false } => {
+                let col = t.table().column(name)?;
+                let a = col.read(start, end - start)?;
+                let miss = a.missing(col.fill());
+                plan::out_array(plan, &a, &miss)?
+            }
+            Col::Data { plan, list: true } => {
+                let l = t.table().read_list(name, start, end)?;
+                plan::out_list_array(plan, &l)?
+            }
+        })
     }
 
     /// The rows `rows` (strictly ascending, each below NROWS), in that order, as record
@@ -606,60 +622,6 @@ where
         }
         RecordBatch::try_new(schema.clone(), b.columns().to_vec()).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e })
     }))
-}
-
-/// A Marquet table as an Arrow source of the hub (a table converted again, e.g. with a
-/// new CRS): its columns as [`ArrowPlan`] reads them, geometry columns with their GeoArrow
-/// extension metadata (CRS, edges), covering columns left out (the import's layout makes
-/// its own).
-pub struct TableSource<'t> {
-    table: &'t MarquetTable,
-    plan: ArrowPlan,
-    /// The plan's fields that are read (all but the coverings).
-    keep: Vec<usize>,
-    described: SourceSchema,
-    rows: u64,
-}
-
-impl<'t> TableSource<'t> {
-    /// The source of `table`.
-    pub fn new(table: &'t MarquetTable) -> Result<TableSource<'t>> {
-        let plan = ArrowPlan::new(table, None, true)?;
-        let full = plan.schema();
-        let coverings: Vec<&String> = plan.geometry_columns.iter().filter_map(|g| g.covering.as_ref()).collect();
-        let keep: Vec<usize> = (0..full.fields().len()).filter(|&i| !coverings.contains(&full.field(i).name())).collect();
-        let schema = Arc::new(full.project(&keep).map_err(|e| MarquetError::Arrow { path: table.path().to_string(), source: e })?);
-        let mut described = describe_schema(table.path(), schema, &[])?;
-        let rows = table.nrows()?;
-        described.rows = Some(rows);
-        for g in described.geometry.iter_mut() {
-            g.source = "Marquet geometry column".into();
-        }
-        Ok(TableSource { table, plan, keep, described, rows })
-    }
-}
-
-impl ArrowSource for TableSource<'_> {
-    fn describe(&self) -> &SourceSchema {
-        &self.described
-    }
-
-    fn batches(&mut self, roots: &[usize], batch_rows: usize) -> Result<Batches<'_>> {
-        let step = batch_rows.max(1) as u64;
-        let cols: Vec<usize> = roots.iter().map(|&r| self.keep[r]).collect();
-        let path = self.table.path().to_string();
-        let (t, plan, n) = (self.table, &self.plan, self.rows);
-        let mut s = 0u64;
-        Ok(Box::new(std::iter::from_fn(move || {
-            if s >= n {
-                return None;
-            }
-            let e = (s + step).min(n);
-            let b = plan.read_range(t, s, e).and_then(|b| b.project(&cols).map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }));
-            s = e;
-            Some(b)
-        })))
-    }
 }
 
 /// Import Arrow record batches of `schema` as a new Marquet table `opts.table` of `file`,

@@ -8,8 +8,8 @@
 //! mapping, Hilbert order, indexes and covering columns as every other import, no
 //! temporary file (the batches are kept in memory between the import's passes while they
 //! fit its budget; the file is read again otherwise).
-//! Export reads the table in row blocks ([`super::arrow::ArrowPlan::read_range`]), so memory is
-//! bounded by one block on both sides.
+//! Export writes the record batches of an [`ExportSource`] ([`write_features`]; a table's
+//! row blocks, [`TableSource`]), so memory is bounded by one block on both sides.
 //!
 //! Attribute types are the formats' common ground: 64-bit integers, doubles, booleans,
 //! UTF-8 text and bytes ([`Kind`]). Dates and times are carried as ISO 8601 text. Columns a
@@ -26,7 +26,8 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
-use super::arrow::{ArrowPlan, ExportReport};
+use super::arrow::ExportReport;
+use super::export::{ExportShape, ExportSource, TableSource};
 use super::import::{import, ImportOptions, ImportReport};
 use super::source::{Batches, Cached, GeoColumnMeta, GeoField, Reopen, SourceSchema};
 use super::target::ImportTarget;
@@ -337,9 +338,7 @@ fn value(a: &ArrayRef, i: usize) -> V {
     }
 }
 
-/// Export table `table` to a GIS format named `format`, written by the sink `create` makes:
-/// the primary geometry column is the feature geometry; ordinary columns of a [`Kind`]
-/// become attributes.
+/// Export table `table` to a GIS format named `format` ([`write_features`]).
 pub fn export_features(
     format: &str,
     file: &File,
@@ -347,15 +346,32 @@ pub fn export_features(
     create: impl FnOnce(&SinkInfo, &mut ExportReport) -> Result<Box<dyn FeatureSink>>,
 ) -> Result<ExportReport> {
     let t = MarquetTable::open(file, table)?;
-    let plan = ArrowPlan::new(&t, None, false)?;
+    write_features(format, &mut TableSource::for_export(&t, shape())?, create)
+}
+
+/// The columns as the GIS writers want them: plain WKB fields, flat columns, no covering
+/// columns.
+pub fn shape() -> ExportShape {
+    ExportShape { geoarrow: false, renest: false, coverings: false }
+}
+
+/// The GIS writers' common half: the batches of `src` (the hub's form, in [`shape`]) as
+/// features of the sink `create` makes for format `format`. The primary geometry column is
+/// the feature geometry; ordinary columns of a [`Kind`] become attributes; other columns
+/// are skipped and reported.
+pub fn write_features(
+    format: &str,
+    src: &mut dyn ExportSource,
+    create: impl FnOnce(&SinkInfo, &mut ExportReport) -> Result<Box<dyn FeatureSink>>,
+) -> Result<ExportReport> {
     let mut report = ExportReport::default();
-    report.notes.extend(plan.notes.iter().cloned());
-    report.skipped.extend(plan.skipped.iter().cloned());
-    let Some(g) = plan.geometry_columns.first().cloned() else {
-        return Err(MarquetError::InvalidArgument(format!("{table}: no geometry column to write as {format}")));
+    report.notes.extend(src.notes().iter().cloned());
+    report.skipped.extend(src.skipped().iter().cloned());
+    let geometry = src.geometry_columns().to_vec();
+    let Some(g) = geometry.first().cloned() else {
+        return Err(MarquetError::InvalidArgument(format!("{}: no geometry column to write as {format}", src.path())));
     };
-    let coverings: Vec<String> = plan.geometry_columns.iter().filter_map(|c| c.covering.clone()).collect();
-    let schema = plan.schema();
+    let schema = src.schema();
     let mut cols: Vec<(usize, String, Kind)> = Vec::new();
     let mut gi = None;
     for (i, f) in schema.fields().iter().enumerate() {
@@ -363,10 +379,7 @@ pub fn export_features(
             gi = Some(i);
             continue;
         }
-        if coverings.contains(f.name()) {
-            continue;
-        }
-        if plan.geometry_columns.iter().any(|c| c.name == *f.name()) {
+        if geometry.iter().any(|c| c.name == *f.name()) {
             report.skipped.push((f.name().clone(), format!("a second geometry column: {format} holds one per feature")));
             continue;
         }
@@ -375,17 +388,15 @@ pub fn export_features(
             Err(why) => report.skipped.push((f.name().clone(), why)),
         }
     }
-    let gi = gi.ok_or_else(|| MarquetError::InvalidArgument(format!("{table}: geometry column {} not read", g.name)))?;
-    let n = t.nrows()?;
+    let gi = gi.ok_or_else(|| MarquetError::InvalidArgument(format!("{}: geometry column {} not read", src.path(), g.name)))?;
+    let n = src.rows();
     let info = SinkInfo { fields: cols.iter().map(|(_, n, k)| (n.clone(), *k)).collect(), crs: g.crs.clone(), types: g.types.clone().unwrap_or_default(), rows: n };
     let mut sink = create(&info, &mut report)?;
-    let step = DEFAULT_BATCH_ROWS as u64;
-    let mut s = 0;
+    let mut s = 0u64;
     let mut vals: Vec<V> = Vec::with_capacity(cols.len());
-    while s < n {
-        let e = (s + step).min(n);
-        let b = plan.read_range(&t, s, e)?;
-        let ga = b.column(gi).as_binary::<i32>();
+    for b in src.batches(DEFAULT_BATCH_ROWS)? {
+        let b = b?;
+        let ga = b.column(gi).as_binary_opt::<i32>().ok_or_else(|| MarquetError::InvalidArgument(format!("{}: the geometry field is not WKB binary", g.path)))?;
         for r in 0..b.num_rows() {
             vals.clear();
             for (ci, _, _) in &cols {
@@ -397,7 +408,7 @@ pub fn export_features(
                 e => e,
             })?;
         }
-        s = e;
+        s += b.num_rows() as u64;
     }
     if sink.second_pass()? {
         let mut s = 0;
@@ -420,7 +431,7 @@ pub fn export_features(
         }
     }
     sink.finish()?;
-    report.rows = n;
+    report.rows = s;
     report.geometry_columns.push((g.name.clone(), g.types.clone().unwrap_or_default()));
     Ok(report)
 }

@@ -7,9 +7,11 @@
 //!   batches ([`source::ArrowSource`]); [`import::import`] plans the columns (`plan`,
 //!   [`categorical`], [`nested_json`]), surveys the source once, puts the rows into Hilbert
 //!   order ([`sort`]) and streams them into the one writer ([`target`]).
-//! - Out: [`arrow::ArrowPlan`] reads a Marquet table as record batches with GeoArrow
-//!   extension fields (re-nesting flattened structs, [`renest`]); each format's writer
-//!   consumes them.
+//! - Out: every format's writer consumes an [`export::ExportSource`]: record batches in
+//!   the hub's form (WKB geometry fields described by the table's geometry column
+//!   metadata); [`export::TableSource`] reads a Marquet table so, through
+//!   [`arrow::ArrowPlan`] (GeoArrow extension fields, flattened structs nested again,
+//!   [`renest`]).
 //!
 //! Format modules (`geoparquet`, `geojson`, `fgb`, `gpkg`, `shp`, `lake`) use the hub and
 //! never each other; the hub uses no format module (`scripts/convert-import-graph.py`
@@ -19,6 +21,7 @@ pub mod arrow;
 pub mod categorical;
 pub mod cells;
 pub mod covering_in;
+pub mod export;
 #[cfg(feature = "gis")]
 pub mod features;
 pub mod geoarrow;
