@@ -411,11 +411,11 @@ pub fn write_features(
         s += b.num_rows() as u64;
     }
     if sink.second_pass()? {
-        let mut s = 0;
-        while s < n {
-            let e = (s + step).min(n);
-            let b = plan.read_range(&t, s, e)?;
-            let ga = b.column(gi).as_binary::<i32>();
+        // The sink asks for every feature again (ExportSource::batches may be called twice).
+        let mut s = 0u64;
+        for b in src.batches(DEFAULT_BATCH_ROWS)? {
+            let b = b?;
+            let ga = b.column(gi).as_binary_opt::<i32>().ok_or_else(|| MarquetError::InvalidArgument(format!("{}: the geometry field is not WKB binary", g.path)))?;
             for r in 0..b.num_rows() {
                 vals.clear();
                 for (ci, _, _) in &cols {
@@ -427,7 +427,7 @@ pub fn write_features(
                     e => e,
                 })?;
             }
-            s = e;
+            s += b.num_rows() as u64;
         }
     }
     sink.finish()?;
