@@ -134,3 +134,39 @@ fn a_marquet_input_with_a_new_crs_is_read_as_a_source() {
     };
     assert_eq!(props(&a), props(&b));
 }
+
+#[cfg(feature = "gis")]
+#[test]
+fn flatgeobuf_exports_create_no_file_but_their_output() {
+    // The FlatGeobuf writer is Marquet's own (src/convert/fgb.rs): the `flatgeobuf` crate's
+    // writer kept every feature in a temporary file (`O_TMPFILE`), which the trace shows.
+    let _s = common::serial();
+    let Some(strace) = common::strace() else { return };
+    let dir = common::TempDir::new("hub-fgb-no-temp-files");
+    let s = data(COUNTRIES).display().to_string();
+    let ds = |q: &Path| q.display().to_string();
+    let h5 = dir.join("c.h5");
+    assert_eq!(marquet(&["convert", &s, &ds(&h5), "--table", "/c"]).0, 0);
+    // HDF5 → FlatGeobuf, and GeoParquet → FlatGeobuf (through a table in memory).
+    let a = dir.join("a.fgb");
+    assert_eq!(strays(&strace, &["convert", &ds(&h5), &ds(&a)], &[&a], &dir.join("1.log")), Vec::<String>::new());
+    let b = dir.join("b.fgb");
+    assert_eq!(strays(&strace, &["convert", &s, &ds(&b)], &[&b], &dir.join("2.log")), Vec::<String>::new());
+    // Both hold the 177 countries' geometries, read back by the hub.
+    let wkbs = |h: &Path| {
+        let f = File::open(h).unwrap();
+        let t = MarquetTable::open(&f, "/c").unwrap();
+        let n = t.nrows().unwrap();
+        let w = t.read_wkb(&t.primary_geometry_column().unwrap(), 0, n).unwrap();
+        let mut v: Vec<Vec<u8>> = (0..n as usize).map(|i| w.get(i).unwrap().to_vec()).collect();
+        v.sort();
+        v
+    };
+    let want = wkbs(&h5);
+    assert_eq!(want.len(), 177);
+    for (f, n) in [(&a, "a"), (&b, "b")] {
+        let back = dir.join(&format!("{n}.h5"));
+        assert_eq!(marquet(&["convert", &ds(f), &ds(&back), "--table", "/c"]).0, 0);
+        assert!(wkbs(&back) == want, "{n}: other geometries came back");
+    }
+}
