@@ -163,7 +163,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
         }
         (Format::Marquet, _) if !reimport => {
             let (Some(file), Some(table)) = (&source_file, source_table.clone()) else { unreachable!("a Marquet input is open") };
-            let r = export_any(fout, file, &table, output, &eopts);
+            let r = export_any(fout, file, &table, output, &eopts, opts.layout.sort_memory);
             if r.is_err() {
                 let _ = std::fs::remove_file(output);
             }
@@ -177,7 +177,7 @@ pub(crate) fn convert_unstaged(input: &Path, output: &Path, opts: &ConvertOption
                 let file = File::create_in_memory(&format!("{}:convert", input.display()))?;
                 let r = import_into(ImportTarget::New(&file))?;
                 let rp = report_of(&r, opts);
-                let e = export_any(fout, &file, &r.table, output, &eopts)?;
+                let e = export_any(fout, &file, &r.table, output, &eopts, opts.layout.sort_memory)?;
                 Ok::<_, MarquetError>((r, e, rp))
             })();
             if res.is_err() {
@@ -221,15 +221,16 @@ pub(crate) fn import_any(fin: Format, input: &Path, target: ImportTarget<'_>, io
 
 /// Export table `table` of `file` to any output format (the GIS formats with feature
 /// `gis`): the table is read as the hub's record batches ([`TableSource`], in the shape the
-/// writer asks for) and handed to the format's writer.
-fn export_any(fout: Format, file: &File, table: &str, output: &Path, eopts: &ExportOptions) -> Result<ExportReport> {
+/// writer asks for) and handed to the format's writer; `budget` bounds what a writer holds
+/// in memory (FlatGeobuf: its encoded features; `--sort-memory-mib`).
+fn export_any(fout: Format, file: &File, table: &str, output: &Path, eopts: &ExportOptions, budget: usize) -> Result<ExportReport> {
     let t = crate::marquet::MarquetTable::open(file, table)?;
     let src = |shape| TableSource::for_export(&t, shape);
     match fout {
         Format::GeoParquet => write_geoparquet(&mut src(geoparquet::export::shape(eopts))?, output, eopts),
         Format::GeoJson => write_geojson(&mut src(geojson::shape())?, output),
         #[cfg(feature = "gis")]
-        Format::FlatGeobuf => hub::features::write_features("FlatGeobuf", &mut src(hub::features::shape())?, |info, _| Ok(Box::new(fgb::create(output, info)?))),
+        Format::FlatGeobuf => hub::features::write_features("FlatGeobuf", &mut src(hub::features::shape())?, |info, _| Ok(Box::new(fgb::create_with_budget(output, info, budget)?))),
         #[cfg(feature = "gis")]
         Format::GeoPackage => {
             hub::features::write_features("GeoPackage", &mut src(hub::features::shape())?, |info, _| Ok(Box::new(gpkg::create(output, table, info)?)))
