@@ -94,8 +94,8 @@ pub trait FeatureSink {
     /// Write one feature: ISO WKB (or None) and one value per field given to the sink's
     /// constructor.
     fn write(&mut self, geometry: Option<&[u8]>, values: &[V]) -> Result<()>;
-    /// Called once after every feature was written: `true` asks for all of them again, in
-    /// the same order (a sink that places each feature by what it learnt in the first pass,
+    /// Called after each pass over the features: `true` asks for all of them again, in the
+    /// same order, and must be answered at most once (a sink that places each feature by what it learnt in the first pass,
     /// without keeping them: FlatGeobuf over its memory budget).
     fn second_pass(&mut self) -> Result<bool> {
         Ok(false)
@@ -392,27 +392,10 @@ pub fn write_features(
     let n = src.rows();
     let info = SinkInfo { fields: cols.iter().map(|(_, n, k)| (n.clone(), *k)).collect(), crs: g.crs.clone(), types: g.types.clone().unwrap_or_default(), rows: n };
     let mut sink = create(&info, &mut report)?;
-    let mut s = 0u64;
     let mut vals: Vec<V> = Vec::with_capacity(cols.len());
-    for b in src.batches(DEFAULT_BATCH_ROWS)? {
-        let b = b?;
-        let ga = b.column(gi).as_binary_opt::<i32>().ok_or_else(|| MarquetError::InvalidArgument(format!("{}: the geometry field is not WKB binary", g.path)))?;
-        for r in 0..b.num_rows() {
-            vals.clear();
-            for (ci, _, _) in &cols {
-                vals.push(value(b.column(*ci), r));
-            }
-            let w = (!ga.is_null(r)).then(|| ga.value(r));
-            sink.write(w, &vals).map_err(|e| match e {
-                MarquetError::InvalidArgument(m) => MarquetError::InvalidArgument(format!("{}: row {}: {m}", g.path, s + r as u64)),
-                e => e,
-            })?;
-        }
-        s += b.num_rows() as u64;
-    }
-    if sink.second_pass()? {
-        // The sink asks for every feature again (ExportSource::batches may be called twice).
-        let mut s = 0u64;
+    let mut s;
+    loop {
+        s = 0u64;
         for b in src.batches(DEFAULT_BATCH_ROWS)? {
             let b = b?;
             let ga = b.column(gi).as_binary_opt::<i32>().ok_or_else(|| MarquetError::InvalidArgument(format!("{}: the geometry field is not WKB binary", g.path)))?;
@@ -428,6 +411,11 @@ pub fn write_features(
                 })?;
             }
             s += b.num_rows() as u64;
+        }
+        // The sink may ask for every feature again, once (ExportSource::batches may be
+        // called twice).
+        if !sink.second_pass()? {
+            break;
         }
     }
     sink.finish()?;
