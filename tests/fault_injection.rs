@@ -207,7 +207,9 @@ struct Tally {
 fn check(op: &str, path: &Path, ctx: &str) -> Result<bool, String> {
     let report = validate::validate_file(path, &validate::Options::default()).map_err(|e| e.to_string())?;
     let errs: Vec<String> = report.errors().map(|e| e.to_string()).collect();
-    if errs.iter().any(|e| e.contains("hdf5:")) {
+    // HDF5 cannot read its own structures back (a kill inside a flush, local ruling L9):
+    // counted as damaged and bounded, never taken as a wrong state.
+    if errs.iter().any(|e| e.contains("hdf5:") || common::STRUCTURAL.iter().any(|p| e.contains(p))) {
         return Err(errs.join("; "));
     }
     assert!(errs.is_empty(), "{ctx}: validator: {errs:?}");
