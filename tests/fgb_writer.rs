@@ -574,15 +574,7 @@ fn the_crate_writer_differs_only_in_part_types_of_mixed_files() {
 // ---- GDAL --------------------------------------------------------------------------------
 
 fn python() -> Option<PathBuf> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists() && Command::new(&py).args(["-c", "import pyogrio"]).status().map(|s| s.success()).unwrap_or(false);
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv has no pyogrio: run scripts/pyvenv.sh");
-        println!("NOTICE: skipping the GDAL (pyogrio) read-back: no venv at {}", py.display());
-        return None;
-    }
-    Some(py)
+    common::venv_python_with("pyogrio", "the GDAL (pyogrio) read-back")
 }
 
 #[test]

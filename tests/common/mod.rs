@@ -261,3 +261,18 @@ pub fn created_and_renamed(log: &str) -> (Vec<String>, Vec<(String, String)>) {
     }
     (created, renamed)
 }
+
+/// The test venv's Python (scripts/pyvenv.sh) when it can import `module`; `None` (a skip,
+/// printed with `what`) otherwise — never on CI, where a missing venv fails the test.
+#[allow(dead_code)]
+pub fn venv_python_with(module: &str, what: &str) -> Option<PathBuf> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
+    let ok = py.exists() && Command::new(&py).args(["-c", &format!("import {module}")]).status().map(|s| s.success()).unwrap_or(false);
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv has no {module}: run scripts/pyvenv.sh");
+        println!("NOTICE: skipping {what}: no venv with {module} at {}", py.display());
+        return None;
+    }
+    Some(py)
+}

@@ -551,21 +551,7 @@ mod tests {
     }
 
     fn col(crs: Crs, explicit: bool) -> GeoColumnMeta {
-        GeoColumnMeta {
-            name: "g".into(),
-            encoding: Encoding::Wkb,
-            geometry_types: None,
-            crs,
-            crs_explicit: explicit,
-            crs_conflict: None,
-            crs_note: None,
-            edges: Edges::Planar,
-            orientation_ccw: false,
-            epoch: None,
-            bbox: None,
-            covering: None,
-            native_type: true,
-        }
+        GeoColumnMeta { crs_explicit: explicit, native_type: true, ..GeoColumnMeta::wkb("g", crs) }
     }
 
     #[test]
