@@ -24,7 +24,7 @@ use arrow_array::{RecordBatch, RecordBatchReader, StructArray};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 
 use mq::convert::{append_record_batches, import_record_batches, AppendOptions, ArrowPlan, ImportOptions};
-use mq::marquet::{File, MarquetTable};
+use mq::{File, Table as MarquetTable};
 use mq::MarquetError;
 
 use crate::ffi::{self, Handle, Kind};

@@ -6,8 +6,8 @@
 
 use std::ffi::c_char;
 
-use mq::marquet::{Array, ColumnValues};
-use mq::marquet::{GeoBatch, GeometryValues};
+use mq::h5col::{Array, ColumnValues};
+use mq::{GeoBatch, GeometryValues};
 
 use crate::ffi::{self, Handle, Kind};
 use crate::options::dims_from_c;

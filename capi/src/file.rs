@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
-use mq::marquet::File;
+use mq::File;
 
 use crate::ffi::{self, Handle, Kind};
 use crate::panic::{guard, guard_void};

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use mq::marquet::{Crs, GeometryColumnInfo, StorageForm};
+use mq::{Crs, GeometryColumnInfo, StorageForm};
 
 use crate::ffi::{self, Handle, Kind};
 use crate::options::{dims_to_c, edges_to_c, marquet_crs, marquet_form};

@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use mq::marquet::{RTreeOnAppend, SpatialIndexKind};
+use mq::{RTreeOnAppend, SpatialIndexKind};
 
 use crate::ffi;
 use crate::panic::guard;

@@ -6,7 +6,7 @@
 
 use std::ffi::c_char;
 
-use mq::marquet::parallel;
+use mq::parallel;
 
 use crate::ffi;
 use crate::file::{file_handle, marquet_file};

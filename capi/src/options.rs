@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use mq::marquet::{Crs, Edges, GeometryColumnSpec, StorageForm};
+use mq::{Crs, Edges, GeometryColumnSpec, StorageForm};
 use mq::Dimensions;
 
 use crate::ffi::{self, Handle, Kind};
@@ -314,7 +314,7 @@ pub unsafe extern "C" fn marquet_geometry_column_options_set_deflate(
         s.filters = Some(match level {
             -1 => Vec::new(),
             // The pipeline of multi-byte numbers (shuffle, then deflate), for every dataset.
-            0..=9 => mq::marquet::Compression::Deflate { level: level as u32 }.filters(mq::marquet::Elements::Numbers),
+            0..=9 => mq::Compression::Deflate { level: level as u32 }.filters(mq::Elements::Numbers),
             _ => return Err(FfiError::invalid(format!("deflate level {level} is not -1 or 0-9"))),
         });
         Ok(())

@@ -6,8 +6,8 @@
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
-use mq::marquet::{File, MarquetTable};
-use mq::query::reader::SpatialReader;
+use mq::{File, Table as MarquetTable};
+use mq::SpatialReader;
 use mq::query::{Query, Window};
 
 use crate::ffi::{self, Handle, Kind};

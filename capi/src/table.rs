@@ -4,9 +4,10 @@
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use mq::marquet::{Array, ColumnSpec, File, ScalarType};
-use mq::marquet::ValueType;
-use mq::marquet::MarquetTable;
+use mq::h5col::{Array, ColumnSpec, ScalarType};
+use mq::File;
+use mq::ValueType;
+use mq::Table as MarquetTable;
 
 use crate::batch::marquet_batch;
 use crate::ffi::{self, Handle, Kind};
@@ -191,7 +192,7 @@ pub unsafe extern "C" fn marquet_table_add_geometry_column(
         let h = unsafe { ffi::handle(table)? };
         let name = unsafe { ffi::name_arg(name, name_len, "name")? };
         let spec = if options.is_null() {
-            mq::marquet::GeometryColumnSpec::default().with_form(mq::marquet::StorageForm::VarWkb)
+            mq::GeometryColumnSpec::default().with_form(mq::StorageForm::VarWkb)
         } else {
             unsafe { ffi::handle(options)? }.spec.clone()
         };
@@ -202,7 +203,7 @@ pub unsafe extern "C" fn marquet_table_add_geometry_column(
 
 fn names_of(table: *const marquet_table, geometry: bool) -> FfiResult<Vec<String>> {
     let t = unsafe { ffi::handle(table)? }.lock();
-    Ok(if geometry { t.geometry_column_names()? } else { t.table().column_names()? })
+    Ok(if geometry { t.geometry_column_names()? } else { t.column_names()? })
 }
 
 fn name_at(names: &[String], index: i64) -> FfiResult<&str> {
@@ -315,8 +316,8 @@ pub unsafe extern "C" fn marquet_table_append(table: *const marquet_table, batch
 pub unsafe extern "C" fn marquet_table_set_rewind_rings(table: *const marquet_table, rewind: i32) -> i32 {
     guard(|| {
         let v = match rewind {
-            0 => mq::marquet::OrientationOnWrite::Refuse,
-            1 => mq::marquet::OrientationOnWrite::Rewind,
+            0 => mq::OrientationOnWrite::Refuse,
+            1 => mq::OrientationOnWrite::Rewind,
             _ => return Err(FfiError::invalid(format!("rewind {rewind} is neither 0 nor 1"))),
         };
         unsafe { ffi::handle(table)? }.lock().set_orientation_on_write(v);
@@ -337,7 +338,7 @@ pub unsafe extern "C" fn marquet_table_write(table: *const marquet_table, batch:
     guard(|| {
         let t = unsafe { ffi::handle(table)? };
         let b = unsafe { ffi::handle(batch)? };
-        let n = t.lock().write(&b.batch, mq::marquet::WriterOptions::default())?;
+        let n = t.lock().write(&b.batch, mq::WriteOptions::default())?;
         let n = ffi::to_i64(n, "nrows")?;
         unsafe { ffi::write_opt(nrows, n) };
         Ok(())
@@ -477,7 +478,7 @@ pub unsafe extern "C" fn marquet_table_read_points(
 
 /// Read an attribute column's rows and their missing flags (missing = fill value).
 fn read_attr(t: &MarquetTable, name: &str, s: u64, e: u64) -> FfiResult<(Array, Vec<bool>)> {
-    Ok(t.table().read_with_missing(name, s, e)?)
+    Ok(t.read_with_missing(name, s, e)?)
 }
 
 /// The body of the numeric reads: convert every row with `conv` before writing.
@@ -505,7 +506,7 @@ unsafe fn read_numeric<T: Copy>(
             tmp.push(conv(&a, i).ok_or_else(|| {
                 FfiError::invalid(format!(
                     "{} row {}: a {:?} value cannot be read as {type_name}",
-                    t.table().member_path(name),
+                    t.member_path(name),
                     s + i as u64,
                     a.dtype
                 ))
@@ -598,7 +599,7 @@ pub unsafe extern "C" fn marquet_table_read_strings(
         let buf = unsafe { ffi::out_slice(chars.cast::<u8>(), chars_len, "chars")? };
         let (a, miss) = read_attr(&t, name, s, e)?;
         let strs = a.to_string_vec().ok_or_else(|| {
-            FfiError::invalid(format!("{} is not a string column ({:?})", t.table().member_path(name), a.dtype))
+            FfiError::invalid(format!("{} is not a string column ({:?})", t.member_path(name), a.dtype))
         })?;
         let need: usize = strs.iter().zip(&miss).map(|(s, m)| if *m { 0 } else { s.len() }).sum();
         unsafe { ffi::write_opt(needed, need) };

@@ -17,9 +17,10 @@ use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_pyarrow::{IntoPyArrow, PyArrowType, ToPyArrow};
 use arrow_schema::{ArrowError, SchemaRef};
 use marquet::convert::{self as conv, AppendOptions, ArrowPlan, ConvertOptions, GeoParquetVersion, ImportOptions, PointForm};
-use marquet::h5col::{predicate, File};
-use marquet::marquet::spatial_index::RTreeOnAppend;
-use marquet::marquet::{is_marquet_table, MarquetTable, RTreeChoice, WriteLayout};
+use marquet::h5col::predicate;
+use marquet::File;
+use marquet::RTreeOnAppend;
+use marquet::{is_marquet_table, RTreeChoice, Table as MarquetTable, WriteLayout};
 use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::{BBox, MarquetError};
 use pyo3::exceptions::PyValueError;
@@ -147,9 +148,9 @@ impl Open {
             }
             geoms.push(g);
         }
-        let mut order = t.table().column_names()?;
+        let mut order = t.column_names()?;
         if order.is_empty() {
-            order = t.table().discover_columns()?;
+            order = t.discover_columns()?;
         }
         for g in geoms {
             if !order.contains(&g) {
@@ -183,7 +184,7 @@ impl Open {
                 let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), pred);
                 Ok(Some(self.table.query_where(&col, &q, &filters)?.rows))
             }
-            None if !filters.is_empty() => Ok(Some(predicate::filter_all(self.table.table(), &filters, true)?.0)),
+            None if !filters.is_empty() => Ok(Some(self.table.filter_rows(&filters, true)?.0)),
             None => Ok(None),
         }
     }
@@ -279,9 +280,9 @@ impl Table {
     #[getter]
     fn columns(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         self.with(py, |o| {
-            let c = o.table.table().column_names()?;
+            let c = o.table.column_names()?;
             if c.is_empty() {
-                o.table.table().discover_columns()
+                o.table.discover_columns()
             } else {
                 Ok(c)
             }

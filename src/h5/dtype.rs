@@ -190,162 +190,166 @@ impl Dtype {
         }
     }
 
-    /// Build the HDF5 datatype (little-endian).
-    pub fn to_hid(&self) -> Result<Hid> {
-        let p = "<datatype>";
-        locked(|| unsafe {
-            match self {
-                Dtype::Int { size, signed, .. } => {
-                    let base = match (size, signed) {
-                        (1, true) => *g::H5T_STD_I8LE,
-                        (2, true) => *g::H5T_STD_I16LE,
-                        (4, true) => *g::H5T_STD_I32LE,
-                        (8, true) => *g::H5T_STD_I64LE,
-                        (1, false) => *g::H5T_STD_U8LE,
-                        (2, false) => *g::H5T_STD_U16LE,
-                        (4, false) => *g::H5T_STD_U32LE,
-                        (8, false) => *g::H5T_STD_U64LE,
-                        _ => return Err(MarquetError::Unsupported(format!("integer of {size} bytes"))),
-                    };
-                    Hid::new(h5t::H5Tcopy(base), p, "H5Tcopy")
-                }
-                Dtype::Float { size, .. } => {
-                    let base = match size {
-                        4 => *g::H5T_IEEE_F32LE,
-                        8 => *g::H5T_IEEE_F64LE,
-                        _ => return Err(MarquetError::Unsupported(format!("float of {size} bytes"))),
-                    };
-                    Hid::new(h5t::H5Tcopy(base), p, "H5Tcopy")
-                }
-                Dtype::FixedString { size, utf8, nullterm, spacepad } => {
-                    let t = Hid::new(h5t::H5Tcopy(*g::H5T_C_S1), p, "H5Tcopy")?;
-                    check(h5t::H5Tset_size(t.0, (*size).max(1)), p, "H5Tset_size")?;
-                    let pad = if *nullterm {
-                        H5T_str_t::H5T_STR_NULLTERM
-                    } else if *spacepad {
-                        H5T_str_t::H5T_STR_SPACEPAD
-                    } else {
-                        H5T_str_t::H5T_STR_NULLPAD
-                    };
-                    check(h5t::H5Tset_strpad(t.0, pad), p, "H5Tset_strpad")?;
-                    let cs = if *utf8 { H5T_cset_t::H5T_CSET_UTF8 } else { H5T_cset_t::H5T_CSET_ASCII };
-                    check(h5t::H5Tset_cset(t.0, cs), p, "H5Tset_cset")?;
-                    Ok(t)
-                }
-                Dtype::VarString { utf8 } => {
-                    let t = Hid::new(h5t::H5Tcopy(*g::H5T_C_S1), p, "H5Tcopy")?;
-                    check(h5t::H5Tset_size(t.0, h5t::H5T_VARIABLE), p, "H5Tset_size")?;
-                    let cs = if *utf8 { H5T_cset_t::H5T_CSET_UTF8 } else { H5T_cset_t::H5T_CSET_ASCII };
-                    check(h5t::H5Tset_cset(t.0, cs), p, "H5Tset_cset")?;
-                    Ok(t)
-                }
-                Dtype::Enum { base, members } => {
-                    let b = base.to_hid()?;
-                    let t = Hid::new(h5t::H5Tenum_create(b.0), p, "H5Tenum_create")?;
-                    let bsize = base.size();
-                    for (name, v) in members {
-                        let n = cstr(name)?;
-                        let bytes = v.to_le_bytes();
-                        check(
-                            h5t::H5Tenum_insert(t.0, n.as_ptr(), bytes[..bsize].as_ptr() as *const c_void),
-                            p,
-                            "H5Tenum_insert",
-                        )?;
+    internal_pub! {
+        /// Build the HDF5 datatype (little-endian).
+        fn to_hid(&self) -> Result<Hid> {
+            let p = "<datatype>";
+            locked(|| unsafe {
+                match self {
+                    Dtype::Int { size, signed, .. } => {
+                        let base = match (size, signed) {
+                            (1, true) => *g::H5T_STD_I8LE,
+                            (2, true) => *g::H5T_STD_I16LE,
+                            (4, true) => *g::H5T_STD_I32LE,
+                            (8, true) => *g::H5T_STD_I64LE,
+                            (1, false) => *g::H5T_STD_U8LE,
+                            (2, false) => *g::H5T_STD_U16LE,
+                            (4, false) => *g::H5T_STD_U32LE,
+                            (8, false) => *g::H5T_STD_U64LE,
+                            _ => return Err(MarquetError::Unsupported(format!("integer of {size} bytes"))),
+                        };
+                        Hid::new(h5t::H5Tcopy(base), p, "H5Tcopy")
                     }
-                    Ok(t)
-                }
-                Dtype::Compound { size, fields } => {
-                    let t = Hid::new(h5t::H5Tcreate(H5T_class_t::H5T_COMPOUND, *size), p, "H5Tcreate")?;
-                    for f in fields {
-                        let ft = f.dtype.to_hid()?;
-                        let n = cstr(&f.name)?;
-                        check(h5t::H5Tinsert(t.0, n.as_ptr(), f.offset, ft.0), p, "H5Tinsert")?;
+                    Dtype::Float { size, .. } => {
+                        let base = match size {
+                            4 => *g::H5T_IEEE_F32LE,
+                            8 => *g::H5T_IEEE_F64LE,
+                            _ => return Err(MarquetError::Unsupported(format!("float of {size} bytes"))),
+                        };
+                        Hid::new(h5t::H5Tcopy(base), p, "H5Tcopy")
                     }
-                    Ok(t)
+                    Dtype::FixedString { size, utf8, nullterm, spacepad } => {
+                        let t = Hid::new(h5t::H5Tcopy(*g::H5T_C_S1), p, "H5Tcopy")?;
+                        check(h5t::H5Tset_size(t.0, (*size).max(1)), p, "H5Tset_size")?;
+                        let pad = if *nullterm {
+                            H5T_str_t::H5T_STR_NULLTERM
+                        } else if *spacepad {
+                            H5T_str_t::H5T_STR_SPACEPAD
+                        } else {
+                            H5T_str_t::H5T_STR_NULLPAD
+                        };
+                        check(h5t::H5Tset_strpad(t.0, pad), p, "H5Tset_strpad")?;
+                        let cs = if *utf8 { H5T_cset_t::H5T_CSET_UTF8 } else { H5T_cset_t::H5T_CSET_ASCII };
+                        check(h5t::H5Tset_cset(t.0, cs), p, "H5Tset_cset")?;
+                        Ok(t)
+                    }
+                    Dtype::VarString { utf8 } => {
+                        let t = Hid::new(h5t::H5Tcopy(*g::H5T_C_S1), p, "H5Tcopy")?;
+                        check(h5t::H5Tset_size(t.0, h5t::H5T_VARIABLE), p, "H5Tset_size")?;
+                        let cs = if *utf8 { H5T_cset_t::H5T_CSET_UTF8 } else { H5T_cset_t::H5T_CSET_ASCII };
+                        check(h5t::H5Tset_cset(t.0, cs), p, "H5Tset_cset")?;
+                        Ok(t)
+                    }
+                    Dtype::Enum { base, members } => {
+                        let b = base.to_hid()?;
+                        let t = Hid::new(h5t::H5Tenum_create(b.0), p, "H5Tenum_create")?;
+                        let bsize = base.size();
+                        for (name, v) in members {
+                            let n = cstr(name)?;
+                            let bytes = v.to_le_bytes();
+                            check(
+                                h5t::H5Tenum_insert(t.0, n.as_ptr(), bytes[..bsize].as_ptr() as *const c_void),
+                                p,
+                                "H5Tenum_insert",
+                            )?;
+                        }
+                        Ok(t)
+                    }
+                    Dtype::Compound { size, fields } => {
+                        let t = Hid::new(h5t::H5Tcreate(H5T_class_t::H5T_COMPOUND, *size), p, "H5Tcreate")?;
+                        for f in fields {
+                            let ft = f.dtype.to_hid()?;
+                            let n = cstr(&f.name)?;
+                            check(h5t::H5Tinsert(t.0, n.as_ptr(), f.offset, ft.0), p, "H5Tinsert")?;
+                        }
+                        Ok(t)
+                    }
+                    Dtype::Opaque { size, tag } => {
+                        let t = Hid::new(h5t::H5Tcreate(H5T_class_t::H5T_OPAQUE, *size), p, "H5Tcreate")?;
+                        let tg = cstr(tag)?;
+                        check(h5t::H5Tset_tag(t.0, tg.as_ptr()), p, "H5Tset_tag")?;
+                        Ok(t)
+                    }
+                    Dtype::StdRef => Hid::new(h5t::H5Tcopy(*g::H5T_STD_REF), p, "H5Tcopy"),
+                    Dtype::ObjRef => Hid::new(h5t::H5Tcopy(*g::H5T_STD_REF_OBJ), p, "H5Tcopy"),
+                    Dtype::Other { class, .. } => Err(MarquetError::Unsupported(format!("cannot create {class} datatype"))),
                 }
-                Dtype::Opaque { size, tag } => {
-                    let t = Hid::new(h5t::H5Tcreate(H5T_class_t::H5T_OPAQUE, *size), p, "H5Tcreate")?;
-                    let tg = cstr(tag)?;
-                    check(h5t::H5Tset_tag(t.0, tg.as_ptr()), p, "H5Tset_tag")?;
-                    Ok(t)
-                }
-                Dtype::StdRef => Hid::new(h5t::H5Tcopy(*g::H5T_STD_REF), p, "H5Tcopy"),
-                Dtype::ObjRef => Hid::new(h5t::H5Tcopy(*g::H5T_STD_REF_OBJ), p, "H5Tcopy"),
-                Dtype::Other { class, .. } => Err(MarquetError::Unsupported(format!("cannot create {class} datatype"))),
-            }
-        })
+            })
+        }
     }
 
-    /// Describe an HDF5 datatype.
-    pub fn from_hid(t: hid_t) -> Result<Dtype> {
-        let p = "<datatype>";
-        locked(|| unsafe {
-            let class = h5t::H5Tget_class(t);
-            let size = h5t::H5Tget_size(t);
-            let be = || h5t::H5Tget_order(t) == H5T_order_t::H5T_ORDER_BE;
-            Ok(match class {
-                H5T_class_t::H5T_INTEGER => Dtype::Int {
-                    size,
-                    signed: h5t::H5Tget_sign(t) == H5T_sign_t::H5T_SGN_2,
-                    big_endian: be(),
-                },
-                H5T_class_t::H5T_FLOAT => Dtype::Float { size, big_endian: be() },
-                H5T_class_t::H5T_STRING => {
-                    let utf8 = h5t::H5Tget_cset(t) == H5T_cset_t::H5T_CSET_UTF8;
-                    if h5t::H5Tis_variable_str(t) > 0 {
-                        Dtype::VarString { utf8 }
-                    } else {
-                        let pad = h5t::H5Tget_strpad(t);
-                        Dtype::FixedString {
-                            size,
-                            utf8,
-                            nullterm: pad == H5T_str_t::H5T_STR_NULLTERM,
-                            spacepad: pad == H5T_str_t::H5T_STR_SPACEPAD,
+    internal_pub! {
+        /// Describe an HDF5 datatype.
+        fn from_hid(t: hid_t) -> Result<Dtype> {
+            let p = "<datatype>";
+            locked(|| unsafe {
+                let class = h5t::H5Tget_class(t);
+                let size = h5t::H5Tget_size(t);
+                let be = || h5t::H5Tget_order(t) == H5T_order_t::H5T_ORDER_BE;
+                Ok(match class {
+                    H5T_class_t::H5T_INTEGER => Dtype::Int {
+                        size,
+                        signed: h5t::H5Tget_sign(t) == H5T_sign_t::H5T_SGN_2,
+                        big_endian: be(),
+                    },
+                    H5T_class_t::H5T_FLOAT => Dtype::Float { size, big_endian: be() },
+                    H5T_class_t::H5T_STRING => {
+                        let utf8 = h5t::H5Tget_cset(t) == H5T_cset_t::H5T_CSET_UTF8;
+                        if h5t::H5Tis_variable_str(t) > 0 {
+                            Dtype::VarString { utf8 }
+                        } else {
+                            let pad = h5t::H5Tget_strpad(t);
+                            Dtype::FixedString {
+                                size,
+                                utf8,
+                                nullterm: pad == H5T_str_t::H5T_STR_NULLTERM,
+                                spacepad: pad == H5T_str_t::H5T_STR_SPACEPAD,
+                            }
                         }
                     }
-                }
-                H5T_class_t::H5T_ENUM => {
-                    let sup = Hid::new(h5t::H5Tget_super(t), p, "H5Tget_super")?;
-                    let base = Dtype::from_hid(sup.0)?;
-                    let n = check(h5t::H5Tget_nmembers(t), p, "H5Tget_nmembers")?;
-                    let bsize = base.size().min(8);
-                    let signed = matches!(base, Dtype::Int { signed: true, .. });
-                    let mut members = Vec::with_capacity(n as usize);
-                    for i in 0..n as c_uint {
-                        let name = take_cstring(h5t::H5Tget_member_name(t, i));
-                        // The value comes back in the enum's own (file) byte order.
-                        let mut buf = [0u8; 8];
-                        check(h5t::H5Tget_member_value(t, i, buf.as_mut_ptr() as *mut c_void), p, "H5Tget_member_value")?;
-                        let raw = &buf[..bsize];
-                        let v = int_from_bytes(raw, signed, matches!(base, Dtype::Int { big_endian: true, .. }));
-                        members.push((name, v));
+                    H5T_class_t::H5T_ENUM => {
+                        let sup = Hid::new(h5t::H5Tget_super(t), p, "H5Tget_super")?;
+                        let base = Dtype::from_hid(sup.0)?;
+                        let n = check(h5t::H5Tget_nmembers(t), p, "H5Tget_nmembers")?;
+                        let bsize = base.size().min(8);
+                        let signed = matches!(base, Dtype::Int { signed: true, .. });
+                        let mut members = Vec::with_capacity(n as usize);
+                        for i in 0..n as c_uint {
+                            let name = take_cstring(h5t::H5Tget_member_name(t, i));
+                            // The value comes back in the enum's own (file) byte order.
+                            let mut buf = [0u8; 8];
+                            check(h5t::H5Tget_member_value(t, i, buf.as_mut_ptr() as *mut c_void), p, "H5Tget_member_value")?;
+                            let raw = &buf[..bsize];
+                            let v = int_from_bytes(raw, signed, matches!(base, Dtype::Int { big_endian: true, .. }));
+                            members.push((name, v));
+                        }
+                        Dtype::Enum { base: Box::new(base), members }
                     }
-                    Dtype::Enum { base: Box::new(base), members }
-                }
-                H5T_class_t::H5T_COMPOUND => {
-                    let n = check(h5t::H5Tget_nmembers(t), p, "H5Tget_nmembers")?;
-                    let mut fields = Vec::with_capacity(n as usize);
-                    for i in 0..n as c_uint {
-                        let name = take_cstring(h5t::H5Tget_member_name(t, i));
-                        let offset = h5t::H5Tget_member_offset(t, i);
-                        let ft = Hid::new(h5t::H5Tget_member_type(t, i), p, "H5Tget_member_type")?;
-                        fields.push(Field { name, offset, dtype: Dtype::from_hid(ft.0)? });
+                    H5T_class_t::H5T_COMPOUND => {
+                        let n = check(h5t::H5Tget_nmembers(t), p, "H5Tget_nmembers")?;
+                        let mut fields = Vec::with_capacity(n as usize);
+                        for i in 0..n as c_uint {
+                            let name = take_cstring(h5t::H5Tget_member_name(t, i));
+                            let offset = h5t::H5Tget_member_offset(t, i);
+                            let ft = Hid::new(h5t::H5Tget_member_type(t, i), p, "H5Tget_member_type")?;
+                            fields.push(Field { name, offset, dtype: Dtype::from_hid(ft.0)? });
+                        }
+                        Dtype::Compound { size, fields }
                     }
-                    Dtype::Compound { size, fields }
-                }
-                H5T_class_t::H5T_OPAQUE => Dtype::Opaque { size, tag: take_cstring(h5t::H5Tget_tag(t)) },
-                H5T_class_t::H5T_REFERENCE => {
-                    if h5t::H5Tequal(t, *g::H5T_STD_REF) > 0 {
-                        Dtype::StdRef
-                    } else if h5t::H5Tequal(t, *g::H5T_STD_REF_OBJ) > 0 {
-                        Dtype::ObjRef
-                    } else {
-                        Dtype::Other { class: "region reference".into(), size }
+                    H5T_class_t::H5T_OPAQUE => Dtype::Opaque { size, tag: take_cstring(h5t::H5Tget_tag(t)) },
+                    H5T_class_t::H5T_REFERENCE => {
+                        if h5t::H5Tequal(t, *g::H5T_STD_REF) > 0 {
+                            Dtype::StdRef
+                        } else if h5t::H5Tequal(t, *g::H5T_STD_REF_OBJ) > 0 {
+                            Dtype::ObjRef
+                        } else {
+                            Dtype::Other { class: "region reference".into(), size }
+                        }
                     }
-                }
-                other => Dtype::Other { class: format!("{other:?}"), size },
+                    other => Dtype::Other { class: format!("{other:?}"), size },
+                })
             })
-        })
+        }
     }
 
     /// The in-memory type used to read a file type of this description: the same

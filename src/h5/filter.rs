@@ -18,7 +18,7 @@ pub enum Filter {
     /// The deflate (zlib) filter at this level, 0–9.
     Deflate(u32),
     /// The registered Zstandard filter 32015 with `cd_values = [level]` (the convention
-    /// of the reference plugin shipped by hdf5plugin; see [`codec`]).
+    /// of the reference plugin shipped by hdf5plugin; `src/h5/codec.rs`).
     Zstd(u32),
     /// HDF5's Fletcher-32 checksum filter (id 3), last in the pipeline: each stored chunk
     /// carries a checksum of its (filtered) bytes that every read verifies.

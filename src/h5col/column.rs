@@ -257,9 +257,11 @@ pub struct Column {
 }
 
 impl Column {
-    /// The dataset id.
-    pub fn id(&self) -> hdf5_sys::h5i::hid_t {
-        self.ds.id()
+    internal_pub! {
+        /// The dataset id.
+        fn id(&self) -> hdf5_sys::h5i::hid_t {
+            self.ds.id()
+        }
     }
 
     /// A text attribute of the column dataset (`UNITS`, `DESCRIPTION`, ...; HEP001 §8.6),

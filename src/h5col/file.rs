@@ -29,7 +29,7 @@ impl File {
         let inner = h5::file_create(&p)?;
         Ok(File { inner, path: p })
     }
-    /// A file in memory only, never written to a disk ([`crate::h5::file_create_in_memory`]):
+    /// A file in memory only, never written to a disk (HDF5's core driver without a backing store):
     /// for table definitions that are compared, not kept.
     pub fn create_in_memory(name: &str) -> Result<File> {
         let inner = h5::file_create_in_memory(name)?;
@@ -70,9 +70,11 @@ impl File {
     pub fn filename(&self) -> &str {
         &self.path
     }
-    /// The raw HDF5 file id (for interop).
-    pub fn id(&self) -> hdf5_sys::h5i::hid_t {
-        self.inner.id()
+    internal_pub! {
+        /// The raw HDF5 file id (for interop).
+        fn id(&self) -> hdf5_sys::h5i::hid_t {
+            self.inner.id()
+        }
     }
     /// Create a new table group at `path` (intermediate groups are created).
     pub fn create_table(&self, path: &str) -> Result<Table> {
@@ -112,15 +114,19 @@ fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, depth: usize)
     Ok(())
 }
 
-/// Does the group carry `CLASS == "COLUMN_TABLE"` (leniently read, HEP001 §7.1)?
-pub fn is_table_group(id: hdf5_sys::h5i::hid_t) -> Result<bool> {
-    Ok(read_token(id, names::CLASS)?.as_deref() == Some(names::COLUMN_TABLE))
+internal_pub! {
+    /// Does the group carry `CLASS == "COLUMN_TABLE"` (leniently read, HEP001 §7.1)?
+    fn is_table_group(id: hdf5_sys::h5i::hid_t) -> Result<bool> {
+        Ok(read_token(id, names::CLASS)?.as_deref() == Some(names::COLUMN_TABLE))
+    }
 }
 
-/// Read a string token attribute leniently (any string storage, R3). `Ok(None)` when absent
-/// or not a string.
-pub fn read_token(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<String>> {
-    Ok(h5::attr_read(id, name)?.and_then(|a| a.as_str().map(|s| s.trim_end_matches(' ').to_string())))
+internal_pub! {
+    /// Read a string token attribute leniently (any string storage, R3). `Ok(None)` when absent
+    /// or not a string.
+    fn read_token(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<String>> {
+        Ok(h5::attr_read(id, name)?.and_then(|a| a.as_str().map(|s| s.trim_end_matches(' ').to_string())))
+    }
 }
 
 /// Parse "MAJOR.MINOR[.PATCH]" numerically.

@@ -646,9 +646,11 @@ impl ListColumn {
         Ok(ListColumn { top, name: name.to_string(), path })
     }
 
-    /// The group id.
-    pub fn id(&self) -> hdf5_sys::h5i::hid_t {
-        self.top.g.id()
+    internal_pub! {
+        /// The group id.
+        fn id(&self) -> hdf5_sys::h5i::hid_t {
+            self.top.g.id()
+        }
     }
 
     /// A text attribute of the list column's group (`DESCRIPTION`, ...; HEP001 §9),

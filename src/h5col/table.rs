@@ -8,16 +8,18 @@ use crate::spec::names;
 
 use super::*;
 
-/// May a new table be made at `path` under `loc`? Refused, naming the rule, when an object
-/// is already there (a table, or a group or dataset that is not one), or when a group on the
-/// way is a table group (see [`check_no_table_above`]).
-pub fn check_new_table_path(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
-    check_no_table_above(loc, path)?;
-    let cur = normalize_table_path(path);
-    if cur != "/" && h5::path_exists(loc, &cur)? {
-        return Err(MarquetError::InvalidArgument(path_taken(loc, &cur)));
+internal_pub! {
+    /// May a new table be made at `path` under `loc`? Refused, naming the rule, when an object
+    /// is already there (a table, or a group or dataset that is not one), or when a group on the
+    /// way is a table group (see [`check_no_table_above`]).
+    fn check_new_table_path(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
+        check_no_table_above(loc, path)?;
+        let cur = normalize_table_path(path);
+        if cur != "/" && h5::path_exists(loc, &cur)? {
+            return Err(MarquetError::InvalidArgument(path_taken(loc, &cur)));
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Why no new table can be made at `path`, where an object already is: a table there, or
@@ -31,28 +33,30 @@ pub(super) fn path_taken(loc: hdf5_sys::h5i::hid_t, path: &str) -> String {
     }
 }
 
-/// No group on the way to `path` (its parent, grandparent, …) is a table group: HEP001 §7.6
-/// allows no table group inside a table group (issue #38: `convert --table /p/sub` into a
-/// file whose `/p` is a table wrote a non-conformant file).
-pub fn check_no_table_above(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
-    let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let mut cur = String::new();
-    for p in parts.iter().take(parts.len().saturating_sub(1)) {
-        cur.push('/');
-        cur.push_str(p);
-        if !h5::link_exists(loc, &cur)? {
-            return Ok(());
-        }
-        if let Ok(o) = h5::object_open(loc, &cur) {
-            if h5::is_group(o.id()) && is_table_group(o.id())? {
-                return Err(MarquetError::InvalidArgument(format!(
-                    "{cur} is a table: a table cannot be made inside a table group (HEP001 §7.6), so /{} is refused",
-                    parts.join("/")
-                )));
+internal_pub! {
+    /// No group on the way to `path` (its parent, grandparent, …) is a table group: HEP001 §7.6
+    /// allows no table group inside a table group (issue #38: `convert --table /p/sub` into a
+    /// file whose `/p` is a table wrote a non-conformant file).
+    fn check_no_table_above(loc: hdf5_sys::h5i::hid_t, path: &str) -> Result<()> {
+        let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        let mut cur = String::new();
+        for p in parts.iter().take(parts.len().saturating_sub(1)) {
+            cur.push('/');
+            cur.push_str(p);
+            if !h5::link_exists(loc, &cur)? {
+                return Ok(());
+            }
+            if let Ok(o) = h5::object_open(loc, &cur) {
+                if h5::is_group(o.id()) && is_table_group(o.id())? {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "{cur} is a table: a table cannot be made inside a table group (HEP001 §7.6), so /{} is refused",
+                        parts.join("/")
+                    )));
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// An open H5Col table group.
@@ -93,34 +97,38 @@ impl Table {
         Table::from_hid(grp, path)
     }
 
-    /// Wrap an open group id (checks CLASS, VERSION, NROWS).
-    pub fn from_hid(grp: Hid, path: String) -> Result<Table> {
-        match read_token(grp.id(), names::CLASS)? {
-            Some(c) if c == names::COLUMN_TABLE => {}
-            Some(c) => {
-                return Err(MarquetError::NotATable { path, reason: format!("CLASS is {c:?}, not \"COLUMN_TABLE\"") })
+    internal_pub! {
+        /// Wrap an open group id (checks CLASS, VERSION, NROWS).
+        fn from_hid(grp: Hid, path: String) -> Result<Table> {
+            match read_token(grp.id(), names::CLASS)? {
+                Some(c) if c == names::COLUMN_TABLE => {}
+                Some(c) => {
+                    return Err(MarquetError::NotATable { path, reason: format!("CLASS is {c:?}, not \"COLUMN_TABLE\"") })
+                }
+                None => return Err(MarquetError::NotATable { path, reason: "no CLASS attribute".into() }),
             }
-            None => return Err(MarquetError::NotATable { path, reason: "no CLASS attribute".into() }),
+            let v = read_token(grp.id(), names::VERSION)?
+                .ok_or_else(|| MarquetError::spec(&path, "HEP001 §7.2", "VERSION attribute missing or not a string"))?;
+            let (major, _, _) = parse_version(&v)
+                .ok_or_else(|| MarquetError::spec(&path, "HEP001 §7.2", format!("VERSION {v:?} is not MAJOR.MINOR")))?;
+            if major > 1 {
+                return Err(MarquetError::UnsupportedVersion { path, what: "H5Col VERSION", found: v, supported: "1.x" });
+            }
+            let t = Table { grp, path };
+            t.nrows()?;
+            Ok(t)
         }
-        let v = read_token(grp.id(), names::VERSION)?
-            .ok_or_else(|| MarquetError::spec(&path, "HEP001 §7.2", "VERSION attribute missing or not a string"))?;
-        let (major, _, _) = parse_version(&v)
-            .ok_or_else(|| MarquetError::spec(&path, "HEP001 §7.2", format!("VERSION {v:?} is not MAJOR.MINOR")))?;
-        if major > 1 {
-            return Err(MarquetError::UnsupportedVersion { path, what: "H5Col VERSION", found: v, supported: "1.x" });
-        }
-        let t = Table { grp, path };
-        t.nrows()?;
-        Ok(t)
     }
 
     /// The table group's HDF5 path.
     pub fn path(&self) -> &str {
         &self.path
     }
-    /// The raw group id.
-    pub fn id(&self) -> hdf5_sys::h5i::hid_t {
-        self.grp.id()
+    internal_pub! {
+        /// The raw group id.
+        fn id(&self) -> hdf5_sys::h5i::hid_t {
+            self.grp.id()
+        }
     }
 
     /// `NROWS` (HEP001 §7.3); any unsigned integer width is accepted on read (R3).

@@ -63,9 +63,11 @@ impl MarquetTable {
         Ok(MarquetTable { table, interpretable, rtree_on_append: Default::default(), orientation_on_write: Default::default() })
     }
 
-    /// The underlying H5Col table.
-    pub fn table(&self) -> &Table {
-        &self.table
+    internal_pub! {
+        /// The underlying H5Col table.
+        fn table(&self) -> &Table {
+            &self.table
+        }
     }
 
     /// Can this library interpret the geometry columns (R16)?
@@ -100,6 +102,61 @@ impl MarquetTable {
     /// The table's row count, the `NROWS` attribute (HEP001 §7.3).
     pub fn nrows(&self) -> Result<u64> {
         self.table.nrows()
+    }
+
+    /// The table's columns in logical order, geometry and covering columns included: the
+    /// `column-order` attribute when present, else HEP001 §8.2 discovery (sorted by name).
+    pub fn column_names(&self) -> Result<Vec<String>> {
+        self.table.column_names()
+    }
+
+    /// The column datasets HEP001 §8.2 discovery finds, sorted by name.
+    pub fn discover_columns(&self) -> Result<Vec<String>> {
+        self.table.discover_columns()
+    }
+
+    /// Is `name` a column dataset, a list column, or neither?
+    pub fn kind_of(&self, name: &str) -> Result<Option<ColumnKind>> {
+        self.table.kind_of(name)
+    }
+
+    /// The HDF5 path of member `name` of the table group (for messages).
+    pub fn member_path(&self, name: &str) -> String {
+        self.table.member_path(name)
+    }
+
+    /// Open the attribute column dataset `name`. Its writers refuse geometry and covering
+    /// columns (HEP002 §11.1): those change through [`MarquetTable::update_geometries`].
+    pub fn column(&self, name: &str) -> Result<h5col::Column> {
+        self.table.column(name)
+    }
+
+    /// Rows `[start, end)` of the attribute column dataset `name`.
+    pub fn read(&self, name: &str, start: u64, end: u64) -> Result<h5col::Array> {
+        self.table.read(name, start, end)
+    }
+
+    /// Rows `[start, end)` of the attribute column dataset `name` and their missing flags
+    /// (the canonical test against the fill value, HEP001 §8.5).
+    pub fn read_with_missing(&self, name: &str, start: u64, end: u64) -> Result<(h5col::Array, Vec<bool>)> {
+        self.table.read_with_missing(name, start, end)
+    }
+
+    /// The rows, ascending, that match every attribute filter (`COL OP VALUE`, parsed by
+    /// [`h5col::predicate::parse_where`]), each answered by its best HEP001 index when
+    /// `use_indexes`; with the statistics of each filter.
+    pub fn filter_rows(
+        &self,
+        filters: &[(String, h5col::predicate::ColumnFilter)],
+        use_indexes: bool,
+    ) -> Result<(Vec<u64>, Vec<h5col::predicate::FilterStats>)> {
+        h5col::predicate::filter_all(&self.table, filters, use_indexes)
+    }
+
+    /// Set the table's index columns (HEP001 §7.4 `INDEX_COLUMNS`, the row labels); a
+    /// geometry column cannot be one (HEP002 §5.3).
+    pub fn set_index_columns(&self, names: &[&str]) -> Result<()> {
+        self.table.set_index_columns(names)
     }
 
     /// Does the table keep its rows in the order they were given (its producer chose so, e.g.
@@ -368,12 +425,14 @@ impl MarquetTable {
         super::spatial_index::truncate_with_options(self, new_nrows, rtree)
     }
 
-    /// The block index of `col` if it passes the validity check and the structural checks:
-    /// `block_length` a scalar unsigned integer ≥ 1, the required fields present, at least
-    /// `ceil(NROWS / B)` entries, every entry's `n` equal to its block's row count, counts
-    /// consistent, and no block with geometries holding the empty box.
-    pub fn open_block_index(&self, col: &str) -> Result<IndexState<BlockIndex>> {
-        super::spatial_index::open_block_index(self, col)
+    internal_pub! {
+        /// The block index of `col` if it passes the validity check and the structural checks:
+        /// `block_length` a scalar unsigned integer ≥ 1, the required fields present, at least
+        /// `ceil(NROWS / B)` entries, every entry's `n` equal to its block's row count, counts
+        /// consistent, and no block with geometries holding the empty box.
+        fn open_block_index(&self, col: &str) -> Result<IndexState<BlockIndex>> {
+            super::spatial_index::open_block_index(self, col)
+        }
     }
 
     /// [`MarquetTable::open_block_index`] from a column's index list.
@@ -381,12 +440,14 @@ impl MarquetTable {
         super::spatial_index::open_block_index_in(self, all)
     }
 
-    /// The R-tree of `col` if it passes the validity check and its attributes can be read
-    /// (`node_size`, `num_items` scalar unsigned integers, the required fields present). The
-    /// §17 checks of the layout and of every entry read happen in
-    /// [`crate::spatial::packed_rtree::search`].
-    pub fn open_rtree(&self, col: &str) -> Result<IndexState<RTreeIndex>> {
-        super::spatial_index::open_rtree(self, col)
+    internal_pub! {
+        /// The R-tree of `col` if it passes the validity check and its attributes can be read
+        /// (`node_size`, `num_items` scalar unsigned integers, the required fields present). The
+        /// §17 checks of the layout and of every entry read happen in
+        /// [`crate::spatial::packed_rtree::search`].
+        fn open_rtree(&self, col: &str) -> Result<IndexState<RTreeIndex>> {
+            super::spatial_index::open_rtree(self, col)
+        }
     }
 
     /// [`MarquetTable::open_rtree`] from a column's index list.

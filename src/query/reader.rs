@@ -5,7 +5,7 @@
 //! otherwise reads again: the column's attributes, NROWS, the index list and its validity
 //! tokens, the block index's entries, the R-tree's attributes, the covering column's
 //! datatype, and the open geometry, index and covering datasets with their decoded chunks
-//! ([`crate::marquet::snapshot`]). After the first windows the R-tree's upper levels and
+//! (`src/marquet/snapshot.rs`). After the first windows the R-tree's upper levels and
 //! the block boxes are in memory and a query makes HDF5 calls only for chunks it has not
 //! seen yet.
 //!

@@ -8,7 +8,7 @@
 //! drift of this shared machine hits all alike:
 //!
 //! * **cold**: the file opened for every window (FlatGeobuf: `File::open` + `FgbReader::open`
-//!   + `select_bbox`; Marquet: `File::open` + `MarquetTable::open` + `query`);
+//!   + `select_bbox`; Marquet: `File::open` + `Table::open` + `query`);
 //! * **warm**: opened once, then every window (FlatGeobuf keeps the `File` and re-reads its
 //!   header and index per `select_bbox`, which consumes the reader; Marquet keeps one
 //!   `SpatialReader` per answer form, so the count and the ids + WKB runs each start with
@@ -31,8 +31,8 @@ use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbRe
 use geo::Intersects;
 use super::bench::{median, BenchReport, GEOMETRY, ID, TABLE};
 use marquet::h5col::Column;
-use marquet::marquet::File;
-use marquet::marquet::MarquetTable;
+use marquet::File;
+use marquet::Table;
 use marquet::query::reader::SpatialReader;
 use marquet::query::{Query, TableQuery};
 use marquet::BBox;
@@ -159,12 +159,12 @@ fn ids_of(c: &Column, rows: &[u64]) -> Res<Vec<u64>> {
 
 fn marquet_cold(path: &Path, w: &BBox, with_wkb: bool) -> Res<Vec<u64>> {
     let f = File::open(path).map_err(|e| e.to_string())?;
-    let t = MarquetTable::open(&f, TABLE).map_err(|e| e.to_string())?;
+    let t = Table::open(&f, TABLE).map_err(|e| e.to_string())?;
     let r = t.query(GEOMETRY, &Query::bbox(*w).with_wkb(with_wkb)).map_err(|e| e.to_string())?;
     if !with_wkb {
         return Ok(r.rows);
     }
-    ids_of(&t.table().column(ID).map_err(|e| e.to_string())?, &r.rows)
+    ids_of(&t.column(ID).map_err(|e| e.to_string())?, &r.rows)
 }
 
 /// Measure one data set (see the module documentation); `expect[i]` are Marquet's ids for
@@ -185,7 +185,7 @@ pub fn measure(dir: &Path, name: &str, windows: &[BBox], expect: &[Vec<u64>]) ->
         SpatialReader::open(&f, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?,
         SpatialReader::open(&f, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?,
     ];
-    let id_col = readers[1].table().table().column(ID).map_err(|e| e.to_string())?;
+    let id_col = readers[1].table().column(ID).map_err(|e| e.to_string())?;
     let mut fgb_warm = BufReader::new(StdFile::open(&fgb_path).map_err(|e| e.to_string())?);
     let (mut fgb, mut mq) = (Timings::default(), Timings::default());
     let mut matched = 0;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use marquet::convert::{append_file, AppendOptions};
-use marquet::marquet::spatial_index::RTreeOnAppend;
+use marquet::RTreeOnAppend;
 
 use super::bar::Bar;
 use super::{fail, pick_table};

@@ -11,7 +11,7 @@
 //!   closed inside the timed span;
 //! * **size** of the file on disk;
 //! * **full read** to WKB: open, read the `id` column and every geometry as WKB;
-//! * **queries**: for each window, open the file afresh, [`MarquetTable::query`] with an
+//! * **queries**: for each window, open the file afresh, [`Table::query`] with an
 //!   `Intersects` box and [`Query::with_wkb`], then take the `id` of the matching rows.
 //!
 //! The raw form, in the output directory, per data set `NAME` (`points`, `polygons`):
@@ -28,10 +28,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use marquet::error::{MarquetError, Result};
+use marquet::{MarquetError, Result};
 use marquet::h5col::{Array, File};
-use marquet::marquet::layout::covering_name;
-use marquet::marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, WriteLayout, WriterOptions};
+use marquet::covering_name;
+use marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, Table, WriteLayout, WriteOptions};
 use marquet::query::{Query, TableQuery};
 use marquet::spec::{BBox, Dimensions};
 use super::synth;
@@ -262,14 +262,14 @@ pub fn write_marquet(path: &Path, values: &GeometryValues, layout: &WriteLayout)
     }
     let ids: Vec<u64> = (0..values.len() as u64).collect();
     let f = File::create(path)?;
-    let mut t = MarquetTable::create(&f, TABLE)?;
+    let mut t = Table::create(&f, TABLE)?;
     let form = choose_form(values)?;
     let spec = layout.geometry_spec(GeometryColumnSpec::default().with_form(form), &covering_name(GEOMETRY, true, &|n| n == ID));
     t.add_geometry_column(GEOMETRY, &spec)?;
     t.add_column(ID, &marquet::h5col::ColumnSpec::new(marquet::h5col::Dtype::U64).with_chunk_rows(layout.chunk_rows))?;
     layout.declare_indexes(&t, GEOMETRY, false, Some(values.len() as u64))?;
     let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values.clone());
-    let opts = WriterOptions::default().with_spatial_order(layout.spatial_order).with_rtree(layout.rtree_on_append).with_layout(None);
+    let opts = WriteOptions::default().with_spatial_order(layout.spatial_order).with_rtree(layout.rtree_on_append).with_layout(None);
     t.write(&batch, opts)?;
     layout.finish(&t, GEOMETRY)?;
     Ok(())
@@ -280,11 +280,11 @@ fn ids_of(a: &Array) -> Vec<u64> {
 }
 
 /// Read every row: ids and WKB. Returns (rows, WKB bytes).
-pub fn read_marquet(path: &Path) -> Result<(Vec<u64>, marquet::marquet::WkbBuffer)> {
+pub fn read_marquet(path: &Path) -> Result<(Vec<u64>, marquet::WkbBuffer)> {
     let f = File::open(path)?;
-    let t = MarquetTable::open(&f, TABLE)?;
+    let t = Table::open(&f, TABLE)?;
     let n = t.nrows()?;
-    let ids = ids_of(&t.table().column(ID)?.read(0, n)?);
+    let ids = ids_of(&t.column(ID)?.read(0, n)?);
     let wkb = t.read_wkb(GEOMETRY, 0, n)?;
     Ok((ids, wkb))
 }
@@ -295,9 +295,9 @@ pub fn read_marquet(path: &Path) -> Result<(Vec<u64>, marquet::marquet::WkbBuffe
 /// the ids (ascending) and the bytes of WKB returned.
 pub fn query_marquet(path: &Path, w: &BBox) -> Result<(Vec<u64>, u64)> {
     let f = File::open(path)?;
-    let t = MarquetTable::open(&f, TABLE)?;
+    let t = Table::open(&f, TABLE)?;
     let r = t.query(GEOMETRY, &Query::bbox(*w).with_wkb(true))?;
-    let mut ids = ids_of(&t.table().column(ID)?.take(&r.rows)?);
+    let mut ids = ids_of(&t.column(ID)?.take(&r.rows)?);
     let wkb_bytes = r.wkb.map_or(0, |b| b.bytes.len() as u64);
     ids.sort_unstable();
     Ok((ids, wkb_bytes))

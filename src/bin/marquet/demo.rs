@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use marquet::geo_types::Geometry;
 
-use marquet::error::{MarquetError, Result};
+use marquet::{MarquetError, Result};
 use marquet::convert::{self, ExportOptions, ImportOptions};
 use marquet::h5col::File;
-use marquet::marquet::MarquetTable;
+use marquet::Table;
 use marquet::query::{Query, TableQuery};
 use marquet::spec::BBox;
 
@@ -64,11 +64,11 @@ struct Hits {
 }
 
 /// The `name` column of row `r` ("" when the table has none).
-fn name_of(t: &MarquetTable, r: u64) -> String {
-    t.table().read("name", r, r + 1).map(|a| a.display(0)).unwrap_or_default()
+fn name_of(t: &Table, r: u64) -> String {
+    t.read("name", r, r + 1).map(|a| a.display(0)).unwrap_or_default()
 }
 
-fn hits(t: &MarquetTable, geom: &str, rows: &[u64]) -> Result<Hits> {
+fn hits(t: &Table, geom: &str, rows: &[u64]) -> Result<Hits> {
     let mut features = Vec::with_capacity(rows.len());
     for &r in rows {
         let g = t.read_geo(geom, r, r + 1)?.into_iter().next().flatten();
@@ -106,7 +106,7 @@ pub fn run(data_root: Option<&Path>, out_dir: &Path) -> Result<String> {
         "\n2. Spatial indexes the import built (the default layout: rows in Hilbert order, HEP002 §10.3 block boxes, §10.4 packed R-tree for non-point columns)"
     );
     for table in ["/countries", "/cities"] {
-        let t = MarquetTable::open(&f, table)?;
+        let t = Table::open(&f, table)?;
         let g = t.primary_geometry_column()?;
         let idx: Vec<String> =
             t.spatial_indexes(&g)?.iter().map(|i| format!("{}{}", i.info.path, if i.valid { "" } else { " (stale)" })).collect();
@@ -119,7 +119,7 @@ pub fn run(data_root: Option<&Path>, out_dir: &Path) -> Result<String> {
     );
     let mut found = Vec::new();
     for table in ["/countries", "/cities"] {
-        let t = MarquetTable::open(&f, table)?;
+        let t = Table::open(&f, table)?;
         let g = t.primary_geometry_column()?;
         let r = t.query(&g, &Query::bbox(WINDOW))?;
         let _ = writeln!(
@@ -151,7 +151,7 @@ pub fn run(data_root: Option<&Path>, out_dir: &Path) -> Result<String> {
         }
         found.push(h);
     }
-    let t = MarquetTable::open(&f, "/cities")?;
+    let t = Table::open(&f, "/cities")?;
     let g = t.primary_geometry_column()?;
     for (label, w) in MORE_WINDOWS {
         let r = t.query(&g, &Query::bbox(w))?;

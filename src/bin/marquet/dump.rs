@@ -1,9 +1,9 @@
 //! `marquet dump` and `marquet query --format`: rows as CSV, WKT or GeoJSON text.
 
 use serde_json::{json, Value};
-use marquet::error::{MarquetError, Result};
+use marquet::{MarquetError, Result};
 use marquet::h5col::{self, ColumnKind, File};
-use marquet::marquet::{self as mq, MarquetTable, StorageForm};
+use marquet::{is_marquet_table, StorageForm, Table};
 
 /// Output format of [`dump_rows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ fn format_wants_geometry(format: DumpFormat) -> bool {
 /// when `want_geometry` (a geometry column of `m`), and whether it is a number column.
 fn span_cells(
     t: &h5col::Table,
-    m: Option<&MarquetTable>,
+    m: Option<&Table>,
     c: &str,
     start: u64,
     end: u64,
@@ -167,8 +167,8 @@ fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSp
     let t = f.table(table)?;
     // Geometry columns this library can interpret; the others are dumped as plain H5Col
     // data (ruling R16, HEP002 §6.2).
-    let geo: Vec<String> = if mq::is_marquet_table(&t)? {
-        let m = MarquetTable::from_table(f.table(table)?)?;
+    let geo: Vec<String> = if is_marquet_table(&t)? {
+        let m = Table::from_table(f.table(table)?)?;
         let mut v = Vec::new();
         for g in m.geometry_column_names().unwrap_or_default() {
             if m.not_interpretable(&g)?.is_none() {
@@ -179,7 +179,7 @@ fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSp
     } else {
         Vec::new()
     };
-    let m = if geo.is_empty() { None } else { Some(MarquetTable::from_table(f.table(table)?)?) };
+    let m = if geo.is_empty() { None } else { Some(Table::from_table(f.table(table)?)?) };
     let primary = m.as_ref().and_then(|m| m.primary_geometry_column().ok()).filter(|p| geo.contains(p));
     let cols = t.column_names()?;
     // cells[c][r]: the rendering of a value, None when missing; numeric[c]: a number column.
@@ -288,8 +288,8 @@ pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, 
     #[cfg(feature = "geoparquet")]
     if format == DumpFormat::GeoJson {
         let t = f.table(table).map_err(|e| e.to_string())?;
-        if mq::is_marquet_table(&t).map_err(|e| e.to_string())? {
-            let m = MarquetTable::from_table(t).map_err(|e| e.to_string())?;
+        if is_marquet_table(&t).map_err(|e| e.to_string())? {
+            let m = Table::from_table(t).map_err(|e| e.to_string())?;
             let mut fw = marquet::convert::geojson::FeatureWriter::new(&m).map_err(|e| e.to_string())?;
             let mut buf = Vec::new();
             fw.begin(&mut buf).map_err(|e| e.to_string())?;

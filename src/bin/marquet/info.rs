@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
-use marquet::error::Result;
+use marquet::Result;
 use marquet::h5col::{self, ColumnKind, File};
-use marquet::marquet::{self as mq, MarquetTable};
+use marquet::{is_marquet_table, Table};
 
 /// JSON for the filters of the datasets below `name`: `filters` (each dataset's pipeline,
 /// as `shuffle`, `deflate(4)`, `zstd(1)`...), `plugins` (the filters it needs that are not
@@ -92,9 +92,9 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
     }
     let mut geoms = Vec::new();
     let mut is_marquet = false;
-    if mq::is_marquet_table(&t)? {
+    if is_marquet_table(&t)? {
         is_marquet = true;
-        let m = MarquetTable::from_table(f.table(path)?)?;
+        let m = Table::from_table(f.table(path)?)?;
         {
             for g in m.geometry_column_names()? {
                 // R16, HEP002 §6.2: a column this library cannot interpret is reported as

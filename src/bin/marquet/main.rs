@@ -148,7 +148,7 @@ struct ConvertArgs {
     lake: lake::LakeArgs,
 }
 
-/// How a written table is laid out (marquet::marquet::WriteLayout). The defaults are the
+/// How a written table is laid out (marquet::WriteLayout). The defaults are the
 /// measured fast layout; each flag turns one part off or changes it.
 #[derive(Args, Debug, Default)]
 struct LayoutArgs {
@@ -206,8 +206,8 @@ impl LayoutArgs {
         }
     }
 
-    fn layout(&self) -> Result<marquet::marquet::WriteLayout, marquet::MarquetError> {
-        let mut l = marquet::marquet::WriteLayout::default().with_spatial_order(!self.keep_order);
+    fn layout(&self) -> Result<marquet::WriteLayout, marquet::MarquetError> {
+        let mut l = marquet::WriteLayout::default().with_spatial_order(!self.keep_order);
         if self.no_index {
             l = l.without_indexes();
         }
@@ -415,7 +415,7 @@ fn print_rasters(a: &QueryArgs, rows: &[u64]) -> Result<(), String> {
     use marquet::convert::lake::raster::read::{raster_columns, read_rasters};
     let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
     let tp = pick_table(&f, a.table.clone())?;
-    let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+    let t = marquet::Table::open(&f, &tp).map_err(|e| e.to_string())?;
     let col = match &a.column {
         Some(c) => c.clone(),
         None => t.primary_geometry_column().map_err(|e| e.to_string())?,
@@ -539,7 +539,7 @@ fn query(a: QueryArgs) -> ExitCode {
                 return Ok((rows, stats, json));
             };
             let b = parse_bbox(w)?;
-            let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+            let t = marquet::Table::open(&f, &tp).map_err(|e| e.to_string())?;
             let col = match &a.column {
                 Some(c) => c.clone(),
                 None => t.primary_geometry_column().map_err(|e| e.to_string())?,
@@ -601,7 +601,7 @@ fn query(a: QueryArgs) -> ExitCode {
 }
 
 fn index(a: IndexArgs) -> ExitCode {
-    use marquet::marquet::spatial_index::SpatialIndexKind;
+    use marquet::SpatialIndexKind;
     let kind_of = |k: &str| match k.trim() {
         "block_bbox" => Ok(SpatialIndexKind::BlockBBox),
         "packed_rtree" => Ok(SpatialIndexKind::PackedRTree),
@@ -618,7 +618,7 @@ fn index(a: IndexArgs) -> ExitCode {
         }
         .map_err(|e| e.to_string())?;
         let tp = pick_table(&f, a.table.clone())?;
-        let t = marquet::marquet::MarquetTable::open(&f, &tp).map_err(|e| e.to_string())?;
+        let t = marquet::Table::open(&f, &tp).map_err(|e| e.to_string())?;
         let col = match &a.column {
             Some(c) => c.clone(),
             None => t.primary_geometry_column().map_err(|e| e.to_string())?,

@@ -171,40 +171,42 @@ pub fn ensure_generation(t: &Table) -> Result<u64> {
     }
 }
 
-/// Create (or, when it exists, resize in place — never delete-and-recreate, §11.3) the
-/// index dataset `SEARCH_INDEXES/<index_name>` for `column`, link it from the column's
-/// `SEARCH_INDEX_LIST`, and write its KIND. Tokens are the caller's job.
-pub fn create_index_dataset(t: &Table, column: &str, index_name: &str, spec: &DatasetSpec, kind: &str) -> Result<Hid> {
-    if !h5::link_exists(t.id(), names::SEARCH_INDEXES)? {
-        h5::group_create(t.id(), names::SEARCH_INDEXES)?;
-    }
-    let g = ensure_generation(t)?;
-    let rel = format!("{}/{}", names::SEARCH_INDEXES, index_name);
-    if h5::link_exists(t.id(), &rel)? && !h5::chunk_index_intact(h5::dataset_open(t.id(), &rel)?.id()) {
-        // A full disk left its chunk index past the end of the file: not resizable, not
-        // deletable; set aside and replaced (issue #38, docs/FAULTS.md F2).
-        h5::link_delete_keeping_object(t.id(), &rel)?;
-    }
-    let ds = if h5::link_exists(t.id(), &rel)? {
-        let ds = h5::dataset_open(t.id(), &rel)?;
-        let info = h5::dataset_info(ds.id(), &rel)?;
-        if info.dtype.to_le() != spec.dtype.to_le() {
-            return Err(MarquetError::InvalidArgument(format!(
-                "{}: an index of another layout exists at this name",
-                t.member_path(&rel)
-            )));
+internal_pub! {
+    /// Create (or, when it exists, resize in place — never delete-and-recreate, §11.3) the
+    /// index dataset `SEARCH_INDEXES/<index_name>` for `column`, link it from the column's
+    /// `SEARCH_INDEX_LIST`, and write its KIND. Tokens are the caller's job.
+    fn create_index_dataset(t: &Table, column: &str, index_name: &str, spec: &DatasetSpec, kind: &str) -> Result<Hid> {
+        if !h5::link_exists(t.id(), names::SEARCH_INDEXES)? {
+            h5::group_create(t.id(), names::SEARCH_INDEXES)?;
         }
-        ds
-    } else {
-        let ds = h5::dataset_create(t.id(), &rel, spec)?;
-        // A new index is born stale, never without its tokens (HEP001 §13 req 12): a
-        // writer killed before the caller's tokens leaves it conformant (docs/FAULTS.md F2).
-        h5::attr_write_u64(ds.id(), names::SOURCE_GENERATION, g.wrapping_sub(1))?;
-        h5::attr_write_u64(ds.id(), names::SOURCE_NROWS, DISABLED_SOURCE_NROWS)?;
-        ds
-    };
-    link_index(t, column, ds.id(), &t.member_path(&rel), kind)?;
-    Ok(ds)
+        let g = ensure_generation(t)?;
+        let rel = format!("{}/{}", names::SEARCH_INDEXES, index_name);
+        if h5::link_exists(t.id(), &rel)? && !h5::chunk_index_intact(h5::dataset_open(t.id(), &rel)?.id()) {
+            // A full disk left its chunk index past the end of the file: not resizable, not
+            // deletable; set aside and replaced (issue #38, docs/FAULTS.md F2).
+            h5::link_delete_keeping_object(t.id(), &rel)?;
+        }
+        let ds = if h5::link_exists(t.id(), &rel)? {
+            let ds = h5::dataset_open(t.id(), &rel)?;
+            let info = h5::dataset_info(ds.id(), &rel)?;
+            if info.dtype.to_le() != spec.dtype.to_le() {
+                return Err(MarquetError::InvalidArgument(format!(
+                    "{}: an index of another layout exists at this name",
+                    t.member_path(&rel)
+                )));
+            }
+            ds
+        } else {
+            let ds = h5::dataset_create(t.id(), &rel, spec)?;
+            // A new index is born stale, never without its tokens (HEP001 §13 req 12): a
+            // writer killed before the caller's tokens leaves it conformant (docs/FAULTS.md F2).
+            h5::attr_write_u64(ds.id(), names::SOURCE_GENERATION, g.wrapping_sub(1))?;
+            h5::attr_write_u64(ds.id(), names::SOURCE_NROWS, DISABLED_SOURCE_NROWS)?;
+            ds
+        };
+        link_index(t, column, ds.id(), &t.member_path(&rel), kind)?;
+        Ok(ds)
+    }
 }
 
 /// Write an index dataset's `KIND` and link it (absolute path `abs`) from the column's
@@ -226,7 +228,7 @@ pub(crate) fn link_index(t: &Table, column: &str, ds: hdf5_sys::h5i::hid_t, abs:
 /// Remove an index: unlink it from its column's `SEARCH_INDEX_LIST` and delete it. An index
 /// dataset whose chunk index a full disk left pointing past the end of the file (HDF5
 /// cannot free it without reading that index) is unlinked and kept as unreachable bytes
-/// instead ([`h5::link_delete_keeping_object`]; issue #38, docs/FAULTS.md F2).
+/// instead (issue #38, docs/FAULTS.md F2).
 pub fn drop_index(t: &Table, info: &IndexInfo) -> Result<()> {
     let col = h5::object_open(t.id(), &info.column)?;
     if let Some((refs, _, _)) = h5::attr_read_refs(col.id(), names::SEARCH_INDEX_LIST)? {
@@ -401,16 +403,18 @@ pub fn cells(a: &Array, fill: Option<&[u8]>) -> Vec<Cell> {
         .collect()
 }
 
-/// A scalar HEP001 boolean attribute (§6; any 1-byte base, lenient read): `None` when
-/// absent or not a boolean.
-pub fn read_bool_attr(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<bool>> {
-    Ok(h5::attr_read(id, name)?.and_then(|a| {
-        (a.dtype.is_boolean() && a.space == Space::Scalar).then(|| a.data.first().copied()).flatten().and_then(|b| match b {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        })
-    }))
+internal_pub! {
+    /// A scalar HEP001 boolean attribute (§6; any 1-byte base, lenient read): `None` when
+    /// absent or not a boolean.
+    fn read_bool_attr(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<bool>> {
+        Ok(h5::attr_read(id, name)?.and_then(|a| {
+            (a.dtype.is_boolean() && a.space == Space::Scalar).then(|| a.data.first().copied()).flatten().and_then(|b| match b {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            })
+        }))
+    }
 }
 
 fn write_bool_attr(id: hdf5_sys::h5i::hid_t, name: &str, v: bool) -> Result<()> {
@@ -459,18 +463,20 @@ fn read_column(t: &Table, column: &str, kind: &str) -> Result<(Column, Array, u6
 
 // ------------------------------------------------------------------ verification
 
-/// Check that a `SORTED_ROWS`, `BITMAP` or `CHUNK_BLOOM` index dataset (at `path`, open
-/// as `ds`) correctly describes rows `[0, nrows)` of a column whose values are `col`
-/// (fill `fill`, chunk length `chunk`) — HEP001 §13 req 9. Returns the problems found,
-/// each naming the rule; never panics on malformed datasets.
-pub fn verify_index(t_id: hdf5_sys::h5i::hid_t, kind: &str, path: &str, col: &Array, fill: Option<&[u8]>, chunk: u64, nrows: u64) -> Vec<String> {
-    let r = match kind {
-        k if k == names::KIND_SORTED_ROWS => verify_sorted_rows(t_id, path, col, fill, nrows),
-        k if k == names::KIND_BITMAP => verify_bitmap(t_id, path, col, fill, nrows),
-        k if k == names::KIND_CHUNK_BLOOM => verify_bloom(t_id, path, col, fill, chunk, nrows),
-        _ => Ok(Vec::new()),
-    };
-    r.unwrap_or_else(|e| vec![e.to_string()])
+internal_pub! {
+    /// Check that a `SORTED_ROWS`, `BITMAP` or `CHUNK_BLOOM` index dataset (at `path`, open
+    /// as `ds`) correctly describes rows `[0, nrows)` of a column whose values are `col`
+    /// (fill `fill`, chunk length `chunk`) — HEP001 §13 req 9. Returns the problems found,
+    /// each naming the rule; never panics on malformed datasets.
+    fn verify_index(t_id: hdf5_sys::h5i::hid_t, kind: &str, path: &str, col: &Array, fill: Option<&[u8]>, chunk: u64, nrows: u64) -> Vec<String> {
+        let r = match kind {
+            k if k == names::KIND_SORTED_ROWS => verify_sorted_rows(t_id, path, col, fill, nrows),
+            k if k == names::KIND_BITMAP => verify_bitmap(t_id, path, col, fill, nrows),
+            k if k == names::KIND_CHUNK_BLOOM => verify_bloom(t_id, path, col, fill, chunk, nrows),
+            _ => Ok(Vec::new()),
+        };
+        r.unwrap_or_else(|e| vec![e.to_string()])
+    }
 }
 
 #[cfg(test)]
