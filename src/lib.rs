@@ -17,7 +17,7 @@ macro_rules! internal_mod {
         // Their items are `pub` (rustc never reported unused `pub` items); what the public
         // API does not reach is used by the tests through `internals`.
         #[allow(dead_code, unused_imports)]
-        mod $name;
+        pub(crate) mod $name;
     )*};
 }
 

@@ -360,7 +360,7 @@ impl Table {
         r#where: Option<Vec<String>>,
         column: Option<String>,
     ) -> PyResult<Vec<(String, Option<Vec<u8>>, Option<String>, Option<Vec<u64>>)>> {
-        use marquet::convert::lake::raster::model::PixelType;
+        use marquet::convert::lake::raster::PixelType;
         use marquet::convert::lake::raster::read::{raster_columns, read_rasters};
         let w = r#where.unwrap_or_default();
         self.with(py, move |o| {

@@ -487,7 +487,7 @@ impl GeoJsonWriter {
     }
 }
 
-/// Writes rows of a Marquet table as GeoJSON features with a [`GeoJsonWriter`]: whole row
+/// Writes rows of a Marquet table as GeoJSON features with a `GeoJsonWriter`: whole row
 /// ranges or chosen rows (a query's answer, `marquet dump`). Rows are read in ranges, so
 /// memory stays bounded by one range.
 pub struct FeatureWriter<'a> {
@@ -545,8 +545,8 @@ pub fn shape() -> ExportShape {
     ExportShape { geoarrow: false, renest: false, coverings: false }
 }
 
-/// Write the batches of `src` (the hub's form, in [`shape`]) as a GeoJSON
-/// FeatureCollection at `output` with a [`GeoJsonWriter`].
+/// Write the batches of `src` (the hub's form, in `shape`) as a GeoJSON
+/// FeatureCollection at `output` with a `GeoJsonWriter`.
 pub fn write_geojson(src: &mut dyn ExportSource, output: &Path) -> Result<ExportReport> {
     let out_path = output.display().to_string();
     let mut gw = GeoJsonWriter::new(src.path(), &src.schema(), src.geometry_columns())?;

@@ -54,39 +54,44 @@
 //! # Ok::<(), marquet::MarquetError>(())
 //! ```
 
-pub mod append;
-pub mod copy;
-pub mod error;
-#[cfg(feature = "gis")]
-pub mod fgb;
-pub mod format;
-pub mod geojson;
-pub mod geojson_crs;
-pub mod geoparquet;
-#[cfg(feature = "gis")]
-pub mod gpkg;
-pub mod hub;
+internal_mod! {
+    append;
+    copy;
+    error;
+    #[cfg(feature = "gis")]
+    fgb;
+    format;
+    geojson;
+    geojson_crs;
+    geoparquet;
+    #[cfg(feature = "gis")]
+    gpkg;
+    hub;
+    options;
+    run;
+    #[cfg(feature = "gis")]
+    shp;
+}
 pub mod lake;
-pub mod options;
-pub mod run;
-#[cfg(feature = "gis")]
-pub mod shp;
 mod stage;
 
 pub use append::{append_file, append_record_batches, AppendOptions, AppendReport};
 pub use error::{code, failure_code, Finding, FindingCode};
 pub(crate) use error::{fail, err_at};
 pub use format::Format;
-pub use geojson::{export_geojson, import_geojson, write_geojson};
-pub use geoparquet::export::{export_geoparquet, write_geoparquet, CoveringChoice, ExportOptions, GeoParquetVersion};
+pub use self::geojson::{export_geojson, import_geojson, write_geojson};
+pub use geoparquet::export::{export_geoparquet, write_geoparquet, CoveringChoice, ExportCompression, ExportOptions, GeoParquetVersion};
 pub use geoparquet::reader::{import_geoparquet, import_geoparquet_into};
 pub use hub::arrow::{import_record_batches, ArrowPlan, ExportReport};
 pub use hub::export::{ExportShape, ExportSource, TableSource};
-pub use hub::import::{ImportOptions, ImportReport, PointForm};
+pub use hub::import::{GeometryImport, ImportOptions, ImportReport, PointForm};
+pub use copy::CopyReport;
 pub use hub::nested_json::NestedPolicy;
 pub use hub::target::ImportTarget;
 pub use hub::{DEFAULT_BATCH_ROWS, DEFAULT_MAX_FIXED_STRING};
 pub use options::{ConvertOptions, ConvertReport};
 pub use run::convert;
+pub use self::geojson::{to_geojson_json, FeatureWriter};
+pub use geojson_crs::to_crs84;
 pub(crate) use hub::tables::single_table_of;
 pub(crate) use run::import_any;

@@ -69,7 +69,7 @@ pub struct ConvertReport {
     pub reproject: Option<crate::crs::ReprojectReport>,
     /// What the lakehouse reader did ([`lake`]).
     pub lake: Option<lake::LakeReport>,
-    /// The table copied, when input and output are both HDF5 ([`super::copy`], issue #32).
+    /// The table copied, when input and output are both HDF5 (`super::copy`, issue #32).
     pub copy: Option<super::copy::CopyReport>,
 }
 

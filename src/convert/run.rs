@@ -42,8 +42,8 @@ pub(crate) fn single_table(file: &File, opts: &ConvertOptions) -> Result<String>
 /// file extensions (or [`ConvertOptions::format`]). Writing into an existing HDF5 file adds
 /// a table; a new output file is removed again if the conversion fails. Between two other
 /// formats the rows go through the hub's table held in memory (HDF5's core driver, no
-/// file; [`super::hub::export`] says why). HDF5 to HDF5 copies one table as stored, with
-/// its layout and indexes ([`super::copy`]).
+/// file; `super::hub::export` says why). HDF5 to HDF5 copies one table as stored, with
+/// its layout and indexes (`super::copy`).
 ///
 /// Into HDF5 the conversion is all-or-nothing: it runs into a staging file beside the
 /// output and is published at the end in one step (a rename for a new file, one `H5Ocopy`

@@ -73,7 +73,7 @@ fn span_cells(
         let w = m.read_wkb(c, start, end)?;
         // GeoJSON holds OGC:CRS84 only (RFC 7946): reprojected, or refused (issue #22).
         #[cfg(feature = "geoparquet")]
-        let to84 = if want_geometry { marquet::convert::geojson_crs::to_crs84(&m.geometry_column(c)?.crs, c)? } else { None };
+        let to84 = if want_geometry { marquet::convert::to_crs84(&m.geometry_column(c)?.crs, c)? } else { None };
         for i in 0..w.len() {
             #[cfg(feature = "geoparquet")]
             if want_geometry {
@@ -82,7 +82,7 @@ fn span_cells(
                         if let Some(tr) = &to84 {
                             tr.transform_geometry(&mut g).map_err(|e| MarquetError::InvalidArgument(format!("{c}: row {}: {e}", start + i as u64)))?;
                         }
-                        marquet::convert::geojson::to_geojson_json(&g)
+                        marquet::convert::to_geojson_json(&g)
                     }
                     _ => Value::Null,
                 });
@@ -271,7 +271,7 @@ pub const CHUNK_ROWS: usize = 65_536;
 
 /// Print `rows` of `table` in `format`, chunk by chunk, to `out`: CSV and WKT with one header
 /// line, GeoJSON as one FeatureCollection written by the library's
-/// [`marquet::convert::geojson::FeatureWriter`] (the rendering of `marquet convert`). Stops
+/// [`marquet::convert::FeatureWriter`] (the rendering of `marquet convert`). Stops
 /// quietly when the reader closes the pipe.
 pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, format: DumpFormat) -> std::result::Result<(), String> {
     // NROWS sizes the row list below: checked against the columns first (issue #19).
@@ -290,7 +290,7 @@ pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, 
         let t = f.table(table).map_err(|e| e.to_string())?;
         if is_marquet_table(&t).map_err(|e| e.to_string())? {
             let m = Table::from_table(t).map_err(|e| e.to_string())?;
-            let mut fw = marquet::convert::geojson::FeatureWriter::new(&m).map_err(|e| e.to_string())?;
+            let mut fw = marquet::convert::FeatureWriter::new(&m).map_err(|e| e.to_string())?;
             let mut buf = Vec::new();
             fw.begin(&mut buf).map_err(|e| e.to_string())?;
             for chunk in rows.chunks(CHUNK_ROWS) {

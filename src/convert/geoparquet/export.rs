@@ -112,7 +112,7 @@ pub fn shape(opts: &ExportOptions) -> ExportShape {
 }
 
 /// The GeoParquet writer (HEP002 §14.2): writes the batches of `src` — the hub's form, in
-/// [`shape`] — to a GeoParquet file at `output`, one row group per `row_group_rows`.
+/// `shape` — to a GeoParquet file at `output`, one row group per `row_group_rows`.
 pub fn write_geoparquet(src: &mut dyn ExportSource, output: &Path, opts: &ExportOptions) -> Result<ExportReport> {
     let out_path = output.display().to_string();
     let mut report = ExportReport {

@@ -367,7 +367,7 @@ impl ArrowPlan {
     }
 
     /// The plan with the struct columns that import flattened (`parent.child` columns with
-    /// an `arrow_field` path) nested again ([`super::renest`]), as the GeoParquet export
+    /// an `arrow_field` path) nested again (`super::renest`), as the GeoParquet export
     /// writes them.
     pub fn renested(mut self) -> ArrowPlan {
         if self.paths.iter().all(|p| p.as_ref().is_none_or(|p| p.len() < 2)) {
@@ -628,7 +628,7 @@ where
 /// exactly as [`crate::convert::import_geoparquet`] imports a GeoParquet file (same column
 /// mapping, same layout: [`ImportOptions::layout`]). Geometry columns: fields with a
 /// GeoArrow extension type, and the binary WKB fields named in `geometry` (see
-/// [`geo_metadata`]). The stream is read once and held in memory for the import's two
+/// `geo_metadata`). The stream is read once and held in memory for the import's two
 /// passes (it was handed over in memory); nothing is written beside the output.
 pub fn import_record_batches<I>(file: &File, schema: SchemaRef, batches: I, geometry: &[String], opts: &ImportOptions) -> Result<ImportReport>
 where

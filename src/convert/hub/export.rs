@@ -60,7 +60,7 @@ pub struct ExportShape {
     pub coverings: bool,
 }
 
-/// A Marquet table as record batches: an [`ArrowSource`] of the hub's import (a table
+/// A Marquet table as record batches: an `ArrowSource` of the hub's import (a table
 /// converted again, e.g. with a new CRS: [`TableSource::new`]) and the [`ExportSource`]
 /// every writer consumes ([`TableSource::for_export`]).
 pub struct TableSource<'t> {

@@ -39,7 +39,7 @@ pub enum PointForm {
     VarWkb,
 }
 
-/// Options for [`import`] (every format's import: [`crate::convert::import_geoparquet`],
+/// Options for `import` (every format's import: [`crate::convert::import_geoparquet`],
 /// [`crate::convert::import_geojson`], …).
 #[derive(Debug, Clone)]
 pub struct ImportOptions {

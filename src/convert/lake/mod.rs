@@ -12,17 +12,19 @@
 //! read it: one column mapping and one layout for every writer, memory bounded by one
 //! batch (plus the import's external sort).
 //!
-//! - [`import_lake`] / [`crate::convert::append::append_lake`]: the entry points; [`super::convert`] and
+//! - [`import_lake`] / `crate::convert::append::append_lake`: the entry points; [`super::convert`] and
 //!   [`super::append_file`] call them for `.csv` / `.tsv` inputs, Iceberg tables (a table
 //!   directory or a `*.metadata.json`), Parquet without GeoParquet metadata, Parquet with
 //!   GeoMesa companions, and whenever [`LakeOptions`] names a geometry.
-//! - [`geomesa::export_geomesa`]: a Marquet table → Parquet in GeoMesa's Trino layout.
+//! - `geomesa::export_geomesa`: a Marquet table → Parquet in GeoMesa's Trino layout.
 
-pub mod converter;
-pub mod decode;
-pub mod geomesa;
-pub mod iceberg;
-pub mod options;
+internal_mod! {
+    converter;
+    decode;
+    geomesa;
+    iceberg;
+    options;
+}
 pub mod raster;
 mod source;
 

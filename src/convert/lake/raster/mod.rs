@@ -6,7 +6,7 @@
 //! `havasu.raster-encoding: "v1"`). Each raster column `C` becomes, in the table:
 //!
 //! - `C`: the footprint, a polygon in OGC:CRS84 by the spec's raster-bounds rules
-//!   ([`footprint`]) — a multipolygon of two parts across the antimeridian, all longitudes
+//!   (`footprint`) — a multipolygon of two parts across the antimeridian, all longitudes
 //!   over a pole, null for null rasters and rasters without a CRS — indexed like any
 //!   geometry column (R-tree, covering, block boxes);
 //! - `C_array`: the HDF5 path of the raster's array, `<table>.rasters/C/<source row>`,
@@ -21,10 +21,12 @@
 //! and one `source_row` column (the row's position in the source) orders the way back.
 //! The array's attributes are in [`crate::spec::names`] (`RASTER_*`).
 
-pub mod export;
-pub mod footprint;
-pub mod iceberg_out;
-pub mod model;
+internal_mod! {
+    export;
+    footprint;
+    iceberg_out;
+    model;
+}
 pub mod read;
 
 use std::path::Path;
@@ -41,12 +43,11 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::{File, Filter, Grid, GridAttr, GridSpec};
 use crate::spec::names;
 use footprint::Footprints;
-use model::{PixelType, Raster};
 
 /// Rows per batch read from a raster source: a batch holds its rasters' pixels.
 pub const BATCH_ROWS: usize = 8;
 
-pub use model::{COLUMN_SUFFIXES, SOURCE_ROW};
+pub use model::{Band, GeoReference, PixelType, Raster, COLUMN_SUFFIXES, SOURCE_ROW};
 
 /// The group of a table's raster arrays.
 pub fn arrays_group(table: &str) -> String {
