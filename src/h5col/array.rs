@@ -291,7 +291,7 @@ pub fn str_bytes(e: &[u8]) -> &[u8] {
 pub const STRING_FILL: &[u8] = b"\xff";
 
 /// HEP001's recommended fill value for `dtype` (§8.5, and Marquet's opaque amendment,
-/// ruling R14), except for strings: [`STRING_FILL`] (HEP001 §8.5 override rule for
+/// ruling R14), except for strings: `STRING_FILL` (HEP001 §8.5 override rule for
 /// strings, local ruling L17). `Ok(None)` for booleans (which must not declare one); an error for types
 /// without a recommendation (the caller must choose).
 pub fn recommended_fill(dtype: &Dtype) -> Result<Option<Vec<u8>>> {

@@ -113,7 +113,7 @@ impl File {
     }
 
     /// Read the array at `path` whole, in its stored element type (little-endian). Arrays
-    /// of more than [`MAX_GRID_BYTES`] are refused before anything is allocated (a hostile
+    /// of more than `MAX_GRID_BYTES` are refused before anything is allocated (a hostile
     /// file may declare any shape).
     pub fn read_grid(&self, path: &str) -> Result<Grid> {
         let ds = h5::dataset_open(self.inner.id(), path)?;

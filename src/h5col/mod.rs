@@ -35,17 +35,19 @@
 //! # Ok::<(), marquet::MarquetError>(())
 //! ```
 
-pub mod array;
-pub mod categorical;
+internal_mod! {
+    array;
+    categorical;
+    search_index;
+    list;
+    #[cfg(feature = "mpio")]
+    mpio;
+    grid;
+}
 pub mod predicate;
 pub(crate) mod guard;
-pub mod search_index;
-pub mod list;
-#[cfg(feature = "mpio")]
-pub mod mpio;
 mod column;
 mod file;
-pub mod grid;
 mod table;
 pub(crate) mod undo;
 mod write;
@@ -56,7 +58,9 @@ pub use table::*;
 
 
 pub use array::{is_missing, recommended_fill, Array};
-pub use list::{ListArray, ListValues};
+pub use list::{LeafSpec, ListArray, ListColumn, ListSpec, ListValues};
+pub use search_index::{indexes_of, IndexInfo};
+pub use categorical::{categories_of, read_labels, Categories};
 pub use grid::{Grid, GridAttr, GridSpec};
 /// The datatypes, dataset shapes and filters of HEP001 columns, as the HDF5 layer models
 /// them: the vocabulary of [`ColumnSpec`], re-exported so that the layers above need not

@@ -52,11 +52,13 @@
 //! # Ok::<(), marquet::MarquetError>(())
 //! ```
 
-pub mod checks;
-pub mod full;
+internal_mod! {
+    checks;
+    full;
+    indexes;
+}
 mod geodesic_check;
 mod h5col_checks;
-pub mod indexes;
 mod marquet_checks;
 mod read;
 mod rows;
@@ -68,6 +70,10 @@ use crate::error::{MarquetError, Result};
 use crate::h5;
 
 pub use checks::Check;
+/// Every registered sub-check of the validator (each error [`Finding`] names one).
+pub use checks::ALL as CHECKS;
+/// The registered sub-check with identifier `id` (e.g. `"m14-bbox-contains"`).
+pub use checks::by_id as check_by_id;
 pub use indexes::{verify_indexes, IndexCheck, IndexVerdict};
 
 
@@ -92,7 +98,7 @@ pub struct Options {
     /// Rows per streamed batch ([`DEFAULT_BATCH_ROWS`]).
     pub batch_rows: u64,
     /// Also read every element of every dataset below each table group, so that every
-    /// chunk is decompressed and checksummed (`marquet validate --full`; [`full`]).
+    /// chunk is decompressed and checksummed (`marquet validate --full`; `full`).
     pub full: bool,
 }
 

@@ -92,8 +92,8 @@ fn span_cells(
     } else {
         match t.kind_of(c)? {
             // A categorical column's labels, not its codes (HEP001 §8.7).
-            Some(ColumnKind::Dataset) if h5col::categorical::categories_of(t, c)?.is_some() => {
-                v = h5col::categorical::read_labels(t, c, start, end - start)?;
+            Some(ColumnKind::Dataset) if h5col::categories_of(t, c)?.is_some() => {
+                v = h5col::read_labels(t, c, start, end - start)?;
             }
             Some(ColumnKind::Dataset) => {
                 let col = t.column(c)?;

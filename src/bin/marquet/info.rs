@@ -121,7 +121,7 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
                     }
                     v
                 });
-                let idx: Vec<Value> = h5col::search_index::indexes_of(&t, &g)?
+                let idx: Vec<Value> = h5col::indexes_of(&t, &g)?
                     .into_iter()
                     .map(|x| {
                         let mut v = json!({"path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation().ok().flatten(), nrows)});
@@ -147,7 +147,7 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
     }
     let mut attr_idx = Vec::new();
     for c in t.discover_columns()? {
-        for x in h5col::search_index::indexes_of(&t, &c)? {
+        for x in h5col::indexes_of(&t, &c)? {
             if !geoms.iter().any(|g| g["name"] == c) {
                 let mut v = json!({"column": c, "path": x.path, "kind": x.kind, "valid": x.is_valid(t.generation()?, nrows)});
                 merge(&mut v, filters_json(&t, &x.path));
