@@ -17,7 +17,7 @@ mod synth;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use marquet::h5col::{Array, ColumnSpec, File};
 use marquet::marquet::spatial_index::RTreeOnAppend;
-use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriterOptions};
+use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
 use marquet::{h5col::Dtype, Dimensions};
 use std::path::{Path, PathBuf};
 
@@ -40,7 +40,7 @@ fn write_table(path: &Path, n: usize) {
     t.add_geometry_column("geom", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false }))
         .unwrap();
     let (x, y) = synth::clustered_points(n, 42);
-    t.write(&batch(&x, &y, 0), WriterOptions::default()).unwrap();
+    t.write(&batch(&x, &y, 0), WriteOptions::default()).unwrap();
     t.build_block_bbox("geom", None).unwrap();
     t.build_rtree("geom", None).unwrap();
 }
@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
                     let f = File::open_rw(copy.to_str().unwrap()).unwrap();
                     let t = MarquetTable::open(&f, "/points").unwrap();
                     let n = t.nrows().unwrap();
-                    t.write(&batch(&x, &y, n), WriterOptions::in_order().with_rtree(rtree)).unwrap()
+                    t.write(&batch(&x, &y, n), WriteOptions::in_order().with_rtree(rtree)).unwrap()
                 },
                 BatchSize::PerIteration,
             )

@@ -22,7 +22,7 @@ mod synth;
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;
 use marquet::spatial::packed_rtree;
-use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriterOptions};
+use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
 use marquet::query::{Query, QueryStats, TableQuery};
 use marquet::{BBox, Dimensions};
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ fn write_points(path: &Path) {
         .unwrap();
     let (x, y) = synth::clustered_points(N_POINTS, SEED);
     let pts = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
-    t.write(&GeoBatch::new().with_geometry("geom", pts), WriterOptions::default()).unwrap();
+    t.write(&GeoBatch::new().with_geometry("geom", pts), WriteOptions::default()).unwrap();
     t.build_block_bbox("geom", None).unwrap();
     t.build_rtree("geom", None).unwrap();
 }
@@ -50,7 +50,7 @@ fn write_polygons(path: &Path) {
     let mut t = MarquetTable::create(&f, "/polygons").unwrap();
     t.add_geometry_column("geom", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_covering("geom_bbox")).unwrap();
     let polys = synth::polygons(N_POLYGONS, SEED).into_iter().map(Some).collect();
-    t.write(&GeoBatch::new().with_geometry("geom", GeometryValues::Wkb(polys)), WriterOptions::default()).unwrap();
+    t.write(&GeoBatch::new().with_geometry("geom", GeometryValues::Wkb(polys)), WriteOptions::default()).unwrap();
     t.build_block_bbox("geom", None).unwrap();
     t.build_rtree("geom", None).unwrap();
 }

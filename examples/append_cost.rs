@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use crate::bench::{median, write_marquet, GEOMETRY, ID, TABLE};
 use marquet::h5col::{Array, File};
-use marquet::marquet::{GeoBatch, GeometryValues, MarquetTable, RTreeOnAppend, WriteLayout, WriterOptions};
+use marquet::marquet::{GeoBatch, GeometryValues, MarquetTable, RTreeOnAppend, WriteLayout, WriteOptions};
 use marquet::{Dimensions, Progress};
 
 const BATCH: usize = 1_000_000;
@@ -67,7 +67,7 @@ fn gen(dir: &Path, kind: &str, n: usize) {
         let k = (n - done).min(BATCH);
         let ids: Vec<u64> = (done as u64..(done + k) as u64).collect();
         let batch = GeoBatch::new().with_array(ID, Array::from_u64(&ids)).with_geometry(GEOMETRY, values(kind, k, 7 + b));
-        let opts = WriterOptions::default().with_rtree(RTreeOnAppend::LeaveStale).with_layout(None);
+        let opts = WriteOptions::default().with_rtree(RTreeOnAppend::LeaveStale).with_layout(None);
         t.write(&batch, opts).unwrap();
         done += k;
         b += 1;

@@ -10,7 +10,7 @@
 
 use marquet::h5col::Dtype;
 use marquet::h5col::{Array, ColumnSpec, File};
-use marquet::marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriterOptions};
+use marquet::marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
 use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, MultiPolygon, Polygon};
 use marquet::{BBox, Dimensions, Result};
@@ -133,7 +133,7 @@ pub fn write_lakes(path: &str, n: usize) -> Result<()> {
         .with_geometry("centroid", GeometryValues::Points { dims: Dimensions::Xy, x: cx, y: cy, z: None, m: None, valid: None });
     // Bulk write: rows ordered along a Hilbert curve by shoreline (HEP002 §10.6).
     // The §15.2 layout: the indexes are built explicitly below, as the spec shows them.
-    t.write(&batch, WriterOptions::default().with_layout(None))?;
+    t.write(&batch, WriteOptions::default().with_layout(None))?;
     // Both indexes on the shoreline; B follows the chunks (4096), node size 16.
     t.build_block_bbox("shoreline", None)?;
     t.build_rtree("shoreline", Some(16))?;

@@ -29,11 +29,11 @@
 //! ```
 //! use geo_types::{line_string, point, Geometry};
 //! use marquet::h5col::File;
-//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+//! use marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm};
 //!
 //! let path = std::env::temp_dir().join(format!("marquet-doc-geo-{}.h5", std::process::id()));
 //! let f = File::create(&path)?;
-//! let mut t = MarquetTable::create(&f, "/roads")?;
+//! let mut t = Table::create(&f, "/roads")?;
 //! t.add_geometry_column("geom", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb))?;
 //! let roads: Vec<Option<Geometry<f64>>> = vec![
 //!     Some(line_string![(x: 0.0, y: 0.0), (x: 1.0, y: 1.0)].into()),
@@ -43,7 +43,7 @@
 //! t.append(&GeoBatch::new().with_geometry("geom", GeometryValues::from_geo(&roads)))?;
 //! assert_eq!(t.read_geo("geom", 0, 3)?, roads);
 //! # drop((t, f)); std::fs::remove_file(&path).ok();
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 //!
 //! For zero-copy reads of WKB geometries, [`MarquetTable::read_wkb`] returns one buffer
@@ -222,7 +222,7 @@ fn read_typed<T: Element>(table: &Table, name: &str, start: u64, end: u64) -> Re
 /// assert_eq!(temps, ndarray::array![12.5, 13.0, 11.75]);
 /// assert!(arrays::read_column::<i64>(&t, "temperature", 0, 3).is_err()); // not exact
 /// # drop((t, f)); std::fs::remove_file(&path).ok();
-/// # Ok::<(), marquet::MarquetError>(())
+/// # Ok::<(), marquet::Error>(())
 /// ```
 pub fn read_column<T: Element>(table: &Table, name: &str, start: u64, end: u64) -> Result<Array1<T>> {
     Ok(Array1::from_vec(read_typed::<T>(table, name, start, end)?.0))
@@ -247,7 +247,7 @@ pub fn read_column<T: Element>(table: &Table, name: &str, start: u64, end: u64) 
 /// assert_eq!((pop[0], pop[2]), (1_200, 56_000));
 /// assert_eq!(pop[1], -2_147_483_647); // the int32 fill value, widened
 /// # drop((t, f)); std::fs::remove_file(&path).ok();
-/// # Ok::<(), marquet::MarquetError>(())
+/// # Ok::<(), marquet::Error>(())
 /// ```
 pub fn read_column_masked<T: Element>(table: &Table, name: &str, start: u64, end: u64) -> Result<(Array1<T>, Array1<bool>)> {
     let (v, fill) = read_typed::<T>(table, name, start, end)?;
@@ -275,7 +275,7 @@ pub fn read_column_masked<T: Element>(table: &Table, name: &str, start: u64, end
 /// t.append(&Batch::new().with_array("depth", arrays::array_from_view(grid.column(1))))?;
 /// assert_eq!(arrays::read_column::<f64>(&t, "depth", 0, 2)?, ndarray::array![2.0, 5.0]);
 /// # drop((t, f)); std::fs::remove_file(&path).ok();
-/// # Ok::<(), marquet::MarquetError>(())
+/// # Ok::<(), marquet::Error>(())
 /// ```
 pub fn array_from_view<T: Element>(values: ArrayView1<'_, T>) -> Array {
     let mut bytes = Vec::with_capacity(values.len() * std::mem::size_of::<T>());
@@ -312,7 +312,7 @@ pub fn array_from_view<T: Element>(values: ArrayView1<'_, T>) -> Array {
 /// assert_eq!((back[0], back[1]), (0.0, 4.5));
 /// assert!(arrays::column_values(mm.view(), Some(valid.slice(ndarray::s![..2]))).is_err());
 /// # drop((t, f)); std::fs::remove_file(&path).ok();
-/// # Ok::<(), marquet::MarquetError>(())
+/// # Ok::<(), marquet::Error>(())
 /// ```
 pub fn column_values<T: Element>(values: ArrayView1<'_, T>, valid: Option<ArrayView1<'_, bool>>) -> Result<ColumnValues> {
     let missing = match valid {
@@ -351,12 +351,12 @@ pub struct PointCoords {
 /// ```
 /// use marquet::arrays;
 /// use marquet::h5col::File;
-/// use marquet::marquet::{GeoBatch, GeometryColumnSpec, MarquetTable, StorageForm};
+/// use marquet::{GeoBatch, GeometryColumnSpec, Table, StorageForm};
 /// use marquet::Dimensions;
 ///
 /// let path = std::env::temp_dir().join(format!("marquet-doc-read-points-{}.h5", std::process::id()));
 /// let f = File::create(&path)?;
-/// let mut t = MarquetTable::create(&f, "/stations")?;
+/// let mut t = Table::create(&f, "/stations")?;
 /// let form = StorageForm::Point { dims: Dimensions::Xyz, f32: false };
 /// t.add_geometry_column("location", &GeometryColumnSpec::default().with_form(form))?;
 /// let xyz = ndarray::array![[-88.2434, 40.1164, 222.0], [0.0, 0.0, 0.0], [f64::NAN, f64::NAN, f64::NAN]];
@@ -370,7 +370,7 @@ pub struct PointCoords {
 /// assert_eq!(p.valid, valid);
 /// assert!(p.coords.row(1).iter().chain(p.coords.row(2)).all(|c| c.is_nan()));
 /// # drop((t, f)); std::fs::remove_file(&path).ok();
-/// # Ok::<(), marquet::MarquetError>(())
+/// # Ok::<(), marquet::Error>(())
 /// ```
 pub fn read_points(table: &MarquetTable, name: &str, start: u64, end: u64) -> Result<PointCoords> {
     let info = table.geometry_column(name)?;
@@ -431,12 +431,12 @@ pub fn read_points(table: &MarquetTable, name: &str, start: u64, end: u64) -> Re
 /// ```
 /// use marquet::arrays;
 /// use marquet::h5col::File;
-/// use marquet::marquet::{GeoBatch, GeometryColumnSpec, MarquetTable, StorageForm};
+/// use marquet::{GeoBatch, GeometryColumnSpec, Table, StorageForm};
 /// use marquet::Dimensions;
 ///
 /// let path = std::env::temp_dir().join(format!("marquet-doc-point-values-{}.h5", std::process::id()));
 /// let f = File::create(&path)?;
-/// let mut t = MarquetTable::create(&f, "/samples")?;
+/// let mut t = Table::create(&f, "/samples")?;
 /// let form = StorageForm::Point { dims: Dimensions::Xy, f32: false };
 /// t.add_geometry_column("where", &GeometryColumnSpec::default().with_form(form))?;
 /// let xy = ndarray::Array2::from_shape_fn((1000, 2), |(i, d)| if d == 0 { i as f64 } else { -(i as f64) });
@@ -445,7 +445,7 @@ pub fn read_points(table: &MarquetTable, name: &str, start: u64, end: u64) -> Re
 /// // A matrix whose width does not match the dimensions is refused.
 /// assert!(arrays::point_values(Dimensions::Xyz, xy.view(), None).is_err());
 /// # drop((t, f)); std::fs::remove_file(&path).ok();
-/// # Ok::<(), marquet::MarquetError>(())
+/// # Ok::<(), marquet::Error>(())
 /// ```
 pub fn point_values(dims: Dimensions, coords: ArrayView2<'_, f64>, valid: Option<ArrayView1<'_, bool>>) -> Result<GeometryValues> {
     let (n, k) = coords.dim();

@@ -76,7 +76,7 @@ pub use crate::marquet::{
     SpatialIndexKind, StorageForm, TableWriter, ValueType, WkbBuffer, WriteLayout,
 };
 /// Options of a write through [`TableWriter`] / [`Table::write`].
-pub use crate::marquet::WriterOptions as WriteOptions;
+pub use crate::marquet::WriteOptions;
 pub use crate::progress::{Progress, ProgressFn};
 pub use crate::query::reader::SpatialReader;
 pub use crate::query::{CombinedResult, Predicate, Query, QueryResult, QueryStats, TableQuery, Window};

@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 
 use marquet::h5col::{Array, ColumnSpec, Dtype, File};
-use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriterOptions};
+use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
 use marquet::Dimensions;
 
 /// Rows of the test table: its dump is several MB, far more than a pipe buffers.
@@ -25,7 +25,7 @@ fn table(path: &std::path::Path) {
     let ids: Vec<u64> = (0..ROWS as u64).collect();
     let geom = GeometryValues::Points { dims: Dimensions::Xy, x, y, z: None, m: None, valid: None };
     let batch = GeoBatch::new().with_geometry("geom", geom).with_array("id", Array::from_u64(&ids));
-    t.write(&batch, WriterOptions::default()).unwrap();
+    t.write(&batch, WriteOptions::default()).unwrap();
 }
 
 /// Run `marquet ARGS | head -1` in bash; marquet's own exit status, its stderr, and the

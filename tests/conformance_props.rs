@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use marquet::h5::{self, Space};
 use marquet::h5col::{Array, ColumnSpec, File};
-use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, RTreeOnAppend, StorageForm, WriterOptions};
+use marquet::marquet::{types, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, OrientationOnWrite, RTreeOnAppend, StorageForm, WriteOptions};
 use marquet::spec::names;
 use crate::synth::SplitMix64;
 use marquet::validate::{validate_file, Options};
@@ -344,7 +344,7 @@ fn step(path: &Path, cfg: &Config, r: &mut SplitMix64, next_id: &mut u64) -> Str
             // The plain append, or the default write path (Hilbert order, default layout).
             let sorted = r.chance(0.3);
             if sorted {
-                t.write(&b, WriterOptions::default()).unwrap();
+                t.write(&b, WriteOptions::default()).unwrap();
             } else {
                 t.append(&b).unwrap();
             }

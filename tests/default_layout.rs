@@ -20,7 +20,7 @@ use crate::bench::write_marquet;
 use marquet::convert::{convert, export_geoparquet, import_geoparquet, ConvertOptions, ExportOptions, ImportOptions};
 use marquet::h5col::File;
 use marquet::spatial::hilbert_order;
-use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, SpatialIndexKind, StorageForm, WriteLayout, WriterOptions};
+use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, SpatialIndexKind, StorageForm, WriteLayout, WriteOptions};
 use marquet::query::{Query, TableQuery};
 use marquet::validate::{validate_file, Options, Status};
 use marquet::{BBox, Dimensions};
@@ -124,7 +124,7 @@ fn write_table_declares_the_default_indexes() {
     let mut t = MarquetTable::create(&f, "/t").unwrap();
     t.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
     let polys = crate::synth::polygons(3000, 5);
-    t.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(polys.into_iter().map(Some).collect())), WriterOptions::default())
+    t.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(polys.into_iter().map(Some).collect())), WriteOptions::default())
         .unwrap();
     assert_eq!(kinds(&t, "g"), vec![(SpatialIndexKind::BlockBBox, true), (SpatialIndexKind::PackedRTree, true)]);
     let b = boxes(&t, "g");
@@ -133,9 +133,9 @@ fn write_table_declares_the_default_indexes() {
     let mut t2 = MarquetTable::create(&f, "/u").unwrap();
     t2.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb)).unwrap();
     let one = crate::synth::polygons(10, 6);
-    t2.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(one.iter().cloned().map(Some).collect())), WriterOptions::default().with_layout(None))
+    t2.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(one.iter().cloned().map(Some).collect())), WriteOptions::default().with_layout(None))
         .unwrap();
-    t2.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(one.into_iter().map(Some).collect())), WriterOptions::default()).unwrap();
+    t2.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(one.into_iter().map(Some).collect())), WriteOptions::default()).unwrap();
     assert!(t2.spatial_indexes("g").unwrap().is_empty());
 }
 

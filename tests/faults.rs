@@ -103,7 +103,7 @@ fn f2_a_many_batch_append_is_all_or_nothing_and_names_the_table_row() {
     let before_bbox = t.geometry_column("g").unwrap().bbox;
     let before_gen = t.table().generation().unwrap();
     // Three batches; the second holds an infinite vertex at its 17th row.
-    let mut s = t.writer(marquet::marquet::WriterOptions::in_order()).unwrap();
+    let mut s = t.writer(marquet::marquet::WriteOptions::in_order()).unwrap();
     s.write(&lines(100..150, 500.0)).unwrap();
     let mut bad = lines(150..200, 500.0);
     if let Some(GeometryValues::Wkb(v)) = bad.geometries.get_mut("g") {
@@ -124,7 +124,7 @@ fn f2_a_many_batch_append_is_all_or_nothing_and_names_the_table_row() {
     assert_eq!(t.table().generation().unwrap(), before_gen);
     assert_indexes_honest(&t);
     // A retry overwrites the unused tail and commits once.
-    let mut s = t.writer(marquet::marquet::WriterOptions::in_order()).unwrap();
+    let mut s = t.writer(marquet::marquet::WriteOptions::in_order()).unwrap();
     for b in 0..3u64 {
         s.write(&lines(100 + 50 * b..150 + 50 * b, 0.25)).unwrap();
     }

@@ -25,7 +25,7 @@ use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbCr
 use marquet::convert::hub::features::{export_features, FeatureSink, Kind, SinkInfo, V};
 use marquet::convert::{convert, fgb};
 use marquet::h5col::{Array, ColumnSpec, ColumnValues, Dtype, File};
-use marquet::marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriterOptions};
+use marquet::marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry};
 use marquet::Dimensions;
 
@@ -161,7 +161,7 @@ fn make_table(h5: &Path, name: &str) -> usize {
         .with_column("val", ColumnValues::Array { values: Array::from_f64(&vals), missing: Some((0..n).map(|i| i % 7 == 3).collect()) })
         .with_array("label", Array::from_strings_sized(&label_refs, true, 12).unwrap())
         .with_array("flag", Array::from_bools(&flags));
-    t.write(&batch, WriterOptions::default()).unwrap();
+    t.write(&batch, WriteOptions::default()).unwrap();
     n
 }
 
@@ -552,7 +552,7 @@ fn the_crate_writer_differs_only_in_part_types_of_mixed_files() {
         })
         .collect();
     let ids: Vec<i64> = (0..300).collect();
-    t.write(&GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(geoms)).with_array("id", Array::from_i64(&ids)), WriterOptions::default()).unwrap();
+    t.write(&GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(geoms)).with_array("id", Array::from_i64(&ids)), WriteOptions::default()).unwrap();
     drop(t);
     drop(f);
     std::fs::create_dir_all(dir.join("a")).unwrap();

@@ -302,7 +302,7 @@ fn run_form(form: Form, seed: u64) {
     // An append that leaves the R-tree stale and extends the block index (sorted rows).
     t.set_rtree_on_append(RTreeOnAppend::LeaveStale);
     let rows = gen_rows(&mut r, form, 150);
-    t.write(&batch(rows, next_id), marquet::marquet::WriterOptions::in_order().with_spatial_order(true).with_rtree(t.rtree_on_append())).unwrap();
+    t.write(&batch(rows, next_id), marquet::marquet::WriteOptions::in_order().with_spatial_order(true).with_rtree(t.rtree_on_append())).unwrap();
     next_id += 150;
     assert_eq!(valid_kinds(&t), (true, false));
     let incremental = block_entries(&t);
@@ -316,7 +316,7 @@ fn run_form(form: Form, seed: u64) {
 
     // Another append with a per-call rebuild policy: a stale R-tree is not maintained.
     let rows = gen_rows(&mut r, form, 77);
-    t.write(&batch(rows, next_id), marquet::marquet::WriterOptions::in_order().with_rtree(RTreeOnAppend::Rebuild)).unwrap();
+    t.write(&batch(rows, next_id), marquet::marquet::WriteOptions::in_order().with_rtree(RTreeOnAppend::Rebuild)).unwrap();
     next_id += 77;
     assert_eq!(valid_kinds(&t), (true, false));
     assert_eq!(t.rebuild_indexes("geom").unwrap().len(), 2);

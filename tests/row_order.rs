@@ -10,7 +10,7 @@ use std::process::Command;
 
 use common::synth;
 use marquet::h5col::File;
-use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout, WriterOptions};
+use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout, WriteOptions};
 use marquet::spatial::hilbert_order;
 use marquet::spec::names;
 
@@ -100,7 +100,7 @@ fn every_library_write_into_a_keep_order_table_keeps_the_input_order() {
     let a = scattered_points(500, 1);
     // The first write chooses input order (what `convert --keep-order` passes the writer).
     let keep = WriteLayout::default().with_spatial_order(false);
-    t.write(&batch(&a), WriterOptions::default().with_spatial_order(false).with_layout(Some(keep))).unwrap();
+    t.write(&batch(&a), WriteOptions::default().with_spatial_order(false).with_layout(Some(keep))).unwrap();
     assert!(t.keeps_input_order().unwrap());
     assert_eq!(stored(&t, 0), a);
     // The default writer options (Hilbert order of each batch) follow the table's choice.
@@ -111,7 +111,7 @@ fn every_library_write_into_a_keep_order_table_keeps_the_input_order() {
         marquet::BBox::xy(x, y, x, y)
     }).collect();
     assert_ne!(hilbert_order(&boxes), (0..b.len()).collect::<Vec<_>>(), "the batch is in Hilbert order already");
-    t.write(&batch(&b), WriterOptions::default()).unwrap();
+    t.write(&batch(&b), WriteOptions::default()).unwrap();
     assert_eq!(stored(&t, 500), b, "MarquetTable::write reordered the rows of a keep-order table");
     // MarquetTable::append keeps the order given (it always did).
     let c = scattered_points(200, 3);

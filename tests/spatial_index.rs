@@ -7,7 +7,7 @@ use marquet::h5::{self, Dtype, Space};
 use marquet::h5col::{Array, File};
 use marquet::spatial::{packed_rtree, Layout};
 use marquet::marquet::spatial_index::{block_bbox_dtype, rtree_dtype, IndexState, RTreeOnAppend, SpatialIndexKind};
-use marquet::marquet::{Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriterOptions};
+use marquet::marquet::{Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
 use marquet::query::{Predicate, Query, Window, TableQuery};
 use marquet::spec::names;
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, LineString, Polygon};
@@ -145,7 +145,7 @@ fn skipped_blocks_cost_nothing_io_pattern() {
     }
     let vals: Vec<Option<Vec<u8>>> = cells.iter().map(|&(i, j)| Some(square(i as f64, j as f64, 0.5))).collect();
     let wkb_len = vals[0].as_ref().unwrap().len() as u64;
-    t.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(vals)), WriterOptions::default().with_layout(None)).unwrap();
+    t.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(vals)), WriteOptions::default().with_layout(None)).unwrap();
     t.build_block_bbox("g", None).unwrap();
     let IndexState::Usable(bi) = t.open_block_index("g").unwrap() else { panic!() };
     assert_eq!(bi.block_length, 64);
@@ -171,7 +171,7 @@ fn skipped_blocks_cost_nothing_io_pattern() {
     let mut t2 = MarquetTable::create(&f2, "/t").unwrap();
     t2.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_chunk_rows(64)).unwrap();
     let vals: Vec<Option<Vec<u8>>> = cells.iter().map(|&(i, j)| Some(square(i as f64, j as f64, 0.5))).collect();
-    t2.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(vals)), WriterOptions::default().with_spatial_order(false)).unwrap();
+    t2.write(&GeoBatch::new().with_geometry("g", GeometryValues::Wkb(vals)), WriteOptions::default().with_spatial_order(false)).unwrap();
     t2.build_block_bbox("g", None).unwrap();
     let res2 = t2.query("g", &Query::bbox(window)).unwrap();
     assert_eq!(res2.rows.len(), 16);
@@ -408,7 +408,7 @@ fn spatial_order_on_write_permutes_every_column() {
     let xs = [90.0, 0.0, 50.0, 1.0, 89.0];
     let ys = [90.0, 0.0, 50.0, 1.0, 90.0];
     let batch = GeoBatch::new().with_array("id", Array::from_u64(&[0, 1, 2, 3, 4])).with_geometry("g", points(&xs, &ys));
-    t.write(&batch, WriterOptions::in_order().with_spatial_order(true).with_rtree(t.rtree_on_append())).unwrap();
+    t.write(&batch, WriteOptions::in_order().with_spatial_order(true).with_rtree(t.rtree_on_append())).unwrap();
     let ids = t.table().read("id", 0, 5).unwrap();
     let ids: Vec<u64> = (0..5).map(|i| ids.get_i128(i).unwrap() as u64).collect();
     let p = t.read_points("g", 0, 5).unwrap();
@@ -420,7 +420,7 @@ fn spatial_order_on_write_permutes_every_column() {
     let pos = |id: u64| ids.iter().position(|&x| x == id).unwrap();
     assert_eq!((pos(0) as i64 - pos(4) as i64).abs(), 1);
     // Switched off: the input order.
-    t.write(&batch, WriterOptions::default().with_spatial_order(false).with_rtree(RTreeOnAppend::LeaveStale)).unwrap();
+    t.write(&batch, WriteOptions::default().with_spatial_order(false).with_rtree(RTreeOnAppend::LeaveStale)).unwrap();
     let ids = t.table().read("id", 5, 10).unwrap();
     assert_eq!((0..5).map(|i| ids.get_i128(i).unwrap() as u64).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
 }

@@ -27,7 +27,7 @@
 //! use std::path::Path;
 //! use marquet::convert::{export_geoparquet, import_geoparquet, ExportOptions, ImportOptions};
 //! use marquet::h5col::File;
-//! use marquet::marquet::{MarquetTable, StorageForm};
+//! use marquet::{Table, StorageForm};
 //! use marquet::Dimensions;
 //!
 //! let src = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -46,12 +46,12 @@
 //! let again = import_geoparquet(&parquet, &file, &ImportOptions::new("/again"))?;
 //! assert_eq!(again.rows, 243);
 //!
-//! let (a, b) = (MarquetTable::open(&file, "/cities")?, MarquetTable::open(&file, "/again")?);
+//! let (a, b) = (Table::open(&file, "/cities")?, Table::open(&file, "/again")?);
 //! assert_eq!(a.read_wkb(&geometry.name, 0, 243)?, b.read_wkb(&geometry.name, 0, 243)?);
 //! # drop((a, b, file));
 //! # std::fs::remove_file(&h5).ok();
 //! # std::fs::remove_file(&parquet).ok();
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 
 internal_mod! {

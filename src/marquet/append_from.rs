@@ -12,7 +12,7 @@ use crate::h5col::{categorical, Batch, ColumnKind, ColumnValues};
 use crate::progress::Progress;
 
 use super::spatial_index::RTreeOnAppend;
-use super::{GeoBatch, GeometryValues, MarquetTable, TableWriter, WriterOptions};
+use super::{GeoBatch, GeometryValues, MarquetTable, TableWriter, WriteOptions};
 
 /// Rows read from the source and appended at a time: one row block at the default chunk
 /// length, so memory stays bounded whatever the source's size.
@@ -141,7 +141,7 @@ pub(crate) fn check_append_source(this: &MarquetTable, src: &MarquetTable) -> Re
 /// The body of [`MarquetTable::append_from`]: one staged append (issue #19).
 pub(crate) fn append_from(this: &MarquetTable, src: &MarquetTable, batch_rows: u64, rtree: RTreeOnAppend, progress: &Progress) -> Result<u64> {
     this.check_append_source(src)?;
-    let mut w = TableWriter::new(this, WriterOptions::in_order().with_rtree(rtree))?;
+    let mut w = TableWriter::new(this, WriteOptions::in_order().with_rtree(rtree))?;
     let n = write_batches_from(&mut w, this, src, batch_rows, progress)?;
     w.finish()?;
     Ok(n)

@@ -9,13 +9,13 @@
 //!
 //! ```
 //! use marquet::h5col::File;
-//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+//! use marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm};
 //! use marquet::wkb::{self, ByteOrder, Coord, Geometry, Polygon};
 //! use marquet::{Dimensions, GeometryType};
 //!
 //! let path = std::env::temp_dir().join(format!("marquet-doc-marquet-{}.h5", std::process::id()));
 //! let file = File::create(&path)?;
-//! let mut t = MarquetTable::create(&file, "/lakes")?;
+//! let mut t = Table::create(&file, "/lakes")?;
 //! let spec = GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_covering("shore_bbox");
 //! t.add_geometry_column("shore", &spec)?;
 //!
@@ -39,7 +39,7 @@
 //! assert_eq!(back.get(2), rows[2].as_deref());
 //! # drop((t, file));
 //! # std::fs::remove_file(&path).ok();
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 
 pub mod bounds;
@@ -73,7 +73,7 @@ pub(crate) use write::*;
 pub use checks::OrientationOnWrite;
 pub use compression::{checksummed, Compression, Elements};
 pub use layout::{RTreeChoice, WriteLayout};
-pub use writer::{BatchTransform, TableWriter, WriterOptions};
+pub use writer::{BatchTransform, TableWriter, WriteOptions};
 pub use spatial_index::{RTreeOnAppend, SpatialIndexKind};
 pub use types::{Crs, Edges, StorageForm};
 /// The H5Col types in this layer's signatures, re-exported so that callers of the Marquet

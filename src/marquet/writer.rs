@@ -2,7 +2,7 @@
 //!
 //! [`TableWriter`] has the shape of FlatGeobuf's `FgbWriter` and parquet's `ArrowWriter`:
 //! opened on a table — new and empty, or holding rows — with one options value
-//! ([`WriterOptions`]), fed [`GeoBatch`]es, ended by a fallible [`TableWriter::finish`]. In
+//! ([`WriteOptions`]), fed [`GeoBatch`]es, ended by a fallible [`TableWriter::finish`]. In
 //! between nothing is visible: every batch is checked, encoded and written past `NROWS`,
 //! in the reserved tail that readers ignore (HEP001 §12.1), inside the target file itself;
 //! `finish` then widens BBOX and GEOMETRY_TYPES, writes the spatial indexes tokens-first and
@@ -19,15 +19,15 @@
 //!
 //! ```
 //! use marquet::h5col::File;
-//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, TableWriter, WriterOptions};
+//! use marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm, TableWriter, WriteOptions};
 //! use marquet::Dimensions;
 //!
 //! let path = std::env::temp_dir().join(format!("marquet-doc-writer-{}.h5", std::process::id()));
 //! let file = File::create(&path)?;
-//! let mut t = MarquetTable::create(&file, "/stations")?;
+//! let mut t = Table::create(&file, "/stations")?;
 //! let spec = GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false });
 //! t.add_geometry_column("geometry", &spec)?;
-//! let mut w = TableWriter::new(&t, WriterOptions::default())?;
+//! let mut w = TableWriter::new(&t, WriteOptions::default())?;
 //! for k in 0..3 {
 //!     let x: Vec<f64> = (0..100).map(|i| (i * 7 % 100) as f64 + k as f64).collect();
 //!     let y: Vec<f64> = (0..100).map(|i| (i * 13 % 100) as f64).collect();
@@ -39,7 +39,7 @@
 //! assert_eq!(t.nrows()?, 300);
 //! # drop((t, file));
 //! # std::fs::remove_file(&path).ok();
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 
 use std::sync::Arc;
@@ -62,7 +62,7 @@ pub type BatchTransform = Arc<dyn Fn(GeoBatch) -> Result<GeoBatch> + Send + Sync
 /// How a [`TableWriter`] writes (one value for every writer, new table or append).
 #[derive(Clone)]
 #[non_exhaustive]
-pub struct WriterOptions {
+pub struct WriteOptions {
     /// Order the rows of each batch along a Hilbert curve of the primary geometry column's
     /// boxes (HEP002 §10.6). Default on. Off when the rows are already in the order wanted
     /// (a streamed import sorts them globally first, `crate::convert::hub::sort`).
@@ -75,7 +75,7 @@ pub struct WriterOptions {
     /// `None`: no index is declared. Default [`WriteLayout::default`].
     pub layout: Option<WriteLayout>,
     /// The number of rows expected, when known (sets the block length of a small table:
-    /// [`WriteLayout::block_length_for`]; reported to [`WriterOptions::progress`]).
+    /// [`WriteLayout::block_length_for`]; reported to [`WriteOptions::progress`]).
     pub rows_hint: Option<u64>,
     /// Applied to every batch first ([`BatchTransform`]).
     pub transform: Option<BatchTransform>,
@@ -83,9 +83,9 @@ pub struct WriterOptions {
     pub progress: Progress,
 }
 
-impl std::fmt::Debug for WriterOptions {
+impl std::fmt::Debug for WriteOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WriterOptions")
+        f.debug_struct("WriteOptions")
             .field("spatial_order", &self.spatial_order)
             .field("rtree", &self.rtree)
             .field("layout", &self.layout)
@@ -95,44 +95,44 @@ impl std::fmt::Debug for WriterOptions {
     }
 }
 
-impl Default for WriterOptions {
+impl Default for WriteOptions {
     fn default() -> Self {
-        WriterOptions { spatial_order: true, rtree: RTreeOnAppend::Rebuild, layout: Some(WriteLayout::default()), rows_hint: None, transform: None, progress: Progress::default() }
+        WriteOptions { spatial_order: true, rtree: RTreeOnAppend::Rebuild, layout: Some(WriteLayout::default()), rows_hint: None, transform: None, progress: Progress::default() }
     }
 }
 
-impl WriterOptions {
+impl WriteOptions {
     /// Rows in the order given, no index declared, valid R-trees rebuilt: what
     /// [`MarquetTable::append`] writes.
-    pub fn in_order() -> WriterOptions {
-        WriterOptions { spatial_order: false, layout: None, ..WriterOptions::default() }
+    pub fn in_order() -> WriteOptions {
+        WriteOptions { spatial_order: false, layout: None, ..WriteOptions::default() }
     }
-    /// See [`WriterOptions::spatial_order`].
+    /// See [`WriteOptions::spatial_order`].
     pub fn with_spatial_order(mut self, on: bool) -> Self {
         self.spatial_order = on;
         self
     }
-    /// See [`WriterOptions::rtree`].
+    /// See [`WriteOptions::rtree`].
     pub fn with_rtree(mut self, r: RTreeOnAppend) -> Self {
         self.rtree = r;
         self
     }
-    /// See [`WriterOptions::layout`].
+    /// See [`WriteOptions::layout`].
     pub fn with_layout(mut self, layout: Option<WriteLayout>) -> Self {
         self.layout = layout;
         self
     }
-    /// See [`WriterOptions::rows_hint`].
+    /// See [`WriteOptions::rows_hint`].
     pub fn with_rows_hint(mut self, rows: Option<u64>) -> Self {
         self.rows_hint = rows;
         self
     }
-    /// See [`WriterOptions::transform`].
+    /// See [`WriteOptions::transform`].
     pub fn with_transform(mut self, f: BatchTransform) -> Self {
         self.transform = Some(f);
         self
     }
-    /// See [`WriterOptions::progress`].
+    /// See [`WriteOptions::progress`].
     pub fn with_progress(mut self, p: Progress) -> Self {
         self.progress = p;
         self
@@ -149,7 +149,7 @@ struct ColumnWrite {
 /// The streaming writer of a Marquet table (see the module documentation).
 pub struct TableWriter<'a> {
     t: &'a MarquetTable,
-    opts: WriterOptions,
+    opts: WriteOptions,
     n_old: u64,
     at: u64,
     cols: Vec<ColumnWrite>,
@@ -165,7 +165,7 @@ impl std::fmt::Debug for TableWriter<'_> {
 impl<'a> TableWriter<'a> {
     /// Begin a write to `t`. Refuses a table that is not interpretable or not conformant
     /// (docs/FAULTS.md F1, F3) before anything is written.
-    pub fn new(t: &'a MarquetTable, mut opts: WriterOptions) -> Result<TableWriter<'a>> {
+    pub fn new(t: &'a MarquetTable, mut opts: WriteOptions) -> Result<TableWriter<'a>> {
         t.require_interpretable()?;
         // A table that keeps its input order gets every batch in the order given (local
         // ruling L19): its producer chose that order, and an append remembers it.
@@ -302,14 +302,14 @@ impl<'a> TableWriter<'a> {
 
 impl MarquetTable {
     /// Begin a write ([`TableWriter::new`]).
-    pub fn writer(&self, opts: WriterOptions) -> Result<TableWriter<'_>> {
+    pub fn writer(&self, opts: WriteOptions) -> Result<TableWriter<'_>> {
         TableWriter::new(self, opts)
     }
 
     /// Write one batch as one all-or-nothing write under `opts` (the expected row count is
-    /// the batch's unless `opts` says otherwise): with [`WriterOptions::default`], into an
+    /// the batch's unless `opts` says otherwise): with [`WriteOptions::default`], into an
     /// empty table, the rows in Hilbert order and the default layout's indexes.
-    pub fn write(&self, batch: &GeoBatch, mut opts: WriterOptions) -> Result<u64> {
+    pub fn write(&self, batch: &GeoBatch, mut opts: WriteOptions) -> Result<u64> {
         if opts.rows_hint.is_none() {
             opts.rows_hint = Some(batch.nrows()? as u64);
         }
@@ -319,11 +319,11 @@ impl MarquetTable {
     }
 
     /// Append one batch in the order given, as one all-or-nothing write
-    /// ([`WriterOptions::in_order`]): BBOX and GEOMETRY_TYPES widened, covering rows
+    /// ([`WriteOptions::in_order`]): BBOX and GEOMETRY_TYPES widened, covering rows
     /// computed, block indexes extended, R-trees as [`MarquetTable::set_rtree_on_append`]
     /// says. Returns the new row count.
     pub fn append(&self, batch: &GeoBatch) -> Result<u64> {
-        let mut w = TableWriter::new(self, WriterOptions::in_order().with_rtree(self.rtree_on_append))?;
+        let mut w = TableWriter::new(self, WriteOptions::in_order().with_rtree(self.rtree_on_append))?;
         w.write(batch)?;
         w.finish()
     }

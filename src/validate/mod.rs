@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use marquet::h5col::File;
-//! use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+//! use marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm};
 //! use marquet::spec::names;
 //! use marquet::validate::{validate_file, Options, Status};
 //! use marquet::Dimensions;
@@ -32,7 +32,7 @@
 //! let path = std::env::temp_dir().join(format!("marquet-doc-validate-{}.h5", std::process::id()));
 //! {
 //!     let file = File::create(&path)?;
-//!     let mut t = MarquetTable::create(&file, "/stations")?;
+//!     let mut t = Table::create(&file, "/stations")?;
 //!     let form = StorageForm::Point { dims: Dimensions::Xy, f32: false };
 //!     t.add_geometry_column("location", &GeometryColumnSpec::default().with_form(form))?;
 //!     let pts = GeometryValues::Points { dims: Dimensions::Xy, x: vec![-88.2434, 2.3522], y: vec![40.1164, 48.8566], z: None, m: None, valid: None };
@@ -49,7 +49,7 @@
 //! let bad: Vec<_> = all.errors().map(|f| (f.path.as_str(), f.rule)).collect();
 //! assert_eq!(bad, vec![("/impostor", "HEP002 §12 req 2")]);
 //! std::fs::remove_file(&path).ok();
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 
 internal_mod! {

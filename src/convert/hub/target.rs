@@ -15,7 +15,7 @@
 use crate::error::Result;
 use crate::h5col::File;
 use crate::marquet::append_from::CategoryRecode;
-use crate::marquet::{GeoBatch, MarquetTable, RTreeOnAppend, TableWriter, WriteLayout, WriterOptions};
+use crate::marquet::{GeoBatch, MarquetTable, RTreeOnAppend, TableWriter, WriteLayout, WriteOptions};
 use crate::progress::Progress;
 
 /// Where an import writes.
@@ -97,13 +97,13 @@ impl<'a> ImportTarget<'a> {
     {
         match *self {
             ImportTarget::New(_) => {
-                let o = WriterOptions::default().with_spatial_order(false).with_layout(Some(layout.clone())).with_rows_hint(rows).with_progress(progress.clone());
+                let o = WriteOptions::default().with_spatial_order(false).with_layout(Some(layout.clone())).with_rows_hint(rows).with_progress(progress.clone());
                 Ok(ImportSink { w: TableWriter::new(defined, o)?, recode: None })
             }
             ImportTarget::Append { table, rtree } => {
                 table.check_append_source(defined)?;
                 let recode = CategoryRecode::new(table, defined)?;
-                let o = WriterOptions::in_order().with_rtree(rtree).with_rows_hint(rows).with_progress(progress.clone());
+                let o = WriteOptions::in_order().with_rtree(rtree).with_rows_hint(rows).with_progress(progress.clone());
                 Ok(ImportSink { w: TableWriter::new(table, o)?, recode: Some(recode) })
             }
         }
