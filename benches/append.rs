@@ -11,8 +11,7 @@
 //! cargo bench --bench append -- --quick
 //! ```
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use marquet::h5col::{Array, ColumnSpec, File};

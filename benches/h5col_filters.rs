@@ -21,8 +21,7 @@
 //! cargo bench --bench h5col_filters -- --quick
 //! ```
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use std::ops::Bound;
 

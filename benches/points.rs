@@ -2,8 +2,7 @@
 //! size printed once. Data: `crate::synth::clustered_points(1_000_000, 42)`, the same
 //! seeded points as every other figure. Run: `cargo bench --bench points -- --quick`.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;

@@ -2,8 +2,7 @@
 //! variable-length WKB column and read them all back as WKB, with the file size printed
 //! once. Run: `cargo bench --bench polygons -- --quick`.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;

@@ -16,8 +16,7 @@
 //! cargo bench --bench query -- --quick    # shorter
 //! ```
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use marquet::h5col::File;

@@ -11,21 +11,19 @@
 //! `gen` writes `base-KIND-N.h5` for each N (in batches of 1,000,000 rows, each in Hilbert
 //! order, the R-tree built once at the end) and `add-KIND-10000.h5`. `run` copies the base
 //! once, appends the add table to the copy REPS times (default 5) through
-//! [`MarquetTable::append_from`] with the R-tree rebuilt, and prints per run the seconds and
+//! [`Table::append_from`] with the R-tree rebuilt, and prints per run the seconds and
 //! the bytes read by the process during the append (`rchar` of `/proc/self/io`: every
 //! `read`/`pread` HDF5 makes, page cache or not), then the median seconds.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
+use marquet_dev::synth;
+use marquet_dev::bench;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::bench::{median, write_marquet, GEOMETRY, ID, TABLE};
 use marquet::h5col::{Array, File};
-use marquet::marquet::{GeoBatch, GeometryValues, MarquetTable, RTreeOnAppend, WriteLayout, WriteOptions};
+use marquet::{GeoBatch, GeometryValues, Table, RTreeOnAppend, WriteLayout, WriteOptions};
 use marquet::{Dimensions, Progress};
 
 const BATCH: usize = 1_000_000;
@@ -60,7 +58,7 @@ fn gen(dir: &Path, kind: &str, n: usize) {
     let layout = WriteLayout::default();
     write_marquet(&p, &values(kind, n.min(BATCH), 7), &layout).unwrap();
     let f = File::open_rw(&p).unwrap();
-    let t = MarquetTable::open(&f, TABLE).unwrap();
+    let t = Table::open(&f, TABLE).unwrap();
     let mut done = n.min(BATCH);
     let mut b = 1u64;
     while done < n {
@@ -81,7 +79,7 @@ fn run(base: &Path, add: &Path, reps: usize) {
     let work = base.with_extension("work.h5");
     std::fs::copy(base, &work).unwrap();
     let sf = File::open(add).unwrap();
-    let src = MarquetTable::open(&sf, TABLE).unwrap();
+    let src = Table::open(&sf, TABLE).unwrap();
     let mut secs = Vec::new();
     let mut cpus = Vec::new();
     println!("run\tseconds\tcpu_seconds\tbytes_read");
@@ -90,8 +88,8 @@ fn run(base: &Path, add: &Path, reps: usize) {
         let c0 = cpu();
         let t0 = Instant::now();
         let f = File::open_rw(&work).unwrap();
-        let t = MarquetTable::open(&f, TABLE).unwrap();
-        t.append_from(&src, marquet::marquet::append_from::DEFAULT_APPEND_BATCH_ROWS, RTreeOnAppend::Rebuild, &Progress::default())
+        let t = Table::open(&f, TABLE).unwrap();
+        t.append_from(&src, marquet::DEFAULT_APPEND_BATCH_ROWS, RTreeOnAppend::Rebuild, &Progress::default())
             .unwrap();
         drop(t);
         drop(f);
@@ -103,7 +101,7 @@ fn run(base: &Path, add: &Path, reps: usize) {
         cpus.push(c);
     }
     let f = File::open(&work).unwrap();
-    let t = MarquetTable::open(&f, TABLE).unwrap();
+    let t = Table::open(&f, TABLE).unwrap();
     for i in t.spatial_indexes(GEOMETRY).unwrap() {
         assert!(i.valid, "{} is not valid after the appends", i.info.path);
     }

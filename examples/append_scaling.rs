@@ -1,6 +1,6 @@
 //! How an append's cost grows with the table (issue #16, item 2): append a 10,000-row table
 //! (and a 300,000-row one, 5 batches) to tables of 1,000,000 and 4,000,000 clustered points
-//! written with the default layout, through `MarquetTable::append_from` (the path of
+//! written with the default layout, through `Table::append_from` (the path of
 //! `marquet append`), with the R-tree policies the spec allows.
 //!
 //!   cargo run --release --example append_scaling [-- DIR] [--quick]
@@ -8,17 +8,15 @@
 //! Prints one line per case: table rows, layout, rows appended, policy, median seconds of 3
 //! runs (each on a fresh copy of the table, so every run appends to the same state).
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
+use marquet_dev::synth;
+use marquet_dev::bench;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::bench::{median, write_marquet, GEOMETRY, TABLE};
 use marquet::h5col::File;
-use marquet::marquet::{GeometryValues, MarquetTable, RTreeChoice, RTreeOnAppend, WriteLayout};
+use marquet::{GeometryValues, Table, RTreeChoice, RTreeOnAppend, WriteLayout};
 use marquet::{Dimensions, Progress};
 
 fn points(n: usize, seed: u64) -> GeometryValues {
@@ -30,17 +28,17 @@ fn append_once(base: &Path, work: &Path, src: &Path, policy: RTreeOnAppend) -> f
     std::fs::copy(base, work).unwrap();
     let t0 = Instant::now();
     let f = File::open_rw(work).unwrap();
-    let t = MarquetTable::open(&f, TABLE).unwrap();
+    let t = Table::open(&f, TABLE).unwrap();
     let sf = File::open(src).unwrap();
-    let s = MarquetTable::open(&sf, TABLE).unwrap();
-    t.append_from(&s, marquet::marquet::append_from::DEFAULT_APPEND_BATCH_ROWS, policy, &Progress::default()).unwrap();
+    let s = Table::open(&sf, TABLE).unwrap();
+    t.append_from(&s, marquet::DEFAULT_APPEND_BATCH_ROWS, policy, &Progress::default()).unwrap();
     drop(t);
     drop(f);
     let dt = t0.elapsed().as_secs_f64();
     let f = File::open(work).unwrap();
-    let t = MarquetTable::open(&f, TABLE).unwrap();
+    let t = Table::open(&f, TABLE).unwrap();
     for i in t.spatial_indexes(GEOMETRY).unwrap() {
-        assert_eq!(i.valid, policy == RTreeOnAppend::Rebuild || i.kind != marquet::marquet::SpatialIndexKind::PackedRTree);
+        assert_eq!(i.valid, policy == RTreeOnAppend::Rebuild || i.kind != marquet::SpatialIndexKind::PackedRTree);
     }
     dt
 }

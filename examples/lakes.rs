@@ -10,7 +10,7 @@
 
 use marquet::h5col::Dtype;
 use marquet::h5col::{Array, ColumnSpec, File};
-use marquet::marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteOptions};
+use marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm, WriteOptions};
 use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, MultiPolygon, Polygon};
 use marquet::{BBox, Dimensions, Result};
@@ -29,7 +29,7 @@ fn main() -> Result<()> {
     let path = std::env::args().nth(1).unwrap_or_else(|| "lakes.h5".into());
     write_lakes(&path, N_LAKES)?;
     let f = File::open(&path)?;
-    let t = MarquetTable::open(&f, "/lakes")?;
+    let t = Table::open(&f, "/lakes")?;
     let info = t.geometry_column("shoreline")?;
     println!("{} lakes, shoreline BBOX {:?}", t.nrows()?, info.bbox.map(|b| b.0));
     for idx in t.spatial_indexes("shoreline")? {
@@ -67,7 +67,7 @@ fn outline(i: u64, k: u64, cx: f64, cy: f64, z: f64, r: f64) -> Polygon {
 /// Write the §15.2 table of `n` lakes to `path`.
 pub fn write_lakes(path: &str, n: usize) -> Result<()> {
     let f = File::create(path)?;
-    let mut t = MarquetTable::create(&f, "/lakes")?;
+    let mut t = Table::create(&f, "/lakes")?;
     t.add_column("lake_id", &ColumnSpec::new(Dtype::U64).with_chunk_rows(CHUNK_ROWS))?;
     let name_dt = Dtype::FixedString { size: NAME_BYTES, utf8: true, nullterm: true, spacepad: false };
     t.add_column("name", &ColumnSpec::new(name_dt).with_chunk_rows(CHUNK_ROWS))?;
@@ -92,7 +92,7 @@ pub fn write_lakes(path: &str, n: usize) -> Result<()> {
             .with_crs(crs)
             .with_chunk_rows(CHUNK_ROWS),
     )?;
-    t.table().set_index_columns(&["lake_id"])?;
+    t.set_index_columns(&["lake_id"])?;
 
     let mut ids = Vec::with_capacity(n);
     let mut lake_names = Vec::with_capacity(n);

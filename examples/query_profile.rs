@@ -8,10 +8,7 @@
 //! Each window opens the file afresh, queries it and takes the ids and WKB of the answer
 //! (`crate::bench::query_marquet`, what `marquet bench` times). Prints the median.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
+use marquet_dev::bench;
 
 use std::time::Instant;
 
@@ -67,18 +64,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let f = marquet::h5col::File::open(file)?;
         lap(0, &mut t);
-        let tab = marquet::marquet::MarquetTable::open(&f, crate::bench::TABLE)?;
+        let tab = marquet::Table::open(&f, crate::bench::TABLE)?;
         lap(1, &mut t);
         let r = tab.query(crate::bench::GEOMETRY, &marquet::query::Query::bbox(*w))?;
         lap(2, &mut t);
-        let _ids = tab.table().column("id")?.take(&r.rows)?;
+        let _ids = tab.column("id")?.take(&r.rows)?;
         lap(3, &mut t);
         let _wkb = tab.take_wkb(crate::bench::GEOMETRY, &r.rows)?;
         lap(4, &mut t);
     }
     // Inside the query: the metadata steps alone.
     let f = marquet::h5col::File::open(file)?;
-    let tab = marquet::marquet::MarquetTable::open(&f, crate::bench::TABLE)?;
+    let tab = marquet::Table::open(&f, crate::bench::TABLE)?;
     let g = crate::bench::GEOMETRY;
     let mut inner: Vec<Vec<f64>> = vec![Vec::new(); 6];
     for _ in 0..200 {

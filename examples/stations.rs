@@ -5,7 +5,7 @@
 //! cargo run --example stations -- /tmp/stations.h5
 //! ```
 
-use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+use marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm};
 use marquet::{h5col::File, Dimensions, Result};
 
 /// POINT (-88.2434 40.1164), little-endian ISO WKB (HEP002 §15.1).
@@ -18,7 +18,7 @@ fn main() -> Result<()> {
     let path = std::env::args().nth(1).unwrap_or_else(|| "stations.h5".into());
     write_stations(&path)?;
     let f = File::open(&path)?;
-    let t = MarquetTable::open(&f, "/stations")?;
+    let t = Table::open(&f, "/stations")?;
     for name in t.geometry_column_names()? {
         let info = t.geometry_column(&name)?;
         let rows = t.read_wkb(&name, 0, t.nrows()?)?;
@@ -37,7 +37,7 @@ fn main() -> Result<()> {
 /// Write the §15.1 table to `path`.
 pub fn write_stations(path: &str) -> Result<()> {
     let f = File::create(path)?;
-    let mut t = MarquetTable::create(&f, "/stations")?;
+    let mut t = Table::create(&f, "/stations")?;
     t.add_geometry_column("location", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false }).with_filters(vec![]))?;
     t.add_geometry_column("location_wkb", &GeometryColumnSpec::default().with_form(StorageForm::FixedWkb { size: 21 }).with_filters(vec![]))?;
     t.add_geometry_column("location_wkb_list", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_filters(vec![]))?;

@@ -8,12 +8,11 @@
 //! marquet convert /tmp/points.h5 /tmp/points.parquet
 //! ```
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use marquet::h5col::Dtype;
 use marquet::h5col::{Array, ColumnSpec, File};
-use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+use marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm};
 use crate::synth::{clustered_points, SplitMix64};
 use marquet::Dimensions;
 
@@ -29,7 +28,7 @@ fn main() -> marquet::Result<()> {
     let (x, y) = clustered_points(n, SEED);
     let mut r = SplitMix64::new(SEED ^ 0xA77);
     let f = File::create(path)?;
-    let mut t = MarquetTable::create(&f, "/points")?;
+    let mut t = Table::create(&f, "/points")?;
     t.add_geometry_column("geometry", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false }))?;
     t.add_column("id", &ColumnSpec::new(Dtype::I64))?;
     t.add_column("category", &ColumnSpec::new(Dtype::U8))?;

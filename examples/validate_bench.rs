@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use marquet::h5col::File;
-use marquet::marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
+use marquet::{Crs, GeoBatch, GeometryColumnSpec, GeometryValues, Table, StorageForm};
 use marquet::validate::{validate_file, Options};
 
 const BATCH: usize = 65_536;
@@ -34,7 +34,7 @@ fn polygon(cx: f64, cy: f64, r: f64) -> Vec<u8> {
 
 fn write(path: &str, rows: usize) -> marquet::Result<()> {
     let f = File::create(path)?;
-    let mut t = MarquetTable::create(&f, "/parcels")?;
+    let mut t = Table::create(&f, "/parcels")?;
     t.add_geometry_column(
         "shape",
         &GeometryColumnSpec::default()

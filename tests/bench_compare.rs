@@ -4,8 +4,7 @@
 //! rows finds; the Python side (`benches/compare/compare.py`), when its venv exists, must
 //! find the same ids in GeoParquet, FlatGeobuf and GeoPackage.
 
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
+use marquet_dev::bench;
 
 mod common;
 

@@ -1,12 +1,10 @@
 //! Unit tests of the binary's modules that the tests, benches and examples share through
-//! `#[path]`: the synthetic data generator (`src/bin/marquet/synth.rs`) and the benchmark
-//! harness (`src/bin/marquet/bench.rs`). They live here, not in the modules, so that they run
-//! once instead of in every test binary that compiles the modules in.
+//! the workspace's dev crate (dev/lib.rs): the synthetic data generator
+//! (`src/bin/marquet/synth.rs`) and the benchmark harness (`src/bin/marquet/bench.rs`).
+//! They live here, not in the modules, so that they run once.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
+use marquet_dev::synth;
+use marquet_dev::bench;
 
 mod synth_tests {
     use crate::synth::*;

@@ -2,9 +2,7 @@
 
 mod common;
 
-#[path = "../examples/stations.rs"]
-#[allow(dead_code)]
-mod stations;
+use marquet_dev::stations;
 
 use std::process::Command;
 

@@ -2,10 +2,8 @@
 //! `--reopen` opens the file per window. Both print exactly the same rows, counts and JSON
 //! statistics, and the rows of a full scan (`--no-index`).
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
+use marquet_dev::synth;
+use marquet_dev::bench;
 
 use bench::write_marquet;
 use std::process::Command;

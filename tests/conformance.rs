@@ -4,15 +4,8 @@
 //! all-null first appends), and readers read what the validator accepts (signed scalar
 //! counts, ruling R3; uninterpretable geometry columns, ruling R16 and HEP002 §6.2).
 
-#[allow(dead_code)]
-#[path = "../src/bin/marquet/info.rs"]
-mod info;
-#[allow(dead_code)]
-#[path = "../src/bin/marquet/dump.rs"]
-mod dump;
-#[allow(dead_code)]
-#[path = "../src/bin/marquet/out.rs"]
-mod out;
+use marquet_dev::info;
+use marquet_dev::dump;
 
 use std::path::PathBuf;
 

@@ -16,8 +16,7 @@
 //! `MARQUET_PROPTEST_CASES` (default 16, bounded for CI) sets the number of cases and
 //! `MARQUET_PROPTEST_SEED` the first seed; a failure prints the seed and the operations.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use std::path::{Path, PathBuf};
 

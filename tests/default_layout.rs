@@ -4,11 +4,8 @@
 //! (§10.4, §10.5) — and `marquet bench` measures exactly that file. These tests fail when a
 //! default writer stops ordering or indexing.
 
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
-#[allow(dead_code)]
-#[path = "../src/bin/marquet/info.rs"]
-mod info;
+use marquet_dev::bench;
+use marquet_dev::info;
 
 mod common;
 

@@ -8,9 +8,7 @@ use marquet::{BBox, Dimensions, GeometryKind, GeometryType, MarquetError};
 
 mod common;
 
-#[path = "../examples/stations.rs"]
-#[allow(dead_code)]
-mod stations;
+use marquet_dev::stations;
 
 fn tmp(name: &str) -> String {
     let d = std::env::temp_dir().join(format!("marquet-forms-{}", std::process::id()));

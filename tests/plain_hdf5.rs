@@ -6,9 +6,7 @@
 //! bytes our reader gives. The same readers fail on the zstd option (which is why it is not
 //! the default), and `marquet info` says which columns need which plugin.
 
-#[allow(dead_code)]
-#[path = "../src/bin/marquet/info.rs"]
-mod info;
+use marquet_dev::info;
 
 mod common;
 

@@ -4,8 +4,7 @@
 //! after appends that extend the block index and leave the R-tree stale, after rebuilds, and
 //! after truncations.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
+use marquet_dev::synth;
 
 use marquet::h5col::{Array, File};
 use marquet::spatial::geom_box::intersects;

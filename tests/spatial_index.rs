@@ -425,9 +425,7 @@ fn spatial_order_on_write_permutes_every_column() {
     assert_eq!((0..5).map(|i| ids.get_i128(i).unwrap() as u64).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
 }
 
-#[path = "../examples/lakes.rs"]
-#[allow(dead_code)]
-mod lakes;
+use marquet_dev::lakes;
 
 #[test]
 fn hep002_15_2_lakes_layout() {

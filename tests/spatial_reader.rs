@@ -5,10 +5,8 @@
 //! indexes ignored, with nulls and empty geometries, and after this process writes to the
 //! table (appends, index builds) while the reader is open.
 
-#[path = "../src/bin/marquet/synth.rs"]
-mod synth;
-#[path = "../src/bin/marquet/bench.rs"]
-mod bench;
+use marquet_dev::synth;
+use marquet_dev::bench;
 
 use bench::write_marquet;
 use geo::Intersects;

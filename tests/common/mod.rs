@@ -11,8 +11,7 @@
 #![allow(dead_code)]
 
 /// The synthetic data generators of `marquet bench` (compiled in from the binary).
-#[path = "../../src/bin/marquet/synth.rs"]
-pub mod synth;
+pub use marquet_dev::synth;
 
 pub mod crash;
 

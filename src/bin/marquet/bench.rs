@@ -21,8 +21,8 @@
 //! round-trips exactly). The measurements and the matching ids per window are in
 //! `marquet.json` (see [`BenchReport::to_json`]).
 
-// Also compiled into the tests, benches and examples (`#[path]`), which use items the
-// binary does not.
+// Also compiled into the tests, benches and examples through the workspace's dev crate
+// (dev/lib.rs), which use items the binary does not.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

@@ -14,8 +14,8 @@
 //! The generator is SplitMix64 (public domain algorithm by Sebastiano Vigna), written here
 //! in a few lines so that the data never changes with a dependency's version.
 
-// Also compiled into the tests, benches and examples (`#[path]`), which use items the
-// binary does not.
+// Also compiled into the tests, benches and examples through the workspace's dev crate
+// (dev/lib.rs), which use items the binary does not.
 #![allow(dead_code)]
 
 use marquet::BBox;
