@@ -72,7 +72,7 @@ pub use crate::marquet::{GEOMETRY_CHUNK_ROWS, GEOMETRY_VALUES_CHUNK_BYTES};
 pub use crate::marquet::spatial_index::SpatialIndex;
 pub use crate::marquet::{
     choose_form, is_marquet_table, BatchTransform, Compression, Crs, Edges, Elements, GeoBatch, GeometryColumnInfo,
-    GeometryColumnSpec, GeometryValues, OrientationOnWrite, PointArrays, RTreeChoice, RTreeOnAppend, RowInfo,
+    GeometryColumnSpec, GeometryValues, OrientationOnWrite, PointArrays, RTreeChoice, RTreeOnAppend,
     SpatialIndexKind, StorageForm, TableWriter, ValueType, WkbBuffer, WriteLayout,
 };
 /// Options of a write through [`TableWriter`] / [`Table::write`].

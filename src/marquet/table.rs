@@ -284,27 +284,33 @@ impl MarquetTable {
     }
 
     // ---- Writing rows (write.rs)
-    /// Encode and summarize geometry values for column `info`; returns the H5Col values
-    /// and per-row summaries. Nothing is written; a value that does not fit the form is
-    /// refused here, before the file changes (HEP002 §11.2).
-    pub fn prepare(&self, info: &GeometryColumnInfo, v: &GeometryValues) -> Result<(ColumnValues, Vec<RowInfo>)> {
-        super::write::prepare(self, info, v)
+    internal_pub! {
+        /// Encode and summarize geometry values for column `info`; returns the H5Col values
+        /// and per-row summaries. Nothing is written; a value that does not fit the form is
+        /// refused here, before the file changes (HEP002 §11.2).
+        fn prepare(&self, info: &GeometryColumnInfo, v: &GeometryValues) -> Result<(ColumnValues, Vec<RowInfo>)> {
+            super::write::prepare(self, info, v)
+        }
     }
 
-    /// Covering rows for summaries (fill for null, empty box for empty).
-    pub fn covering_values(&self, cov: &str, rows: &[RowInfo]) -> Result<ColumnValues> {
-        super::write::covering_values(self, cov, rows)
+    internal_pub! {
+        /// Covering rows for summaries (fill for null, empty box for empty).
+        fn covering_values(&self, cov: &str, rows: &[RowInfo]) -> Result<ColumnValues> {
+            super::write::covering_values(self, cov, rows)
+        }
     }
 
-    /// Widen BBOX and GEOMETRY_TYPES to cover `rows` (HEP002 §11.1). Only ever grows.
-    ///
-    /// When the column already holds rows but its attributes do not describe them (an empty
-    /// GEOMETRY_TYPES, no BBOX: e.g. every row written so far was null or empty, or another
-    /// producer omitted them), the existing rows are scanned once, so the attributes written
-    /// now describe the whole column. A BBOX that wraps the antimeridian stays a box that
-    /// contains the old and the new geometries ([`crate::BBox::union_wrapping`]).
-    pub fn widen_summaries(&self, info: &GeometryColumnInfo, rows: &[RowInfo]) -> Result<()> {
-        super::write::widen_summaries(self, info, rows)
+    internal_pub! {
+        /// Widen BBOX and GEOMETRY_TYPES to cover `rows` (HEP002 §11.1). Only ever grows.
+        ///
+        /// When the column already holds rows but its attributes do not describe them (an empty
+        /// GEOMETRY_TYPES, no BBOX: e.g. every row written so far was null or empty, or another
+        /// producer omitted them), the existing rows are scanned once, so the attributes written
+        /// now describe the whole column. A BBOX that wraps the antimeridian stays a box that
+        /// contains the old and the new geometries ([`crate::BBox::union_wrapping`]).
+        fn widen_summaries(&self, info: &GeometryColumnInfo, rows: &[RowInfo]) -> Result<()> {
+            super::write::widen_summaries(self, info, rows)
+        }
     }
 
     /// Rescan a geometry column and make BBOX and GEOMETRY_TYPES exact (HEP002 §11.1
@@ -348,9 +354,11 @@ impl MarquetTable {
         super::read::read_geo(self, name, start, end)
     }
 
-    /// Summaries of rows `[start, end)` of a geometry column (type, box, emptiness).
-    pub fn row_infos(&self, name: &str, start: u64, end: u64) -> Result<Vec<RowInfo>> {
-        super::read::row_infos(self, name, start, end)
+    internal_pub! {
+        /// Summaries of rows `[start, end)` of a geometry column (type, box, emptiness).
+        fn row_infos(&self, name: &str, start: u64, end: u64) -> Result<Vec<RowInfo>> {
+            super::read::row_infos(self, name, start, end)
+        }
     }
 
     // ---- Spatial indexes, HEP002 §10 (spatial_index.rs)
@@ -485,12 +493,14 @@ impl MarquetTable {
     }
 
     // ---- Appending another table (append_from.rs)
-    /// Check that the rows of `src` can be appended to this table: the same columns by name
-    /// (covering columns aside), geometry columns in the same places, list columns where
-    /// this table has list columns. Datatypes are checked by the first append, before it
-    /// changes the file.
-    pub fn check_append_source(&self, src: &MarquetTable) -> Result<()> {
-        super::append_from::check_append_source(self, src)
+    internal_pub! {
+        /// Check that the rows of `src` can be appended to this table: the same columns by name
+        /// (covering columns aside), geometry columns in the same places, list columns where
+        /// this table has list columns. Datatypes are checked by the first append, before it
+        /// changes the file.
+        fn check_append_source(&self, src: &MarquetTable) -> Result<()> {
+            super::append_from::check_append_source(self, src)
+        }
     }
 
     /// Append every row of `src` to this table, `batch_rows` rows per append (HEP002 §11.1
