@@ -69,7 +69,7 @@ impl std::fmt::Display for AppendReport {
 
 /// Append the rows of `source` (GeoParquet, GeoJSON or an HDF5 file's Marquet table) to the
 /// Marquet table `table` of `file`, which must have the same columns (see
-/// [`MarquetTable::check_append_source`]).
+/// `MarquetTable::check_append_source`).
 pub fn append_file(file: &File, table: &str, source: &Path, opts: &AppendOptions) -> Result<AppendReport> {
     // A FIFO, socket or device is refused before anything reads it (issue #19); a lake may
     // be a directory.

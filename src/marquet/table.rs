@@ -511,7 +511,7 @@ impl MarquetTable {
     /// staged past `NROWS` and all are committed at once, so an error in any batch (a value
     /// that does not fit this table's datatypes, named by its table row) or a kill leaves
     /// the table exactly as it was. The column sets are compared first
-    /// ([`MarquetTable::check_append_source`]).
+    /// (`MarquetTable::check_append_source`).
     ///
     /// Packed R-trees cannot be extended (HEP002 §10.4): one commit means at most one
     /// rebuild (`rtree` = [`RTreeOnAppend::Rebuild`]) or the R-trees left stale. Block
