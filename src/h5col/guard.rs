@@ -3,10 +3,13 @@
 //! "A producer that does not implement this specification MUST NOT append rows to a
 //! Marquet table or update its geometry or covering columns in place": an H5Col append
 //! would leave BBOX, GEOMETRY_TYPES, covering columns and block indexes behind the data.
-//! [`Table`](super::Table) is reachable from a Marquet table
-//! (`MarquetTable::table()`), so its public writers refuse these operations on a table
-//! group that carries `MARQUET_VERSION` (the marker of HEP001 naming rule 7); the Marquet
-//! layer uses the crate-private unguarded paths, which keep the summaries correct.
+//! The H5Col [`Table`](super::Table) behind a Marquet table is no longer handed out
+//! (`MarquetTable::table()` is crate-private, issue #33), but the public H5Col layer still
+//! reaches a Marquet table group: `h5col::File::table` opens any table group, and
+//! `MarquetTable::column` / `add_column` return H5Col columns. So the public writers refuse
+//! these operations on a table group that carries `MARQUET_VERSION` (the marker of HEP001
+//! naming rule 7); the Marquet layer uses the crate-private unguarded paths, which keep the
+//! summaries correct.
 //! Truncation and updates of other columns stay allowed (§11.1 "MAY").
 
 use super::Table;
