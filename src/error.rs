@@ -20,10 +20,11 @@ impl fmt::Display for Location {
     }
 }
 
-/// Every error Marquet reports. Messages are lowercase and name the object and rule.
+/// Every error Marquet reports (`marquet::Error`). Messages are lowercase and name the
+/// object and rule.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum MarquetError {
+pub enum Error {
     /// The group is not an H5Col table (no `CLASS="COLUMN_TABLE"`).
     #[error("{path}: not an H5Col table group ({reason})")]
     NotATable {
@@ -146,8 +147,12 @@ pub enum MarquetError {
     },
 }
 
-/// `Result` with [`MarquetError`] as the default error.
-pub type Result<T, E = MarquetError> = std::result::Result<T, E>;
+/// The name the crate's own code uses for [`Error`] (and `marquet::MarquetError`, hidden,
+/// for code written before issue #33; new code says `marquet::Error`).
+pub use Error as MarquetError;
+
+/// `Result` with [`Error`] as the default error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl MarquetError {
     /// Shorthand for a [`MarquetError::SpecViolation`].

@@ -16,7 +16,7 @@ use marquet::query::{Predicate, Query, Window, TableQuery};
 use marquet::spec::names;
 use marquet::validate::{validate_file, Options, Status};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, Polygon};
-use marquet::{BBox, Dimensions, GeometryKind, GeometryType, MarquetError};
+use marquet::{BBox, Dimensions, GeometryKind, GeometryType, Error as MarquetError};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("marquet-conformance-{}", std::process::id()));

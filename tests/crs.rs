@@ -431,7 +431,7 @@ fn an_arrow_stream_of_a_geoparquet_file_keeps_its_crs_for_an_append() {
         let r = b.build().unwrap();
         let s2 = schema.clone();
         let batches: Vec<_> = r
-            .map(move |b| b.map(|b| arrow_array::RecordBatch::try_new(s2.clone(), b.columns().to_vec()).unwrap()).map_err(|e| marquet::MarquetError::InvalidArgument(e.to_string())))
+            .map(move |b| b.map(|b| arrow_array::RecordBatch::try_new(s2.clone(), b.columns().to_vec()).unwrap()).map_err(|e| marquet::Error::InvalidArgument(e.to_string())))
             .collect();
         (schema, batches)
     };

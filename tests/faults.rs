@@ -16,7 +16,7 @@ use marquet::h5col::{Array, Batch, ColumnSpec, File};
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
 use marquet::query::{Query, TableQuery};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, LineString};
-use marquet::{validate, BBox, Dimensions, MarquetError};
+use marquet::{validate, BBox, Dimensions, Error as MarquetError};
 
 fn line(x0: f64, y0: f64) -> Vec<u8> {
     let coords = vec![Coord::xy(x0, y0), Coord::xy(x0 + 1.0, y0 + 0.5)];

@@ -209,7 +209,7 @@ impl FeatureSink for CrateSink {
                     f.property(i, name, &cv).unwrap();
                 }
             })
-            .map_err(|e| marquet::MarquetError::InvalidArgument(e.to_string()))
+            .map_err(|e| marquet::Error::InvalidArgument(e.to_string()))
     }
     fn finish(self: Box<Self>) -> marquet::Result<()> {
         let s = *self;
@@ -659,7 +659,7 @@ fn a_geometry_the_writer_cannot_encode_is_a_located_error_and_no_file() {
     let out = dir.join("ewkb.fgb");
     let e = convert(&bad("m007_ewkb_value.h5"), &out, &Default::default()).unwrap_err();
     let m = e.to_string();
-    assert!(matches!(e, marquet::MarquetError::InvalidArgument(_)), "{e:?}");
+    assert!(matches!(e, marquet::Error::InvalidArgument(_)), "{e:?}");
     assert!(m.contains("/lakes/shoreline: row 0:") && m.contains("ewkb srid flag"), "{m}");
     assert!(!out.exists(), "the output is removed");
     // A null geometry at row 4 (before the MultiPolygon that GEOMETRY_TYPES misses, row 9:

@@ -4,7 +4,7 @@ use marquet::h5::Dtype;
 use marquet::h5col::search_index::{self as index, range_filter};
 use marquet::h5col::list::ListSpec;
 use marquet::h5col::{Array, Batch, ColumnSpec, ColumnValues, File, ListArray, ListValues};
-use marquet::MarquetError;
+use marquet::Error as MarquetError;
 
 fn tmp(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("marquet-test-{}", std::process::id()));

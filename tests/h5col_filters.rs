@@ -19,7 +19,7 @@ use marquet::h5col::search_index::{build_bitmap, build_chunk_bloom, build_sorted
 use marquet::h5col::{search_index as index, Array, Batch, ColumnSpec, ColumnValues, File, Table};
 use marquet::spec::names;
 use crate::synth::SplitMix64;
-use marquet::MarquetError;
+use marquet::Error as MarquetError;
 
 const KINDS: [&str; 4] = [names::KIND_CHUNK_MINMAX, names::KIND_SORTED_ROWS, names::KIND_BITMAP, names::KIND_CHUNK_BLOOM];
 const FLOATS: [f64; 9] = [-0.0, 0.0, 1.5, -2.25, 3.0, 1e300, f64::NEG_INFINITY, f64::INFINITY, f64::NAN];

@@ -4,7 +4,7 @@ use marquet::h5::{self, Dtype, Space};
 use marquet::h5col::{Array, File};
 use marquet::marquet::{choose_form, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm};
 use marquet::spec::names;
-use marquet::{BBox, Dimensions, GeometryKind, GeometryType, MarquetError};
+use marquet::{BBox, Dimensions, GeometryKind, GeometryType, Error as MarquetError};
 
 mod common;
 

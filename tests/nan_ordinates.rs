@@ -20,7 +20,7 @@ use marquet::marquet::spatial_index::IndexState;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
 use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, LineString};
-use marquet::{BBox, Dimensions, MarquetError};
+use marquet::{BBox, Dimensions, Error as MarquetError};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 const NAN_FILE: &str = "testdata/peers/parquet-testing-geospatial/geospatial-with-nan.parquet";

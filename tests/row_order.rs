@@ -139,7 +139,7 @@ fn an_arrow_append_into_a_keep_order_table_keeps_the_input_order() {
     let b = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(src).unwrap()).unwrap();
     let schema = b.schema().clone();
     let r = b.build().unwrap();
-    let batches: Vec<_> = r.map(|b| b.map_err(|e| marquet::MarquetError::InvalidArgument(e.to_string()))).collect();
+    let batches: Vec<_> = r.map(|b| b.map_err(|e| marquet::Error::InvalidArgument(e.to_string()))).collect();
     {
         let f = File::open_rw(&keep).unwrap();
         let rep = marquet::convert::append_record_batches(&f, "/c", schema, batches, &["geometry".to_string()], &Default::default()).unwrap();

@@ -25,7 +25,7 @@ use arrow_schema::{ArrowError, Schema, SchemaRef};
 
 use mq::convert::{append_record_batches, import_record_batches, AppendOptions, ArrowPlan, ImportOptions};
 use mq::{File, Table as MarquetTable};
-use mq::MarquetError;
+use mq::Error as MarquetError;
 
 use crate::ffi::{self, Handle, Kind};
 use crate::file::marquet_file;

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use mq::MarquetError;
+use mq::Error as MarquetError;
 
 /// Status codes returned by every fallible `marquet_*` function (as `int32_t`).
 ///

@@ -22,7 +22,7 @@ use marquet::File;
 use marquet::RTreeOnAppend;
 use marquet::{is_marquet_table, RTreeChoice, Table as MarquetTable, WriteLayout};
 use marquet::query::{Predicate, Query, TableQuery, Window};
-use marquet::{BBox, MarquetError};
+use marquet::{BBox, Error as MarquetError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -32,7 +32,7 @@
 //! assert_eq!(temperature.fill(), Some(&9.969_209_968_386_869e36f64.to_le_bytes()[..]));
 //! # drop((temperature, t, file));
 //! # std::fs::remove_file(&path).ok();
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 
 internal_mod! {

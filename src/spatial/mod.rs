@@ -44,7 +44,7 @@
 //! let blocks = build_blocks(items.iter().map(|(b, _)| RowSummary::Geometry(*b)), 25)?;
 //! assert_eq!(blocks.len(), 4);
 //! assert_eq!(blocks_to_read(&blocks, 25, 100, &query), vec![25..50]);
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 
 pub mod block_bbox;

@@ -28,7 +28,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use marquet::{MarquetError, Result};
+use marquet::{Error as MarquetError, Result};
 use marquet::h5col::{Array, File};
 use marquet::covering_name;
 use marquet::{choose_form, GeoBatch, GeometryColumnSpec, GeometryValues, Table, WriteLayout, WriteOptions};

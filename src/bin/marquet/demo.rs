@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use marquet::geo_types::Geometry;
 
-use marquet::{MarquetError, Result};
+use marquet::{Error as MarquetError, Result};
 use marquet::convert::{self, ExportOptions, ImportOptions};
 use marquet::h5col::File;
 use marquet::Table;

@@ -1,7 +1,7 @@
 //! `marquet dump` and `marquet query --format`: rows as CSV, WKT or GeoJSON text.
 
 use serde_json::{json, Value};
-use marquet::{MarquetError, Result};
+use marquet::{Error as MarquetError, Result};
 use marquet::h5col::{self, ColumnKind, File};
 use marquet::{is_marquet_table, StorageForm, Table};
 

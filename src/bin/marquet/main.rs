@@ -206,7 +206,7 @@ impl LayoutArgs {
         }
     }
 
-    fn layout(&self) -> Result<marquet::WriteLayout, marquet::MarquetError> {
+    fn layout(&self) -> Result<marquet::WriteLayout, marquet::Error> {
         let mut l = marquet::WriteLayout::default().with_spatial_order(!self.keep_order);
         if self.no_index {
             l = l.without_indexes();
@@ -216,7 +216,7 @@ impl LayoutArgs {
         }
         if let Some(b) = self.block_length {
             if b == 0 {
-                return Err(marquet::MarquetError::InvalidArgument("--block-length must be at least 1".into()));
+                return Err(marquet::Error::InvalidArgument("--block-length must be at least 1".into()));
             }
             l = l.with_block_length(b);
         }
@@ -231,7 +231,7 @@ impl LayoutArgs {
             l = l.with_sort_memory(m.saturating_mul(1 << 20));
         }
         if let Some(c) = &self.compression {
-            l = l.with_compression(c.parse().map_err(|e: String| marquet::MarquetError::InvalidArgument(format!("--compression: {e}")))?);
+            l = l.with_compression(c.parse().map_err(|e: String| marquet::Error::InvalidArgument(format!("--compression: {e}")))?);
         }
         Ok(l.with_checksums(self.checksums))
     }
