@@ -21,6 +21,7 @@ pub mod out;
 pub mod info;
 
 /// `marquet dump`.
+#[cfg(feature = "geoparquet")]
 #[path = "../src/bin/marquet/dump.rs"]
 pub mod dump;
 
