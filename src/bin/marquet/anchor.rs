@@ -185,7 +185,7 @@ pub fn measure(dir: &Path, name: &str, windows: &[BBox], expect: &[Vec<u64>]) ->
         SpatialReader::open(&f, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?,
         SpatialReader::open(&f, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?,
     ];
-    let id_col = readers[1].table().table().column(ID).map_err(|e| e.to_string())?;
+    let id_col = readers[1].table().ok_or("reader without a table")?.table().column(ID).map_err(|e| e.to_string())?;
     let mut fgb_warm = BufReader::new(StdFile::open(&fgb_path).map_err(|e| e.to_string())?);
     let (mut fgb, mut mq) = (Timings::default(), Timings::default());
     let mut matched = 0;

@@ -1,0 +1,529 @@
+//! The byte-range read path (issue #33 item 2): HDF5 objects read without libhdf5.
+//!
+//! [`PureFile`] opens a file with the `hdf5-reader` crate — a pure-Rust, read-only parser of
+//! the HDF5 format (superblock, object headers, attributes, links, every chunk-index type),
+//! bounded against hostile files (object header and chunk size limits, nesting limits) —
+//! and answers what a reader of a Marquet table asks: which objects exist, their
+//! attributes as [`RawAttr`], reference attributes resolved to paths, a dataset's
+//! description as [`DatasetInfo`], and ranges of a rank-1 dataset's elements. It takes
+//! none of libhdf5's global lock, library initialisation or metadata cache: opening a file
+//! and reading a table's metadata costs the bytes it reads (the reason for this path:
+//! `H5open` + `H5Fopen` alone cost more than FlatGeobuf's whole query, issue #33).
+//!
+//! Chunks are located by the crate and decoded with the project's own codecs
+//! ([`super::codec`]: libdeflate for deflate, zstd for the registered filter 32015),
+//! registered as the crate's filters, so both read paths decode the same bytes the same
+//! way. Shuffle and Fletcher-32 are the crate's (checksums verified on every read).
+//!
+//! What this path does not read — datatype conversions (a big-endian dataset read as
+//! little-endian, compound fields by name in another layout), filters other than those
+//! above (szip, n-bit, scale-offset and plugins), external storage, element sizes the
+//! dispatch below does not cover — is refused with [`MarquetError::Unsupported`] before
+//! any data is read, and callers then read through libhdf5 ([`crate::query`] does so for
+//! a whole query): answers never depend on which path read them (`tests/read_paths.rs`).
+#![forbid(unsafe_code)]
+
+use std::path::Path;
+
+use hdf5_reader::messages::HdfMessage;
+use hdf5_reader::{Datatype as PDtype, FilterRegistry, Hdf5File, OpenOptions, SliceInfo, SliceInfoElem};
+
+use super::codec;
+use super::{DatasetInfo, Dtype, Field, Filter, RawAttr, Space};
+use crate::error::{MarquetError, Result};
+
+/// What an object at a path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjKind {
+    /// A group.
+    Group,
+    /// A dataset.
+    Dataset,
+}
+
+/// An HDF5 file opened for the byte-range read path (see the module documentation).
+pub struct PureFile {
+    f: Hdf5File,
+    name: String,
+}
+
+impl std::fmt::Debug for PureFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PureFile").field("name", &self.name).finish()
+    }
+}
+
+/// Decoded chunks the parser keeps per file (the spatial reader keeps its own pieces on
+/// top: this cache only spares a re-decode between the two).
+const PARSER_CHUNK_CACHE_BYTES: usize = 8 << 20;
+/// Largest decoded chunk accepted (Marquet writes chunks of at most a few MiB; other
+/// producers' 64 MiB chunks still read).
+const MAX_CHUNK_BYTES: usize = 256 << 20;
+
+fn registry() -> FilterRegistry {
+    let mut r = FilterRegistry::new();
+    r.register(
+        codec::FILTER_DEFLATE as u16,
+        Box::new(|_, data: &[u8], _| {
+            codec::inflate(data, MAX_CHUNK_BYTES).map_err(|e| hdf5_reader::error::Error::InvalidData(format!("deflate: {e}")))
+        }),
+    );
+    r.register(
+        codec::FILTER_ZSTD as u16,
+        Box::new(|_, data: &[u8], _| {
+            codec::zstd_decompress(data, MAX_CHUNK_BYTES).map_err(|e| hdf5_reader::error::Error::InvalidData(format!("zstd: {e}")))
+        }),
+    );
+    r
+}
+
+fn perr(path: &str, e: hdf5_reader::error::Error) -> MarquetError {
+    MarquetError::hdf5(path, e)
+}
+
+impl PureFile {
+    /// Open `path` read-only. The file is memory-mapped; nothing but the superblock is
+    /// read until objects are asked for.
+    pub fn open(path: &Path) -> Result<PureFile> {
+        let name = path.display().to_string();
+        crate::error::check_regular_file(path)?;
+        let opts = OpenOptions::default()
+            .with_filter_registry(registry())
+            .with_chunk_cache_bytes(PARSER_CHUNK_CACHE_BYTES)
+            .with_max_chunk_bytes(MAX_CHUNK_BYTES);
+        let f = Hdf5File::open_with_options(path, opts).map_err(|e| perr(&name, e))?;
+        Ok(PureFile { f, name })
+    }
+
+    /// The file's name as given to [`PureFile::open`].
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the object at absolute `path` is, `None` when no link leads there.
+    pub fn kind(&self, path: &str) -> Result<Option<ObjKind>> {
+        if path == "/" {
+            return Ok(Some(ObjKind::Group));
+        }
+        let (parent, leaf) = split(path);
+        let g = match self.f.group(parent) {
+            Ok(g) => g,
+            Err(_) => return Ok(None),
+        };
+        let (groups, datasets) = g.member_names().map_err(|e| perr(parent, e))?;
+        if groups.iter().any(|n| n == leaf) {
+            Ok(Some(ObjKind::Group))
+        } else if datasets.iter().any(|n| n == leaf) {
+            Ok(Some(ObjKind::Dataset))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn attributes(&self, path: &str) -> Result<Vec<hdf5_reader::Attribute>> {
+        match self.kind(path)? {
+            Some(ObjKind::Group) => self.f.group(path).and_then(|g| g.attributes()).map_err(|e| perr(path, e)),
+            Some(ObjKind::Dataset) => Ok(self.f.dataset(path).map_err(|e| perr(path, e))?.attributes()),
+            None => Err(MarquetError::hdf5(path, "no such object")),
+        }
+    }
+
+    /// Attribute `name` of the object at `path`, as libhdf5's path returns it
+    /// ([`super::attr_read`]); `None` when absent.
+    pub fn attr(&self, path: &str, name: &str) -> Result<Option<RawAttr>> {
+        let Some(a) = self.attributes(path)?.into_iter().find(|a| a.name == name) else { return Ok(None) };
+        raw_attr(&a).map(Some).map_err(|m| MarquetError::Unsupported(format!("{path}: attribute {name}: {m}")))
+    }
+
+    /// A reference attribute resolved to the absolute paths of its targets (`None` for a
+    /// null reference or a target that cannot be found), with its datatype and shape, as
+    /// [`super::attr_read_refs`] returns it. Targets are looked up among the objects two
+    /// levels below the object's parent group (a table's columns, list columns' datasets
+    /// and indexes: where Marquet's references point).
+    pub fn attr_refs(&self, path: &str, name: &str) -> Result<Option<super::RefAttr>> {
+        let Some(a) = self.attributes(path)?.into_iter().find(|a| a.name == name) else { return Ok(None) };
+        let (dtype, size) = match &a.datatype {
+            PDtype::Reference { ref_type: hdf5_reader::ReferenceType::Object, size } => (if *size == 8 { Dtype::ObjRef } else { Dtype::StdRef }, *size as usize),
+            other => return Err(MarquetError::spec(path, "HEP001 §5", format!("attribute {name} is not an object reference ({other:?})"))),
+        };
+        let space = space_of(&a.shape);
+        let n = space.npoints() as usize;
+        let (parent, _) = split(path);
+        let mut addrs = Vec::with_capacity(n);
+        for i in 0..n {
+            let raw = a.raw_data.get(i * size..(i + 1) * size).ok_or_else(|| MarquetError::spec(path, "HEP001 §5", format!("attribute {name}: {} bytes for {n} references", a.raw_data.len())))?;
+            addrs.push(self.ref_address(raw, path, name)?);
+        }
+        let mut known: Option<Vec<(u64, String)>> = None;
+        let mut out = Vec::with_capacity(n);
+        for addr in addrs {
+            let Some(addr) = addr else {
+                out.push(None);
+                continue;
+            };
+            let objs = match &known {
+                Some(k) => k,
+                None => known.insert(self.objects_below(parent, 2)?),
+            };
+            out.push(objs.iter().find(|(a, _)| *a == addr).map(|(_, p)| p.clone()));
+        }
+        Ok(Some((out, dtype, space)))
+    }
+
+    /// The object address a stored reference points to (`None`: a null reference).
+    /// An `H5T_STD_REF_OBJ` is the address itself; an `H5T_STD_REF` (HDF5 1.12) is its
+    /// encoding: type (1 byte, 2 = `H5R_OBJECT2`), flags (1 byte), token size (1 byte)
+    /// and the token, which for files of the native VOL is the object address in the
+    /// file's offset size. (The `hdf5-reader` crate hands these over as raw bytes.)
+    fn ref_address(&self, raw: &[u8], path: &str, name: &str) -> Result<Option<u64>> {
+        let bad = |m: String| MarquetError::spec(path, "HEP001 §5", format!("attribute {name}: {m}"));
+        if raw.len() == 8 {
+            let a = u64::from_le_bytes(raw.try_into().unwrap_or([0; 8]));
+            return Ok((a != 0 && a != u64::MAX).then_some(a));
+        }
+        // HDF5 1.12+ stores an object reference inline (type, flags, token size, token,
+        // padding to the datatype's size); a reference it could not store inline is a
+        // global-heap object holding the same encoding.
+        let heap;
+        let enc: &[u8] = if raw.first() == Some(&2) || raw.iter().all(|&b| b == 0) {
+            raw
+        } else {
+            let root = self.f.root_group().map_err(|e| perr(path, e))?;
+            heap = root.resolve_vlen_reference_bytes(raw, 1).map_err(|e| perr(path, e))?;
+            &heap
+        };
+        if enc.iter().all(|&b| b == 0) {
+            return Ok(None);
+        }
+        match enc {
+            [] => Ok(None),
+            [2, flags, tsize, token @ ..] => {
+                if flags & 1 != 0 {
+                    return Err(MarquetError::Unsupported(format!("{path}: attribute {name}: a reference to another file")));
+                }
+                let t = token.get(..*tsize as usize).ok_or_else(|| bad(format!("token of {tsize} bytes in {} bytes", token.len())))?;
+                if t.is_empty() || t.len() > 8 {
+                    return Err(bad(format!("token of {} bytes", t.len())));
+                }
+                let mut b = [0u8; 8];
+                b[..t.len()].copy_from_slice(t);
+                Ok(Some(u64::from_le_bytes(b)))
+            }
+            [t, ..] => Err(MarquetError::Unsupported(format!("{path}: attribute {name}: reference type {t}, not an object reference"))),
+        }
+    }
+
+    /// Names of the groups directly below group `path`.
+    pub fn child_groups(&self, path: &str) -> Result<Vec<String>> {
+        let g = self.f.group(path).map_err(|e| perr(path, e))?;
+        Ok(g.member_names().map_err(|e| perr(path, e))?.0)
+    }
+
+    /// (address, absolute path) of the objects up to `depth` levels below group `path`.
+    fn objects_below(&self, path: &str, depth: usize) -> Result<Vec<(u64, String)>> {
+        let mut out = Vec::new();
+        let g = self.f.group(path).map_err(|e| perr(path, e))?;
+        let mut todo = vec![(g, path.to_string(), depth)];
+        while let Some((g, p, d)) = todo.pop() {
+            let (groups, datasets) = g.members().map_err(|e| perr(&p, e))?;
+            for ds in datasets {
+                out.push((ds.address(), join(&p, ds.name())));
+            }
+            for sub in groups {
+                let sp = join(&p, sub.name());
+                out.push((sub.address(), sp.clone()));
+                if d > 1 {
+                    todo.push((sub, sp, d - 1));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Open the dataset at absolute `path`.
+    pub fn dataset(&self, path: &str) -> Result<PureDataset> {
+        let ds = self.f.dataset(path).map_err(|e| perr(path, e))?;
+        let header = self.f.get_or_parse_header(ds.address()).map_err(|e| perr(path, e))?;
+        let mut filters = Vec::new();
+        let mut external = false;
+        for m in &header.messages {
+            match m {
+                HdfMessage::FilterPipeline(p) => {
+                    filters = p.filters.iter().map(|f| filter_of(f.id, &f.client_data)).collect();
+                }
+                HdfMessage::ExternalFiles(_) => external = true,
+                _ => {}
+            }
+        }
+        let dtype = dtype_of(ds.dtype()).map_err(|m| MarquetError::Unsupported(format!("{path}: {m}")))?;
+        let fill = ds.fill_value().and_then(|f| f.value.clone()).filter(|v| !v.is_empty() && v.len() == dtype.size());
+        let info = DatasetInfo {
+            dims: ds.shape().to_vec(),
+            maxdims: ds.max_dims().map(|m| m.to_vec()).unwrap_or_else(|| ds.shape().to_vec()),
+            chunk: ds.chunks().map(|c| c.iter().map(|&x| x as u64).collect()),
+            fill,
+            filters,
+            committed_type: false,
+            dtype,
+        };
+        let readable = !external
+            && info.filters.iter().all(|f| matches!(f, Filter::Shuffle | Filter::Deflate(_) | Filter::Zstd(_) | Filter::Fletcher32 | Filter::Other(codec::FILTER_ZSTD, _)));
+        Ok(PureDataset { ds, info, path: path.to_string(), readable })
+    }
+}
+
+/// A dataset opened by [`PureFile::dataset`].
+pub struct PureDataset {
+    ds: hdf5_reader::Dataset,
+    /// Its description, as [`super::dataset_info`] gives it.
+    pub info: DatasetInfo,
+    path: String,
+    readable: bool,
+}
+
+impl std::fmt::Debug for PureDataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PureDataset").field("path", &self.path).field("info", &self.info).finish()
+    }
+}
+
+impl PureDataset {
+    /// Can [`PureDataset::read`] read this dataset's elements as `mem`? (Stored bytes equal
+    /// to `mem`'s, filters this path decodes, no external storage.)
+    pub fn can_read(&self, mem: &Dtype) -> bool {
+        self.readable && self.info.dtype == *mem && self.info.dims.len() == 1 && le_layout(mem)
+    }
+
+    /// Elements `[start, start + count)` as stored (which [`PureDataset::can_read`] has
+    /// checked equals `mem`): the bytes [`super::dataset_read`] returns.
+    pub fn read(&self, start: u64, count: u64, mem: &Dtype) -> Result<Vec<u8>> {
+        if !self.can_read(mem) {
+            return Err(MarquetError::Unsupported(format!("{}: not read by the byte-range path ({:?} as {mem:?}, filters {:?})", self.path, self.info.dtype, self.info.filters)));
+        }
+        let len = self.info.dims[0];
+        let end = start.checked_add(count).filter(|&e| e <= len).ok_or_else(|| {
+            MarquetError::spec(&self.path, "HEP001 §6", format!("elements {start}+{count} past the extent {len}"))
+        })?;
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let sel = SliceInfo { selections: vec![SliceInfoElem::Slice { start, end, step: 1 }] };
+        read_sized(&self.ds, &sel, mem.size()).map_err(|e| match e {
+            Some(e) => perr(&self.path, e),
+            None => MarquetError::Unsupported(format!("{}: elements of {} bytes", self.path, mem.size())),
+        })
+    }
+}
+
+/// Raw elements of `N` bytes: the crate copies stored bytes into them unchanged
+/// (`native_copy_compatible`), so a selection of any fixed-size type comes back as bytes.
+#[derive(Clone, Copy)]
+struct Raw<const N: usize>([u8; N]);
+
+impl<const N: usize> hdf5_reader::H5Type for Raw<N> {
+    fn hdf5_type() -> PDtype {
+        PDtype::Opaque { size: N as u32, tag: String::new() }
+    }
+    fn from_bytes(bytes: &[u8], _: &PDtype) -> hdf5_reader::error::Result<Self> {
+        bytes
+            .get(..N)
+            .and_then(|b| b.try_into().ok())
+            .map(Raw)
+            .ok_or_else(|| hdf5_reader::error::Error::InvalidData(format!("element of {} bytes, expected {N}", bytes.len())))
+    }
+    fn element_size(_: &PDtype) -> usize {
+        N
+    }
+    fn native_copy_compatible(dtype: &PDtype) -> bool {
+        hdf5_reader::dtype_element_size(dtype).is_ok_and(|s| s == N)
+    }
+}
+
+fn read_n<const N: usize>(ds: &hdf5_reader::Dataset, sel: &SliceInfo) -> std::result::Result<Vec<u8>, Option<hdf5_reader::error::Error>> {
+    let a = ds.read_slice::<Raw<N>>(sel).map_err(Some)?;
+    let mut out = Vec::with_capacity(a.len() * N);
+    for e in a.iter() {
+        out.extend_from_slice(&e.0);
+    }
+    Ok(out)
+}
+
+/// Dispatch a read on the element size: the sizes of the datasets a Marquet query reads
+/// (bytes, offsets, points in 2–4 dimensions as f32 or f64, WKB points, covering boxes,
+/// R-tree entries, block boxes). Other sizes: `Err(None)`.
+fn read_sized(ds: &hdf5_reader::Dataset, sel: &SliceInfo, size: usize) -> std::result::Result<Vec<u8>, Option<hdf5_reader::error::Error>> {
+    match size {
+        1 => ds.read_slice::<u8>(sel).map(|a| a.iter().copied().collect()).map_err(Some),
+        2 => read_n::<2>(ds, sel),
+        4 => read_n::<4>(ds, sel),
+        8 => read_n::<8>(ds, sel),
+        12 => read_n::<12>(ds, sel),
+        16 => read_n::<16>(ds, sel),
+        21 => read_n::<21>(ds, sel),
+        24 => read_n::<24>(ds, sel),
+        29 => read_n::<29>(ds, sel),
+        32 => read_n::<32>(ds, sel),
+        37 => read_n::<37>(ds, sel),
+        40 => read_n::<40>(ds, sel),
+        48 => read_n::<48>(ds, sel),
+        56 => read_n::<56>(ds, sel),
+        64 => read_n::<64>(ds, sel),
+        72 => read_n::<72>(ds, sel),
+        88 => read_n::<88>(ds, sel),
+        _ => Err(None),
+    }
+}
+
+/// Element types whose stored bytes are their little-endian memory bytes.
+fn le_layout(d: &Dtype) -> bool {
+    match d {
+        Dtype::Int { big_endian, .. } | Dtype::Float { big_endian, .. } => !big_endian,
+        Dtype::FixedString { .. } | Dtype::Opaque { .. } => d.size() > 0,
+        Dtype::Enum { base, .. } => le_layout(base),
+        Dtype::Compound { fields, .. } => fields.iter().all(|f| le_layout(&f.dtype)),
+        Dtype::VarString { .. } | Dtype::StdRef | Dtype::ObjRef | Dtype::Other { .. } => false,
+    }
+}
+
+fn filter_of(id: u16, cd: &[u32]) -> Filter {
+    match (id as i32, cd) {
+        (codec::FILTER_SHUFFLE, _) => Filter::Shuffle,
+        (codec::FILTER_DEFLATE, [l]) => Filter::Deflate(*l),
+        (codec::FILTER_FLETCHER32, _) => Filter::Fletcher32,
+        (codec::FILTER_ZSTD, [l]) => Filter::Zstd(*l),
+        (i, cd) => Filter::Other(i, cd.to_vec()),
+    }
+}
+
+fn split(path: &str) -> (&str, &str) {
+    match path.trim_end_matches('/').rsplit_once('/') {
+        Some(("", leaf)) => ("/", leaf),
+        Some((p, leaf)) => (p, leaf),
+        None => ("/", path),
+    }
+}
+
+fn join(parent: &str, name: &str) -> String {
+    if parent.ends_with('/') {
+        format!("{parent}{name}")
+    } else {
+        format!("{parent}/{name}")
+    }
+}
+
+fn space_of(shape: &[u64]) -> Space {
+    match shape {
+        [] => Space::Scalar,
+        [0] => Space::Null,
+        s => Space::Simple(s.to_vec()),
+    }
+}
+
+/// The [`Dtype`] libhdf5's path reports for a stored datatype.
+fn dtype_of(d: &PDtype) -> std::result::Result<Dtype, String> {
+    use hdf5_reader::{ByteOrder, StringEncoding, StringPadding, StringSize};
+    Ok(match d {
+        PDtype::FixedPoint { size, signed, byte_order } => Dtype::Int { size: *size as usize, signed: *signed, big_endian: *byte_order == ByteOrder::BigEndian },
+        PDtype::FloatingPoint { size, byte_order } => Dtype::Float { size: *size as usize, big_endian: *byte_order == ByteOrder::BigEndian },
+        PDtype::String { size: StringSize::Fixed(n), encoding, padding } => Dtype::FixedString {
+            size: *n as usize,
+            utf8: *encoding == StringEncoding::Utf8,
+            nullterm: *padding == StringPadding::NullTerminate,
+            spacepad: *padding == StringPadding::SpacePad,
+        },
+        PDtype::String { size: StringSize::Variable, encoding, .. } => Dtype::VarString { utf8: *encoding == StringEncoding::Utf8 },
+        PDtype::VarLen { kind: hdf5_reader::VarLenKind::String, encoding, .. } => Dtype::VarString { utf8: *encoding == StringEncoding::Utf8 },
+        PDtype::Compound { size, fields } => {
+            let mut fs = Vec::with_capacity(fields.len());
+            for f in fields {
+                fs.push(Field { name: f.name.clone(), offset: f.byte_offset as usize, dtype: dtype_of(&f.datatype)? });
+            }
+            fs.sort_by_key(|f| f.offset);
+            Dtype::Compound { size: *size as usize, fields: fs }
+        }
+        PDtype::Enum { base, members } => {
+            let b = dtype_of(base)?;
+            let Dtype::Int { size, signed, big_endian } = b else { return Err(format!("enum of {b:?}")) };
+            let mut ms = Vec::with_capacity(members.len());
+            for m in members {
+                let v = m.value.get(..size).ok_or("enum member value too short")?;
+                let mut le = v.to_vec();
+                if big_endian {
+                    le.reverse();
+                }
+                ms.push((m.name.clone(), super::int_from_bytes(&le, signed, false)));
+            }
+            Dtype::Enum { base: Box::new(b), members: ms }
+        }
+        PDtype::Opaque { size, tag } => Dtype::Opaque { size: *size as usize, tag: tag.clone() },
+        PDtype::Reference { ref_type: hdf5_reader::ReferenceType::Object, size: 8 } => Dtype::ObjRef,
+        PDtype::Reference { .. } => Dtype::StdRef,
+        other => return Err(format!("datatype {other:?} is not read by the byte-range path")),
+    })
+}
+
+/// An attribute as [`super::attr_read`] returns it: elements little-endian, strings
+/// decoded with padding and NULs stripped.
+fn raw_attr(a: &hdf5_reader::Attribute) -> std::result::Result<RawAttr, String> {
+    let dtype = dtype_of(&a.datatype)?;
+    let space = space_of(&a.shape);
+    let n = space.npoints() as usize;
+    let mut strings = Vec::new();
+    let mut data = Vec::new();
+    match &dtype {
+        Dtype::VarString { .. } => {
+            strings = match &a.decoded_strings {
+                Some(s) => s.clone(),
+                None if n == 1 => vec![String::from_utf8_lossy(&a.raw_data).trim_end_matches('\0').to_string()],
+                None => return Err("variable-length strings not resolved".into()),
+            };
+        }
+        Dtype::FixedString { size, .. } => {
+            let size = *size;
+            for i in 0..n {
+                let c = a.raw_data.get(i * size..(i + 1) * size).ok_or("string attribute shorter than its shape")?;
+                strings.push(super::fixed_str(c));
+            }
+            data = a.raw_data.clone();
+        }
+        d => {
+            let es = d.size();
+            let want = es.checked_mul(n).ok_or("attribute too large")?;
+            let raw = a.raw_data.get(..want).ok_or_else(|| format!("{} bytes for {n} elements of {es}", a.raw_data.len()))?;
+            data = to_le(d, raw);
+        }
+    }
+    Ok(RawAttr { dtype, space, data, strings })
+}
+
+/// Stored elements of `d` in little-endian order.
+fn to_le(d: &Dtype, raw: &[u8]) -> Vec<u8> {
+    if le_layout(d) {
+        return raw.to_vec();
+    }
+    let mut out = raw.to_vec();
+    let es = d.size().max(1);
+    for e in out.chunks_exact_mut(es) {
+        swap_elem(d, e);
+    }
+    out
+}
+
+fn swap_elem(d: &Dtype, e: &mut [u8]) {
+    match d {
+        Dtype::Int { size, big_endian: true, .. } | Dtype::Float { size, big_endian: true } => {
+            if let Some(x) = e.get_mut(..*size) {
+                x.reverse();
+            }
+        }
+        Dtype::Enum { base, .. } => swap_elem(base, e),
+        Dtype::Compound { fields, .. } => {
+            for f in fields {
+                if let Some(x) = e.get_mut(f.offset..f.offset + f.dtype.size()) {
+                    swap_elem(&f.dtype, x);
+                }
+            }
+        }
+        _ => {}
+    }
+}
