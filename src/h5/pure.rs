@@ -309,7 +309,8 @@ impl PureDataset {
         }
         let sel = SliceInfo { selections: vec![SliceInfoElem::Slice { start, end, step: 1 }] };
         read_sized(&self.ds, &sel, mem.size()).map_err(|e| match e {
-            Some(e) => perr(&self.path, e),
+            // As the libhdf5 path reports a chunk it cannot decode (`super::direct`).
+            Some(e) => MarquetError::spec(&self.path, "HDF5 chunk", format!("elements {start}+{count}: {e}")),
             None => MarquetError::Unsupported(format!("{}: elements of {} bytes", self.path, mem.size())),
         })
     }
@@ -353,7 +354,7 @@ fn read_n<const N: usize>(ds: &hdf5_reader::Dataset, sel: &SliceInfo) -> std::re
 /// R-tree entries, block boxes). Other sizes: `Err(None)`.
 fn read_sized(ds: &hdf5_reader::Dataset, sel: &SliceInfo, size: usize) -> std::result::Result<Vec<u8>, Option<hdf5_reader::error::Error>> {
     match size {
-        1 => ds.read_slice::<u8>(sel).map(|a| a.iter().copied().collect()).map_err(Some),
+        1 => read_n::<1>(ds, sel),
         2 => read_n::<2>(ds, sel),
         4 => read_n::<4>(ds, sel),
         8 => read_n::<8>(ds, sel),

@@ -91,13 +91,16 @@ impl SpatialReader {
     /// `crate::h5::pure`) is opened through libhdf5 instead, at open or at the first
     /// query that meets it; answers are the same either way.
     pub fn open_path(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
-        match SpatialReader::open_pure(path, table, column) {
+        match SpatialReader::open_byte_range(path, table, column) {
             Err(MarquetError::Unsupported(_)) => SpatialReader::open_lib(path, table, column),
             r => r,
         }
     }
 
-    fn open_pure(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
+    /// [`SpatialReader::open_path`] without its fallback: the byte-range read path only,
+    /// refusing with [`MarquetError::Unsupported`] what that path does not read (for
+    /// tests and benchmarks that must know which path answered).
+    pub fn open_byte_range(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
         let file = PureFile::open(path)?;
         let (interpretable, column) = {
             let tv = TableView::open(&file, table)?;
