@@ -10,15 +10,15 @@
 //! and reading a table's metadata costs the bytes it reads (the reason for this path:
 //! `H5open` + `H5Fopen` alone cost more than FlatGeobuf's whole query, issue #33).
 //!
-//! Chunks are located by the crate and decoded with the project's own codecs
-//! ([`super::codec`]: libdeflate for deflate, zstd for the registered filter 32015),
-//! registered as the crate's filters, so both read paths decode the same bytes the same
-//! way. Shuffle and Fletcher-32 are the crate's (checksums verified on every read).
+//! A dataset's chunk index (any of HDF5's six kinds) is walked once, by the crate's
+//! index parsers, on its first read; then each chunk is one byte range, decoded with the
+//! project's own codecs ([`super::codec`]: shuffle, libdeflate for deflate, zstd for the
+//! registered filter 32015 — the ones the libhdf5 path's direct chunk reads use) and the
+//! crate's Fletcher-32 check. Contiguous and compact datasets are read as they lie.
 //!
 //! What this path does not read — datatype conversions (a big-endian dataset read as
 //! little-endian, compound fields by name in another layout), filters other than those
-//! above (szip, n-bit, scale-offset and plugins), external storage, element sizes the
-//! dispatch below does not cover — is refused with [`MarquetError::Unsupported`] before
+//! above (szip, n-bit, scale-offset and plugins), external storage — is refused with [`MarquetError::Unsupported`] before
 //! any data is read, and callers then read through libhdf5 ([`crate::query`] does so for
 //! a whole query): answers never depend on which path read them (`tests/read_paths.rs`).
 #![forbid(unsafe_code)]
@@ -26,7 +26,9 @@
 use std::path::Path;
 
 use hdf5_reader::messages::HdfMessage;
-use hdf5_reader::{Datatype as PDtype, FilterRegistry, Hdf5File, OpenOptions, SliceInfo, SliceInfoElem};
+use hdf5_reader::chunk_index::ChunkEntry;
+use hdf5_reader::messages::layout::DataLayout;
+use hdf5_reader::{Datatype as PDtype, Hdf5File, OpenOptions};
 
 use super::codec;
 use super::{DatasetInfo, Dtype, Field, Filter, RawAttr, Space};
@@ -53,29 +55,9 @@ impl std::fmt::Debug for PureFile {
     }
 }
 
-/// Decoded chunks the parser keeps per file (the spatial reader keeps its own pieces on
-/// top: this cache only spares a re-decode between the two).
-const PARSER_CHUNK_CACHE_BYTES: usize = 8 << 20;
 /// Largest decoded chunk accepted (Marquet writes chunks of at most a few MiB; other
 /// producers' 64 MiB chunks still read).
 const MAX_CHUNK_BYTES: usize = 256 << 20;
-
-fn registry() -> FilterRegistry {
-    let mut r = FilterRegistry::new();
-    r.register(
-        codec::FILTER_DEFLATE as u16,
-        Box::new(|_, data: &[u8], _| {
-            codec::inflate(data, MAX_CHUNK_BYTES).map_err(|e| hdf5_reader::error::Error::InvalidData(format!("deflate: {e}")))
-        }),
-    );
-    r.register(
-        codec::FILTER_ZSTD as u16,
-        Box::new(|_, data: &[u8], _| {
-            codec::zstd_decompress(data, MAX_CHUNK_BYTES).map_err(|e| hdf5_reader::error::Error::InvalidData(format!("zstd: {e}")))
-        }),
-    );
-    r
-}
 
 fn perr(path: &str, e: hdf5_reader::error::Error) -> MarquetError {
     MarquetError::hdf5(path, e)
@@ -87,10 +69,9 @@ impl PureFile {
     pub fn open(path: &Path) -> Result<PureFile> {
         let name = path.display().to_string();
         crate::error::check_regular_file(path)?;
-        let opts = OpenOptions::default()
-            .with_filter_registry(registry())
-            .with_chunk_cache_bytes(PARSER_CHUNK_CACHE_BYTES)
-            .with_max_chunk_bytes(MAX_CHUNK_BYTES);
+        // Chunks are located and decoded here (`PureDataset`), not by the parser's own
+        // chunk reader: its chunk cache is not used.
+        let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
         let f = Hdf5File::open_with_options(path, opts).map_err(|e| perr(&name, e))?;
         Ok(PureFile { f, name })
     }
@@ -246,12 +227,14 @@ impl PureFile {
         let header = self.f.get_or_parse_header(ds.address()).map_err(|e| perr(path, e))?;
         let mut filters = Vec::new();
         let mut external = false;
+        let mut layout = None;
         for m in &header.messages {
             match m {
                 HdfMessage::FilterPipeline(p) => {
                     filters = p.filters.iter().map(|f| filter_of(f.id, &f.client_data)).collect();
                 }
                 HdfMessage::ExternalFiles(_) => external = true,
+                HdfMessage::DataLayout(l) => layout = Some(l.layout.clone()),
                 _ => {}
             }
         }
@@ -268,13 +251,18 @@ impl PureFile {
         };
         let readable = !external
             && info.filters.iter().all(|f| matches!(f, Filter::Shuffle | Filter::Deflate(_) | Filter::Zstd(_) | Filter::Fletcher32 | Filter::Other(codec::FILTER_ZSTD, _)));
-        Ok(PureDataset { ds, info, path: path.to_string(), readable })
+        let readable = readable && layout.is_some();
+        Ok(PureDataset { file: self.f.clone(), layout, entries: std::sync::OnceLock::new(), info, path: path.to_string(), readable })
     }
 }
 
 /// A dataset opened by [`PureFile::dataset`].
 pub struct PureDataset {
-    ds: hdf5_reader::Dataset,
+    file: Hdf5File,
+    layout: Option<hdf5_reader::messages::layout::DataLayout>,
+    /// The chunk index read once, on the first read: every allocated chunk's address,
+    /// stored size and filter mask, by chunk number.
+    entries: std::sync::OnceLock<std::result::Result<Vec<(u64, ChunkEntry)>, String>>,
     /// Its description, as [`super::dataset_info`] gives it.
     pub info: DatasetInfo,
     path: String,
@@ -307,71 +295,143 @@ impl PureDataset {
         if count == 0 {
             return Ok(Vec::new());
         }
-        let sel = SliceInfo { selections: vec![SliceInfoElem::Slice { start, end, step: 1 }] };
-        read_sized(&self.ds, &sel, mem.size()).map_err(|e| match e {
-            // As the libhdf5 path reports a chunk it cannot decode (`super::direct`).
-            Some(e) => MarquetError::spec(&self.path, "HDF5 chunk", format!("elements {start}+{count}: {e}")),
-            None => MarquetError::Unsupported(format!("{}: elements of {} bytes", self.path, mem.size())),
+        let es = mem.size() as u64;
+        let bad = |m: String| MarquetError::spec(&self.path, "HDF5 chunk", m);
+        let bytes_of = |n: u64| usize::try_from(n.checked_mul(es).ok_or_else(|| bad("size overflow".into()))?).map_err(|_| bad("size overflow".into()));
+        match &self.layout {
+            Some(DataLayout::Compact { data }) => {
+                let r = (start * es) as usize..(end * es) as usize;
+                data.get(r).map(|d| d.to_vec()).ok_or_else(|| bad(format!("compact data of {} bytes for {len} elements", data.len())))
+            }
+            Some(DataLayout::Contiguous { address, size }) => {
+                if self.undefined(*address) {
+                    return self.fill(count, es);
+                }
+                if size.checked_div(es).is_none_or(|n| n < len) {
+                    return Err(bad(format!("contiguous storage of {size} bytes for {len} elements")));
+                }
+                let b = self.file.storage().read_range(address + start * es, bytes_of(count)?).map_err(|e| perr(&self.path, e))?;
+                Ok(b.to_vec())
+            }
+            Some(DataLayout::Chunked { address, dims, .. }) => {
+                let c = u64::from(*dims.first().ok_or_else(|| bad("chunk of rank 0".into()))?);
+                if c == 0 {
+                    return Err(bad("chunk length 0".into()));
+                }
+                let entries = self.entries.get_or_init(|| self.chunk_entries(*address, dims).map_err(|e| e.to_string()));
+                let entries = entries.as_ref().map_err(|e| bad(format!("chunk index: {e}")))?;
+                let mut out = Vec::with_capacity(bytes_of(count)?);
+                let mut i = start;
+                while i < end {
+                    let k = i / c;
+                    let first = k * c;
+                    let hi = (first + c).min(end);
+                    let chunk = match entries.binary_search_by_key(&k, |(n, _)| *n) {
+                        Ok(j) => self.decode(&entries[j].1, bytes_of(c)?, es as usize, first)?,
+                        Err(_) => self.fill(c, es)?,
+                    };
+                    out.extend_from_slice(&chunk[((i - first) * es) as usize..((hi - first) * es) as usize]);
+                    i = hi;
+                }
+                Ok(out)
+            }
+            None => Err(MarquetError::Unsupported(format!("{}: no data layout", self.path))),
+        }
+    }
+
+    fn undefined(&self, address: u64) -> bool {
+        hdf5_reader::io::Cursor::is_undefined_offset(address, self.file.superblock().offset_size)
+    }
+
+    /// `n` elements of the fill value (zeros without one), as HDF5 returns unallocated
+    /// storage.
+    fn fill(&self, n: u64, es: u64) -> Result<Vec<u8>> {
+        let total = usize::try_from(n * es).map_err(|_| MarquetError::spec(&self.path, "HDF5 chunk", "size overflow"))?;
+        Ok(match &self.info.fill {
+            Some(f) if f.len() as u64 == es => f.iter().copied().cycle().take(total).collect(),
+            _ => vec![0; total],
         })
     }
-}
 
-/// Raw elements of `N` bytes: the crate copies stored bytes into them unchanged
-/// (`native_copy_compatible`), so a selection of any fixed-size type comes back as bytes.
-#[derive(Clone, Copy)]
-struct Raw<const N: usize>([u8; N]);
+    /// Walk the chunk index once (any of HDF5's six kinds, parsed by `hdf5-reader`): the
+    /// allocated chunks by chunk number, checked to lie on the chunk grid; chunks past the
+    /// extent (HDF5 keeps them after a shrink) are dropped as libhdf5 ignores them.
+    fn chunk_entries(&self, address: u64, dims: &[u32]) -> std::result::Result<Vec<(u64, ChunkEntry)>, hdf5_reader::error::Error> {
+        use hdf5_reader::messages::layout::ChunkIndexing;
+        let Some(DataLayout::Chunked { chunk_indexing, .. }) = &self.layout else { return Ok(Vec::new()) };
+        if self.undefined(address) {
+            return Ok(Vec::new());
+        }
+        let st = self.file.storage();
+        let sb = self.file.superblock();
+        let (os, ls) = (sb.offset_size, sb.length_size);
+        let shape = &self.info.dims;
+        let raw = match chunk_indexing {
+            None => hdf5_reader::btree_v1::collect_btree_v1_leaves_storage(st, address, os, ls, Some(1), dims, None)?
+                .into_iter()
+                .map(|(key, addr)| match key {
+                    hdf5_reader::btree_v1::BTreeV1Key::RawData { chunk_size, filter_mask, offsets } => {
+                        Ok(ChunkEntry { address: addr, size: chunk_size as u64, filter_mask, offsets: offsets.into_iter().take(1).collect() })
+                    }
+                    _ => Err(hdf5_reader::error::Error::InvalidData("expected raw data key in chunk B-tree".into())),
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+            Some(ChunkIndexing::SingleChunk { filtered_size, filters }) => vec![hdf5_reader::chunk_index::single_chunk_entry(address, *filtered_size, *filters, 1)],
+            Some(ChunkIndexing::BTreeV2) => hdf5_reader::chunk_index::collect_v2_chunk_entries_storage(st, address, os, ls, 1, dims, None)?,
+            Some(ChunkIndexing::Implicit) => hdf5_reader::chunk_index::collect_implicit_chunk_entries(address, shape, dims, self.info.dtype.size(), None, st.len())?,
+            Some(ChunkIndexing::FixedArray { .. }) => hdf5_reader::fixed_array::collect_fixed_array_chunk_entries_storage(st, address, os, ls, shape, dims, None)?,
+            Some(ChunkIndexing::ExtensibleArray { .. }) => {
+                hdf5_reader::extensible_array::collect_extensible_array_chunk_entries_storage(st, address, os, ls, shape, Some(&self.info.maxdims), dims, None)?
+            }
+        };
+        let c = u64::from(dims[0]);
+        let len = shape.first().copied().unwrap_or(0);
+        let mut out = Vec::with_capacity(raw.len());
+        for e in raw {
+            let o = *e.offsets.first().ok_or_else(|| hdf5_reader::error::Error::InvalidData("chunk entry without offsets".into()))?;
+            if o % c != 0 {
+                return Err(hdf5_reader::error::Error::InvalidData(format!("chunk at element {o} is off the chunk grid of {c}")));
+            }
+            if o >= len {
+                continue;
+            }
+            out.push((o / c, e));
+        }
+        out.sort_by_key(|(k, _)| *k);
+        if out.windows(2).any(|w| w[0].0 == w[1].0) {
+            return Err(hdf5_reader::error::Error::InvalidData("two chunk index entries for one chunk".into()));
+        }
+        Ok(out)
+    }
 
-impl<const N: usize> hdf5_reader::H5Type for Raw<N> {
-    fn hdf5_type() -> PDtype {
-        PDtype::Opaque { size: N as u32, tag: String::new() }
-    }
-    fn from_bytes(bytes: &[u8], _: &PDtype) -> hdf5_reader::error::Result<Self> {
-        bytes
-            .get(..N)
-            .and_then(|b| b.try_into().ok())
-            .map(Raw)
-            .ok_or_else(|| hdf5_reader::error::Error::InvalidData(format!("element of {} bytes, expected {N}", bytes.len())))
-    }
-    fn element_size(_: &PDtype) -> usize {
-        N
-    }
-    fn native_copy_compatible(dtype: &PDtype) -> bool {
-        hdf5_reader::dtype_element_size(dtype).is_ok_and(|s| s == N)
-    }
-}
-
-fn read_n<const N: usize>(ds: &hdf5_reader::Dataset, sel: &SliceInfo) -> std::result::Result<Vec<u8>, Option<hdf5_reader::error::Error>> {
-    let a = ds.read_slice::<Raw<N>>(sel).map_err(Some)?;
-    let mut out = Vec::with_capacity(a.len() * N);
-    for e in a.iter() {
-        out.extend_from_slice(&e.0);
-    }
-    Ok(out)
-}
-
-/// Dispatch a read on the element size: the sizes of the datasets a Marquet query reads
-/// (bytes, offsets, points in 2–4 dimensions as f32 or f64, WKB points, covering boxes,
-/// R-tree entries, block boxes). Other sizes: `Err(None)`.
-fn read_sized(ds: &hdf5_reader::Dataset, sel: &SliceInfo, size: usize) -> std::result::Result<Vec<u8>, Option<hdf5_reader::error::Error>> {
-    match size {
-        1 => read_n::<1>(ds, sel),
-        2 => read_n::<2>(ds, sel),
-        4 => read_n::<4>(ds, sel),
-        8 => read_n::<8>(ds, sel),
-        12 => read_n::<12>(ds, sel),
-        16 => read_n::<16>(ds, sel),
-        21 => read_n::<21>(ds, sel),
-        24 => read_n::<24>(ds, sel),
-        29 => read_n::<29>(ds, sel),
-        32 => read_n::<32>(ds, sel),
-        37 => read_n::<37>(ds, sel),
-        40 => read_n::<40>(ds, sel),
-        48 => read_n::<48>(ds, sel),
-        56 => read_n::<56>(ds, sel),
-        64 => read_n::<64>(ds, sel),
-        72 => read_n::<72>(ds, sel),
-        88 => read_n::<88>(ds, sel),
-        _ => Err(None),
+    /// Read a stored chunk and undo its filters (the project's codecs; Fletcher-32 verified
+    /// by `hdf5-reader`'s implementation), checking it decodes to exactly `expected` bytes.
+    fn decode(&self, e: &ChunkEntry, expected: usize, es: usize, first: u64) -> Result<Vec<u8>> {
+        let bad = |m: String| MarquetError::spec(&self.path, "HDF5 chunk", format!("chunk at element {first}: {m}"));
+        let limit = expected.max(1 << 16) as u64 * 2 + (1 << 20);
+        if e.size > limit {
+            return Err(bad(format!("{} stored bytes for a chunk of {expected}", e.size)));
+        }
+        let stored = self.file.storage().read_range(e.address, e.size as usize).map_err(|err| bad(err.to_string()))?;
+        let mut cur: Option<Vec<u8>> = None;
+        for (i, f) in self.info.filters.iter().enumerate().rev() {
+            if i < 32 && e.filter_mask & (1 << i) != 0 {
+                continue;
+            }
+            let input: &[u8] = cur.as_deref().unwrap_or(&stored);
+            cur = Some(match f {
+                Filter::Shuffle => codec::unshuffle(input, es),
+                Filter::Deflate(_) => codec::inflate(input, expected).map_err(&bad)?,
+                Filter::Zstd(_) | Filter::Other(codec::FILTER_ZSTD, _) => codec::zstd_decompress(input, expected).map_err(&bad)?,
+                Filter::Fletcher32 => hdf5_reader::filters::fletcher32::verify_and_strip(input).map_err(|err| bad(err.to_string()))?,
+                other => return Err(MarquetError::Unsupported(format!("{}: filter {other:?}", self.path))),
+            });
+        }
+        let out = cur.unwrap_or_else(|| stored.to_vec());
+        if out.len() != expected {
+            return Err(bad(format!("decodes to {} bytes, expected {expected}", out.len())));
+        }
+        Ok(out)
     }
 }
 
