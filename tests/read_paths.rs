@@ -223,3 +223,41 @@ fn peers_converted_three_ways_read_the_same_through_both_paths() {
     assert!(converted >= 150, "only {converted} conversions succeeded");
     assert!(t.queries >= 3000, "only {} queries compared", t.queries);
 }
+
+/// Deep chunk indexes: 40,000 points and as many small polygons in chunks of 16 rows
+/// (2,500 chunks per dataset: v1 B-trees of three levels), read through both paths.
+#[test]
+fn many_chunk_tables_read_the_same_through_both_paths() {
+    let dir = tmpdir();
+    let mut t = Tally::default();
+    let mut bad = Vec::new();
+    for (name, polygons) in [("pts", false), ("polys", true)] {
+        let mut s = String::from("{\"type\":\"FeatureCollection\",\"features\":[");
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..40_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (lon, lat) = ((x % 36_000) as f64 / 100.0 - 180.0, ((x >> 20) % 18_000) as f64 / 100.0 - 90.0);
+            let g = if polygons {
+                format!("{{\"type\":\"Polygon\",\"coordinates\":[[[{lon},{lat}],[{},{lat}],[{},{}],[{lon},{lat}]]]}}", lon + 0.1, lon + 0.1, lat + 0.1)
+            } else {
+                format!("{{\"type\":\"Point\",\"coordinates\":[{lon},{lat}]}}")
+            };
+            if i > 0 {
+                s.push(',');
+            }
+            s += &format!("{{\"type\":\"Feature\",\"properties\":{{\"i\":{i}}},\"geometry\":{g}}}");
+        }
+        s += "]}";
+        let src = dir.join(format!("{name}.geojson"));
+        std::fs::write(&src, s).unwrap();
+        let out = dir.join(format!("{name}.h5"));
+        let opts = ConvertOptions { layout: WriteLayout::default().with_chunk_rows(16).with_values_chunk_bytes(1024), ..Default::default() };
+        convert(&src, &out, &opts).unwrap();
+        compare_file(&out, true, &mut t, &mut bad);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));
+    assert_eq!(t.columns, 2, "{t:?}");
+}

@@ -23,7 +23,9 @@
 //! a whole query): answers never depend on which path read them (`tests/read_paths.rs`).
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use hdf5_reader::messages::HdfMessage;
 use hdf5_reader::chunk_index::ChunkEntry;
@@ -47,6 +49,11 @@ pub enum ObjKind {
 pub struct PureFile {
     f: Hdf5File,
     name: String,
+    /// Each object's attributes, parsed once ([`PureFile::attr`] is asked for several
+    /// attributes of one object).
+    attrs: Mutex<HashMap<String, Arc<Vec<hdf5_reader::Attribute>>>>,
+    /// Each group's member names (groups, datasets), listed once.
+    members: Mutex<HashMap<String, Arc<(Vec<String>, Vec<String>)>>>,
 }
 
 impl std::fmt::Debug for PureFile {
@@ -58,6 +65,11 @@ impl std::fmt::Debug for PureFile {
 /// Largest decoded chunk accepted (Marquet writes chunks of at most a few MiB; other
 /// producers' 64 MiB chunks still read).
 const MAX_CHUNK_BYTES: usize = 256 << 20;
+
+/// A cache's lock; a panic elsewhere while it was held leaves a usable map.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn perr(path: &str, e: hdf5_reader::error::Error) -> MarquetError {
     MarquetError::hdf5(path, e)
@@ -73,7 +85,7 @@ impl PureFile {
         // chunk reader: its chunk cache is not used.
         let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
         let f = Hdf5File::open_with_options(path, opts).map_err(|e| perr(&name, e))?;
-        Ok(PureFile { f, name })
+        Ok(PureFile { f, name, attrs: Mutex::default(), members: Mutex::default() })
     }
 
     /// The file's name as given to [`PureFile::open`].
@@ -87,11 +99,8 @@ impl PureFile {
             return Ok(Some(ObjKind::Group));
         }
         let (parent, leaf) = split(path);
-        let g = match self.f.group(parent) {
-            Ok(g) => g,
-            Err(_) => return Ok(None),
-        };
-        let (groups, datasets) = g.member_names().map_err(|e| perr(parent, e))?;
+        let Some(m) = self.member_names(parent)? else { return Ok(None) };
+        let (groups, datasets) = &*m;
         if groups.iter().any(|n| n == leaf) {
             Ok(Some(ObjKind::Group))
         } else if datasets.iter().any(|n| n == leaf) {
@@ -101,19 +110,39 @@ impl PureFile {
         }
     }
 
-    fn attributes(&self, path: &str) -> Result<Vec<hdf5_reader::Attribute>> {
-        match self.kind(path)? {
-            Some(ObjKind::Group) => self.f.group(path).and_then(|g| g.attributes()).map_err(|e| perr(path, e)),
-            Some(ObjKind::Dataset) => Ok(self.f.dataset(path).map_err(|e| perr(path, e))?.attributes()),
-            None => Err(MarquetError::hdf5(path, "no such object")),
+    /// Group `path`'s member names (`None`: not a group), listed once.
+    fn member_names(&self, path: &str) -> Result<Option<Arc<(Vec<String>, Vec<String>)>>> {
+        if let Some(m) = lock(&self.members).get(path) {
+            return Ok(Some(m.clone()));
         }
+        let g = match self.f.group(path) {
+            Ok(g) => g,
+            Err(_) => return Ok(None),
+        };
+        let m = Arc::new(g.member_names().map_err(|e| perr(path, e))?);
+        lock(&self.members).insert(path.to_string(), m.clone());
+        Ok(Some(m))
+    }
+
+    fn attributes(&self, path: &str) -> Result<Arc<Vec<hdf5_reader::Attribute>>> {
+        if let Some(a) = lock(&self.attrs).get(path) {
+            return Ok(a.clone());
+        }
+        let a = Arc::new(match self.kind(path)? {
+            Some(ObjKind::Group) => self.f.group(path).and_then(|g| g.attributes()).map_err(|e| perr(path, e))?,
+            Some(ObjKind::Dataset) => self.f.dataset(path).map_err(|e| perr(path, e))?.attributes(),
+            None => return Err(MarquetError::hdf5(path, "no such object")),
+        });
+        lock(&self.attrs).insert(path.to_string(), a.clone());
+        Ok(a)
     }
 
     /// Attribute `name` of the object at `path`, as libhdf5's path returns it
     /// ([`super::attr_read`]); `None` when absent.
     pub fn attr(&self, path: &str, name: &str) -> Result<Option<RawAttr>> {
-        let Some(a) = self.attributes(path)?.into_iter().find(|a| a.name == name) else { return Ok(None) };
-        raw_attr(&a).map(Some).map_err(|m| MarquetError::Unsupported(format!("{path}: attribute {name}: {m}")))
+        let all = self.attributes(path)?;
+        let Some(a) = all.iter().find(|a| a.name == name) else { return Ok(None) };
+        raw_attr(a).map(Some).map_err(|m| MarquetError::Unsupported(format!("{path}: attribute {name}: {m}")))
     }
 
     /// A reference attribute resolved to the absolute paths of its targets (`None` for a
@@ -122,7 +151,8 @@ impl PureFile {
     /// levels below the object's parent group (a table's columns, list columns' datasets
     /// and indexes: where Marquet's references point).
     pub fn attr_refs(&self, path: &str, name: &str) -> Result<Option<super::RefAttr>> {
-        let Some(a) = self.attributes(path)?.into_iter().find(|a| a.name == name) else { return Ok(None) };
+        let all = self.attributes(path)?;
+        let Some(a) = all.iter().find(|a| a.name == name) else { return Ok(None) };
         let (dtype, size) = match &a.datatype {
             PDtype::Reference { ref_type: hdf5_reader::ReferenceType::Object, size } => (if *size == 8 { Dtype::ObjRef } else { Dtype::StdRef }, *size as usize),
             other => return Err(MarquetError::spec(path, "HEP001 §5", format!("attribute {name} is not an object reference ({other:?})"))),
@@ -252,7 +282,7 @@ impl PureFile {
         let readable = !external
             && info.filters.iter().all(|f| matches!(f, Filter::Shuffle | Filter::Deflate(_) | Filter::Zstd(_) | Filter::Fletcher32 | Filter::Other(codec::FILTER_ZSTD, _)));
         let readable = readable && layout.is_some();
-        Ok(PureDataset { file: self.f.clone(), layout, entries: std::sync::OnceLock::new(), info, path: path.to_string(), readable })
+        Ok(PureDataset { file: self.f.clone(), layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(), info, path: path.to_string(), readable })
     }
 }
 
@@ -261,8 +291,11 @@ pub struct PureDataset {
     file: Hdf5File,
     layout: Option<hdf5_reader::messages::layout::DataLayout>,
     /// The chunk index read once, on the first read: every allocated chunk's address,
-    /// stored size and filter mask, by chunk number.
+    /// stored size and filter mask, by chunk number (index kinds other than HDF5's
+    /// default v1 B-tree).
     entries: std::sync::OnceLock<std::result::Result<Vec<(u64, ChunkEntry)>, String>>,
+    /// Chunks looked up one by one in a v1 B-tree (`None`: not allocated).
+    looked_up: Mutex<HashMap<u64, Option<ChunkEntry>>>,
     /// Its description, as [`super::dataset_info`] gives it.
     pub info: DatasetInfo,
     path: String,
@@ -318,17 +351,23 @@ impl PureDataset {
                 if c == 0 {
                     return Err(bad("chunk length 0".into()));
                 }
-                let entries = self.entries.get_or_init(|| self.chunk_entries(*address, dims).map_err(|e| e.to_string()));
-                let entries = entries.as_ref().map_err(|e| bad(format!("chunk index: {e}")))?;
+                let v1 = matches!(&self.layout, Some(DataLayout::Chunked { chunk_indexing: None, .. }));
                 let mut out = Vec::with_capacity(bytes_of(count)?);
                 let mut i = start;
                 while i < end {
                     let k = i / c;
                     let first = k * c;
                     let hi = (first + c).min(end);
-                    let chunk = match entries.binary_search_by_key(&k, |(n, _)| *n) {
-                        Ok(j) => self.decode(&entries[j].1, bytes_of(c)?, es as usize, first)?,
-                        Err(_) => self.fill(c, es)?,
+                    let entry = if v1 {
+                        self.v1_lookup(*address, k, c).map_err(|e| bad(format!("chunk index: {e}")))?
+                    } else {
+                        let entries = self.entries.get_or_init(|| self.chunk_entries(*address, dims).map_err(|e| e.to_string()));
+                        let entries = entries.as_ref().map_err(|e| bad(format!("chunk index: {e}")))?;
+                        entries.binary_search_by_key(&k, |(n, _)| *n).ok().map(|j| entries[j].1.clone())
+                    };
+                    let chunk = match entry {
+                        Some(e) => self.decode(&e, bytes_of(c)?, es as usize, first)?,
+                        None => self.fill(c, es)?,
                     };
                     out.extend_from_slice(&chunk[((i - first) * es) as usize..((hi - first) * es) as usize]);
                     i = hi;
@@ -367,15 +406,8 @@ impl PureDataset {
         let (os, ls) = (sb.offset_size, sb.length_size);
         let shape = &self.info.dims;
         let raw = match chunk_indexing {
-            None => hdf5_reader::btree_v1::collect_btree_v1_leaves_storage(st, address, os, ls, Some(1), dims, None)?
-                .into_iter()
-                .map(|(key, addr)| match key {
-                    hdf5_reader::btree_v1::BTreeV1Key::RawData { chunk_size, filter_mask, offsets } => {
-                        Ok(ChunkEntry { address: addr, size: chunk_size as u64, filter_mask, offsets: offsets.into_iter().take(1).collect() })
-                    }
-                    _ => Err(hdf5_reader::error::Error::InvalidData("expected raw data key in chunk B-tree".into())),
-                })
-                .collect::<std::result::Result<Vec<_>, _>>()?,
+            // v1 B-trees (HDF5's default) are searched chunk by chunk: `v1_lookup`.
+            None => Vec::new(),
             Some(ChunkIndexing::SingleChunk { filtered_size, filters }) => vec![hdf5_reader::chunk_index::single_chunk_entry(address, *filtered_size, *filters, 1)],
             Some(ChunkIndexing::BTreeV2) => hdf5_reader::chunk_index::collect_v2_chunk_entries_storage(st, address, os, ls, 1, dims, None)?,
             Some(ChunkIndexing::Implicit) => hdf5_reader::chunk_index::collect_implicit_chunk_entries(address, shape, dims, self.info.dtype.size(), None, st.len())?,
@@ -402,6 +434,67 @@ impl PureDataset {
             return Err(hdf5_reader::error::Error::InvalidData("two chunk index entries for one chunk".into()));
         }
         Ok(out)
+    }
+
+    /// The entry of chunk `k` (chunk length `c`) in the v1 B-tree at `root`, found by
+    /// descending from the root through the nodes whose key range holds it (HDF5's own
+    /// lookup): a window reads a few nodes, not the whole index. The nodes are parsed by
+    /// `hdf5-reader` (`BTreeV1Node::parse`); the crate walks whole trees only, so the
+    /// descent is ours. Bounded: at most 64 levels, each node read once per lookup.
+    fn v1_lookup(&self, root: u64, k: u64, c: u64) -> std::result::Result<Option<ChunkEntry>, hdf5_reader::error::Error> {
+        use hdf5_reader::btree_v1::{BTreeV1Key, BTreeV1Node};
+        use hdf5_reader::error::Error;
+        if let Some(e) = lock(&self.looked_up).get(&k) {
+            return Ok(e.clone());
+        }
+        let st = self.file.storage();
+        let sb = self.file.superblock();
+        let (os, ls) = (sb.offset_size, sb.length_size);
+        let target = k * c;
+        let offset_of = |key: &BTreeV1Key| match key {
+            BTreeV1Key::RawData { offsets, .. } => offsets.first().copied().ok_or_else(|| Error::InvalidData("chunk key without offsets".into())),
+            BTreeV1Key::Group { .. } => Err(Error::InvalidData("group key in a chunk B-tree".into())),
+        };
+        let mut addr = root;
+        let mut found = None;
+        for _ in 0..64 {
+            if self.undefined(addr) {
+                break;
+            }
+            // Header: signature, type, level, entries used, two sibling addresses; then
+            // entries used + 1 keys of 8 + 2 × 8 bytes (rank 1) and as many children.
+            let header_len = 8 + 2 * usize::from(os);
+            let head = st.read_range(addr, header_len)?;
+            let used = usize::from(u16::from_le_bytes([head.get(6).copied().unwrap_or(0), head.get(7).copied().unwrap_or(0)]));
+            let node_len = header_len + (used + 1) * 24 + used * usize::from(os);
+            let bytes = st.read_range(addr, node_len)?;
+            let node = BTreeV1Node::parse(&mut hdf5_reader::io::Cursor::new(&bytes), os, ls, Some(1))?;
+            if node.node_type != 1 || node.children.len() != usize::from(node.entries_used) || node.keys.len() != node.children.len() + 1 {
+                return Err(Error::InvalidData(format!("malformed chunk B-tree node at {addr:#x}")));
+            }
+            // Child i holds the chunks from key i up to key i + 1.
+            let mut pick = None;
+            for (i, child) in node.children.iter().enumerate() {
+                let lo = offset_of(&node.keys[i])?;
+                if node.level == 0 {
+                    if lo == target {
+                        if let BTreeV1Key::RawData { chunk_size, filter_mask, .. } = &node.keys[i] {
+                            found = Some(ChunkEntry { address: *child, size: u64::from(*chunk_size), filter_mask: *filter_mask, offsets: vec![lo] });
+                        }
+                        break;
+                    }
+                } else if lo <= target && (i + 1 == node.children.len() || target < offset_of(&node.keys[i + 1])?) {
+                    pick = Some(*child);
+                    break;
+                }
+            }
+            match (node.level, pick) {
+                (0, _) | (_, None) => break,
+                (_, Some(next)) => addr = next,
+            }
+        }
+        lock(&self.looked_up).insert(k, found.clone());
+        Ok(found)
     }
 
     /// Read a stored chunk and undo its filters (the project's codecs; Fletcher-32 verified
