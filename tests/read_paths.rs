@@ -162,8 +162,8 @@ fn compare_file(path: &Path, own: bool, t: &mut Tally, bad: &mut Vec<String>) {
     }
 }
 
-fn tmpdir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("marquet-read-paths-{}", std::process::id()));
+fn tmpdir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("marquet-read-paths-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -190,7 +190,7 @@ fn peers_converted_three_ways_read_the_same_through_both_paths() {
     let mut inputs = Vec::new();
     walk(&root, &["parquet"], &mut inputs);
     assert!(inputs.len() >= 50, "only {} GeoParquet files under testdata/peers", inputs.len());
-    let dir = tmpdir();
+    let dir = tmpdir("peers");
     let variants: Vec<(&str, ConvertOptions)> = vec![
         ("default", ConvertOptions::default()),
         (
@@ -228,7 +228,7 @@ fn peers_converted_three_ways_read_the_same_through_both_paths() {
 /// (2,500 chunks per dataset: v1 B-trees of three levels), read through both paths.
 #[test]
 fn many_chunk_tables_read_the_same_through_both_paths() {
-    let dir = tmpdir();
+    let dir = tmpdir("chunks");
     let mut t = Tally::default();
     let mut bad = Vec::new();
     for (name, polygons) in [("pts", false), ("polys", true)] {

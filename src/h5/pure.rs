@@ -165,18 +165,12 @@ impl PureFile {
             let raw = a.raw_data.get(i * size..(i + 1) * size).ok_or_else(|| MarquetError::spec(path, "HEP001 §5", format!("attribute {name}: {} bytes for {n} references", a.raw_data.len())))?;
             addrs.push(self.ref_address(raw, path, name)?);
         }
-        let mut known: Option<Vec<(u64, String)>> = None;
         let mut out = Vec::with_capacity(n);
         for addr in addrs {
-            let Some(addr) = addr else {
-                out.push(None);
-                continue;
-            };
-            let objs = match &known {
-                Some(k) => k,
-                None => known.insert(self.objects_below(parent, 2)?),
-            };
-            out.push(objs.iter().find(|(a, _)| *a == addr).map(|(_, p)| p.clone()));
+            out.push(match addr {
+                Some(a) => self.path_of(parent, a)?,
+                None => None,
+            });
         }
         Ok(Some((out, dtype, space)))
     }
@@ -226,29 +220,27 @@ impl PureFile {
 
     /// Names of the groups directly below group `path`.
     pub fn child_groups(&self, path: &str) -> Result<Vec<String>> {
-        let g = self.f.group(path).map_err(|e| perr(path, e))?;
-        Ok(g.member_names().map_err(|e| perr(path, e))?.0)
+        Ok(self.member_names(path)?.ok_or_else(|| MarquetError::hdf5(path, "not a group"))?.0.clone())
     }
 
-    /// (address, absolute path) of the objects up to `depth` levels below group `path`.
-    fn objects_below(&self, path: &str, depth: usize) -> Result<Vec<(u64, String)>> {
-        let mut out = Vec::new();
+    /// The path of the object at `address` among the children of group `path` and of its
+    /// child groups (where Marquet's references point: a table's columns, a list column's
+    /// datasets, `SEARCH_INDEXES`' indexes), by link address without opening the objects;
+    /// `None` when it is not there.
+    fn path_of(&self, path: &str, address: u64) -> Result<Option<String>> {
         let g = self.f.group(path).map_err(|e| perr(path, e))?;
-        let mut todo = vec![(g, path.to_string(), depth)];
-        while let Some((g, p, d)) = todo.pop() {
-            let (groups, datasets) = g.members().map_err(|e| perr(&p, e))?;
-            for ds in datasets {
-                out.push((ds.address(), join(&p, ds.name())));
-            }
-            for sub in groups {
-                let sp = join(&p, sub.name());
-                out.push((sub.address(), sp.clone()));
-                if d > 1 {
-                    todo.push((sub, sp, d - 1));
-                }
+        if let Some(n) = g.child_name_by_address(address).map_err(|e| perr(path, e))? {
+            return Ok(Some(join(path, &n)));
+        }
+        let Some(m) = self.member_names(path)? else { return Ok(None) };
+        for sub in &m.0 {
+            let sp = join(path, sub);
+            let sg = self.f.group(&sp).map_err(|e| perr(&sp, e))?;
+            if let Some(n) = sg.child_name_by_address(address).map_err(|e| perr(&sp, e))? {
+                return Ok(Some(join(&sp, &n)));
             }
         }
-        Ok(out)
+        Ok(None)
     }
 
     /// Open the dataset at absolute `path`.

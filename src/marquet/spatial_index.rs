@@ -394,19 +394,15 @@ fn index_dataset(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, k
             return Ok((ds, info.path.clone()));
         }
     }
-    // R-tree entries are boxes of neighbouring items: shuffle + a compressor shrinks
-    // them by about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB with zstd). They are
-    // compressed like the column's geometry data (deflate by default, so every HDF5
-    // reads them; zstd when the column chose zstd); block indexes are small.
+    // Index entries are stored unfiltered (issue #33 item 3, docs/PERFORMANCE.md "A
+    // layout cheap to read cold"): a window reads a few R-tree chunks that no earlier
+    // window decoded, and inflating them was 45 % of a cold polygon query; stored as they
+    // are, a chunk is one byte range copied. Shuffle + deflate shrank the R-tree about
+    // 2.5× (issue #10's polygons: 8.5 -> 3.4 MB), so the file grows by about 6 % of a
+    // polygon table (28 bytes a row). Block indexes are small.
     // A column written with checksums has checksummed indexes too (docs/FAULTS.md F8).
     let stored = super::geometry_column::geometry_filters(this, col)?;
-    let filters = match kind {
-        SpatialIndexKind::PackedRTree => {
-            super::Compression::from_filters(&stored).unwrap_or_default().filters(super::Elements::Numbers)
-        }
-        SpatialIndexKind::BlockBBox => Vec::new(),
-    };
-    let filters = super::checksummed(filters, stored.contains(&crate::h5::Filter::Fletcher32));
+    let filters = super::checksummed(Vec::new(), stored.contains(&crate::h5::Filter::Fletcher32));
     let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters, fill: None };
     let ds = h5index::create_index_dataset(t, col, &name, &spec, kind.kind())?;
     Ok((ds, t.member_path(&format!("{}/{}", names::SEARCH_INDEXES, name))))
