@@ -62,8 +62,8 @@ impl std::fmt::Debug for PureFile {
     }
 }
 
-/// Largest decoded chunk accepted (Marquet writes chunks of at most a few MiB; other
-/// producers' 64 MiB chunks still read).
+/// Largest decoded chunk accepted, checked before anything is allocated (Marquet writes
+/// chunks of at most a few MiB; other producers' 64 MiB chunks still read).
 const MAX_CHUNK_BYTES: usize = 256 << 20;
 
 /// A cache's lock; a panic elsewhere while it was held leaves a usable map.
@@ -335,16 +335,20 @@ impl PureDataset {
                 if size.checked_div(es).is_none_or(|n| n < len) {
                     return Err(bad(format!("contiguous storage of {size} bytes for {len} elements")));
                 }
+                // Never allocate for bytes the file does not hold.
+                if address.checked_add(*size).is_none_or(|e| e > self.file.storage().len()) {
+                    return Err(bad(format!("contiguous storage of {size} bytes at {address} past the end of the file")));
+                }
                 let b = self.file.storage().read_range(address + start * es, bytes_of(count)?).map_err(|e| perr(&self.path, e))?;
                 Ok(b.to_vec())
             }
             Some(DataLayout::Chunked { address, dims, .. }) => {
                 let c = u64::from(*dims.first().ok_or_else(|| bad("chunk of rank 0".into()))?);
-                if c == 0 {
-                    return Err(bad("chunk length 0".into()));
+                if c == 0 || c.saturating_mul(es) > MAX_CHUNK_BYTES as u64 {
+                    return Err(bad(format!("chunks of {c} elements of {es} bytes (at most {MAX_CHUNK_BYTES} bytes are read)")));
                 }
                 let v1 = matches!(&self.layout, Some(DataLayout::Chunked { chunk_indexing: None, .. }));
-                let mut out = Vec::with_capacity(bytes_of(count)?);
+                let mut out = Vec::with_capacity(bytes_of(count)?.min(MAX_CHUNK_BYTES));
                 let mut i = start;
                 while i < end {
                     let k = i / c;
