@@ -45,6 +45,9 @@ pub enum ObjKind {
     Dataset,
 }
 
+/// A group's member names: (groups, datasets).
+type Members = (Vec<String>, Vec<String>);
+
 /// An HDF5 file opened for the byte-range read path (see the module documentation).
 pub struct PureFile {
     f: Hdf5File,
@@ -53,7 +56,7 @@ pub struct PureFile {
     /// attributes of one object).
     attrs: Mutex<HashMap<String, Arc<Vec<hdf5_reader::Attribute>>>>,
     /// Each group's member names (groups, datasets), listed once.
-    members: Mutex<HashMap<String, Arc<(Vec<String>, Vec<String>)>>>,
+    members: Mutex<HashMap<String, Arc<Members>>>,
 }
 
 impl std::fmt::Debug for PureFile {
@@ -111,7 +114,7 @@ impl PureFile {
     }
 
     /// Group `path`'s member names (`None`: not a group), listed once.
-    fn member_names(&self, path: &str) -> Result<Option<Arc<(Vec<String>, Vec<String>)>>> {
+    fn member_names(&self, path: &str) -> Result<Option<Arc<Members>>> {
         if let Some(m) = lock(&self.members).get(path) {
             return Ok(Some(m.clone()));
         }

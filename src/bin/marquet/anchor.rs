@@ -7,11 +7,11 @@
 //! window is answered by both formats in four ways, interleaved window by window so that
 //! drift of this shared machine hits all alike:
 //!
-//! * **cold**: the file opened for every window (FlatGeobuf: `File::open` + `FgbReader::open`
-//!   + `select_bbox`; Marquet count: `SpatialReader::open_path` + `query` on the byte-range
-//!   read path, as `marquet query --count` does; Marquet ids + WKB: `File::open` +
-//!   `MarquetTable::open` + `query` + the id column, through libhdf5, because attribute
-//!   columns are not read by the byte-range path yet);
+//! * **cold**: the file opened for every window (FlatGeobuf: `File::open`, `FgbReader::open`
+//!   and `select_bbox`; Marquet count: `SpatialReader::open_path` and `query` on the
+//!   byte-range read path, as `marquet query --count` does; Marquet ids and WKB:
+//!   `File::open`, `MarquetTable::open`, `query` and the id column, through libhdf5,
+//!   because attribute columns are not read by the byte-range path yet);
 //! * **warm**: opened once, then every window (FlatGeobuf keeps the `File` and re-reads its
 //!   header and index per `select_bbox`, which consumes the reader; Marquet keeps one
 //!   byte-range `SpatialReader` per answer form, so the count and the ids + WKB runs each
