@@ -89,7 +89,7 @@ fn plan(ds: hid_t, mem: &Dtype, path: &str) -> Result<Option<Plan>> {
 }
 
 /// Element types whose memory bytes are the file bytes (no pointers, no conversion).
-fn fixed_layout(d: &Dtype) -> bool {
+pub(crate) fn fixed_layout(d: &Dtype) -> bool {
     match d {
         Dtype::Int { big_endian, .. } | Dtype::Float { big_endian, .. } => !big_endian,
         Dtype::FixedString { .. } | Dtype::Opaque { .. } => d.size() > 0,

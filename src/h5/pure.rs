@@ -307,7 +307,7 @@ impl PureDataset {
     /// Can [`PureDataset::read`] read this dataset's elements as `mem`? (Stored bytes equal
     /// to `mem`'s, filters this path decodes, no external storage.)
     pub fn can_read(&self, mem: &Dtype) -> bool {
-        self.readable && self.info.dtype == *mem && self.info.dims.len() == 1 && le_layout(mem)
+        self.readable && self.info.dtype == *mem && self.info.dims.len() == 1 && super::direct::fixed_layout(mem)
     }
 
     /// Elements `[start, start + count)` as stored (which [`PureDataset::can_read`] has
@@ -527,17 +527,6 @@ impl PureDataset {
     }
 }
 
-/// Element types whose stored bytes are their little-endian memory bytes.
-fn le_layout(d: &Dtype) -> bool {
-    match d {
-        Dtype::Int { big_endian, .. } | Dtype::Float { big_endian, .. } => !big_endian,
-        Dtype::FixedString { .. } | Dtype::Opaque { .. } => d.size() > 0,
-        Dtype::Enum { base, .. } => le_layout(base),
-        Dtype::Compound { fields, .. } => fields.iter().all(|f| le_layout(&f.dtype)),
-        Dtype::VarString { .. } | Dtype::StdRef | Dtype::ObjRef | Dtype::Other { .. } => false,
-    }
-}
-
 fn filter_of(id: u16, cd: &[u32]) -> Filter {
     match (id as i32, cd) {
         (codec::FILTER_SHUFFLE, _) => Filter::Shuffle,
@@ -651,7 +640,7 @@ fn raw_attr(a: &hdf5_reader::Attribute) -> std::result::Result<RawAttr, String> 
 
 /// Stored elements of `d` in little-endian order.
 fn to_le(d: &Dtype, raw: &[u8]) -> Vec<u8> {
-    if le_layout(d) {
+    if super::direct::fixed_layout(d) {
         return raw.to_vec();
     }
     let mut out = raw.to_vec();

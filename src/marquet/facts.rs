@@ -15,7 +15,6 @@ use crate::h5::objects::{Elements, Objects};
 use crate::h5::pure::ObjKind;
 use crate::h5::{Dtype, Space};
 use crate::h5col::search_index::IndexInfo;
-use crate::h5col::guard::RULE_EXTENTS;
 use crate::h5col::{parse_version, ColumnKind};
 use crate::spec::names;
 
@@ -284,15 +283,7 @@ impl<'a> TableView<'a> {
             }
             None => return Ok(()),
         };
-        if held < n {
-            return Err(MarquetError::Refused {
-                path,
-                row: None,
-                rule: RULE_EXTENTS,
-                message: format!("NROWS {n} exceeds the {held} rows the column holds: the table is not conformant; nothing was read"),
-            });
-        }
-        Ok(())
+        crate::h5col::guard::refuse_unheld(path, held, n)
     }
 
     /// The indexes linked from column `name` (HEP001 §12), with KIND and tokens.
