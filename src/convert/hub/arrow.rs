@@ -396,6 +396,17 @@ impl ArrowPlan {
         RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| err_at(t.path(), e))
     }
 
+    /// Every row of the table as record batches of at most `batch_rows` rows, the batches
+    /// read in parallel (rayon): HDF5's calls stay serialized by its lock, and while one
+    /// thread is in them the others decode chunks and build arrays (issue #33 item 6).
+    pub fn read_all(&self, t: &MarquetTable, batch_rows: usize) -> Result<Vec<RecordBatch>> {
+        use rayon::prelude::*;
+        let n = t.nrows()?;
+        let step = batch_rows.max(1) as u64;
+        let ranges: Vec<(u64, u64)> = (0..n).step_by(step as usize).map(|s| (s, (s + step).min(n))).collect();
+        ranges.par_iter().map(|&(s, e)| self.read_range(t, s, e)).collect()
+    }
+
     /// Rows `[start, end)` of the fields `fields` (indexes into [`ArrowPlan::schema`]) as one
     /// record batch, reading only those columns; `None` when the plan nests columns again
     /// ([`ArrowPlan::renested`]: a field may be made of several columns).
