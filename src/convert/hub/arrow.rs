@@ -147,6 +147,8 @@ enum Col {
     Geom,
     /// A point column (XY or XYZ) read as GeoArrow `geoarrow.point` (separated x, y[, z]).
     NativePoint { z: bool },
+    /// A line or polygon column read in a GeoArrow native encoding ([`super::native`]).
+    Native { kind: super::native::NativeKind, z: bool },
     Covering { f32: bool, z: bool },
     Data { plan: OutPlan, list: bool },
 }
@@ -225,7 +227,10 @@ impl ArrowPlan {
     /// §7.4, XY or XYZ) are read as the GeoArrow native `geoarrow.point` type, a struct of
     /// `x`, `y`[, `z`] float64 arrays (null rows are null structs, empty points NaN
     /// coordinates), which readers such as geopandas turn into geometries without parsing
-    /// WKB. Other columns stay `geoarrow.wkb`.
+    /// WKB; and WKB columns whose `GEOMETRY_TYPES` are one kind of LineString, Polygon,
+    /// MultiLineString or MultiPolygon, all XY or all XYZ, as `geoarrow.linestring`,
+    /// `geoarrow.polygon`, … (lists of such coordinate structs; issue #33 item 6). Other
+    /// columns stay `geoarrow.wkb`.
     pub fn with_native_points(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native_points: bool) -> Result<ArrowPlan> {
         let mut notes = Vec::new();
         let mut skipped = Vec::new();
@@ -278,6 +283,16 @@ impl ArrowPlan {
                         m.insert(EXTENSION_NAME.to_string(), "geoarrow.point".to_string());
                         fields.push(Field::new(name, point_struct(z), true).with_metadata(m));
                         cols.push((name.clone(), Col::NativePoint { z }));
+                        continue;
+                    }
+                }
+                if let (true, true, Some(types)) = (geoarrow, native_points, &info.types) {
+                    let wkb_form = matches!(info.form, crate::marquet::StorageForm::VarWkb | crate::marquet::StorageForm::FixedWkb { .. });
+                    if let (true, Some((kind, z))) = (wkb_form, super::native::NativeKind::for_types(types)) {
+                        let mut m = wkb_extension(info);
+                        m.insert(EXTENSION_NAME.to_string(), kind.extension_name().to_string());
+                        fields.push(Field::new(name, kind.data_type(z), true).with_metadata(m));
+                        cols.push((name.clone(), Col::Native { kind, z }));
                         continue;
                     }
                 }
@@ -425,6 +440,10 @@ impl ArrowPlan {
         let (name, c) = &self.cols[k];
         Ok(match c {
             Col::Geom => wkb_array(t.read_wkb(name, start, end)?, t.path())?,
+            Col::Native { kind, z } => {
+                let path = format!("{}/{name}", t.path().trim_end_matches('/'));
+                super::native::native_array(&t.read_wkb(name, start, end)?, *kind, *z, &path, start)?
+            }
             Col::NativePoint { z } => {
                 let p = t.read_points(name, start, end)?;
                 let DataType::Struct(fields) = point_struct(*z) else { unreachable!("point_struct is a struct") };
