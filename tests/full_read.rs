@@ -53,7 +53,7 @@ fn small_chunks() -> WriteLayout {
 fn source(n: usize, points: bool) -> RecordBatch {
     let mut rng = common::Rng::new(if points { 61 } else { 62 });
     let id = Int64Array::from_iter_values(0..n as i64);
-    let val = Float64Array::from_iter((0..n).map(|i| (i % 7 != 3).then(|| i as f64 * 0.5 - 100.0)));
+    let val = Float64Array::from_iter((0..n).map(|i| (i % 7 != 3).then_some(i as f64 * 0.5 - 100.0)));
     let name = StringArray::from_iter((0..n).map(|i| (i % 5 != 0).then(|| format!("row {i}"))));
     let geoms: Vec<Option<Vec<u8>>> = (0..n)
         .map(|i| {
