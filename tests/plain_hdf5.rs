@@ -147,7 +147,7 @@ fn default_files_read_in_h5dump_and_h5py_without_plugins() {
     let f = File::open(&path).unwrap();
     let all = datasets(&f);
     // Every dataset uses only filters built into HDF5, and the geometry data, offsets,
-    // covering boxes and R-tree entries are deflated.
+    // covering boxes are deflated; R-tree entries are stored as they are.
     for (p, filters) in &all {
         assert!(filters.iter().all(Filter::is_predefined), "{p}: {filters:?}");
     }
@@ -157,7 +157,8 @@ fn default_files_read_in_h5dump_and_h5py_without_plugins() {
         ("/t/poly/VALUES".to_string(), vec![Filter::Deflate(level)]),
         ("/t/poly/OFFSETS".to_string(), vec![Filter::Shuffle, Filter::Deflate(level)]),
         ("/t/poly_bbox".to_string(), vec![Filter::Shuffle, Filter::Deflate(level)]),
-        (rtree.clone(), vec![Filter::Shuffle, Filter::Deflate(level)]),
+        // Index entries are stored unfiltered (issue #33 item 3).
+        (rtree.clone(), vec![]),
     ] {
         let got = all.iter().find(|(q, _)| *q == p).unwrap_or_else(|| panic!("no dataset {p} in {all:?}"));
         assert_eq!(got.1, want, "{p}");
@@ -206,7 +207,7 @@ fn default_files_read_in_h5dump_and_h5py_without_plugins() {
         let (ok, out, err) = run_h5py(&py, H5PY_READ, &args);
         assert!(ok, "h5py:\n{out}\n{err}");
         assert_eq!(out.lines().filter(|l| l.starts_with("ok ")).count(), pairs.len(), "{out}");
-        assert!(out.contains(&format!("ok {rtree} gzip True")), "{out}");
+        assert!(out.contains(&format!("ok {rtree} None False")), "{out}");
         checked += 1;
     }
     println!("{} datasets, {checked} reader checks", pairs.len());
@@ -229,8 +230,8 @@ fn zstd_option_needs_the_plugin_and_info_says_so() {
     let f = File::open(&path).unwrap();
     let all = datasets(&f);
     let z = Filter::Zstd(marquet::marquet::GEOMETRY_ZSTD_LEVEL);
-    // The R-tree follows its column's compression.
-    assert_eq!(all.iter().find(|(p, _)| *p == rtree).unwrap().1, vec![Filter::Shuffle, z.clone()]);
+    // The R-tree is stored unfiltered whatever its column's compression (issue #33 item 3).
+    assert_eq!(all.iter().find(|(p, _)| *p == rtree).unwrap().1, vec![]);
     assert_eq!(all.iter().find(|(p, _)| p == "/t/poly/VALUES").unwrap().1, vec![z.clone()]);
     let t = MarquetTable::open(&f, "/t").unwrap();
     assert_eq!(t.geometry_compression("poly").unwrap(), Some(Compression::zstd()));

@@ -304,7 +304,11 @@ def read_arrow(
     ``crs`` (PROJJSON; ``"OGC:CRS84"`` for the HEP002 default; absent when unknown) and
     ``edges`` when not planar. Nulls are Arrow nulls. ``geometry_encoding="geoarrow"``
     reads point columns (XY, XYZ) as the native ``geoarrow.point`` struct of x, y[, z]
-    instead (empty points have NaN coordinates); other geometry columns stay WKB.
+    instead (empty points have NaN coordinates), and columns of one kind of LineString,
+    Polygon, MultiLineString or MultiPolygon (XY or XYZ) in the native ``geoarrow.linestring``
+    … ``geoarrow.multipolygon`` encodings (lists of such structs), which geopandas turns into
+    geometries without parsing WKB; other geometry columns (mixed kinds, M) stay WKB. The
+    whole table is read in parallel (batches, and chunks within them).
     """
     with Table(os.fspath(path), table) as t:
         return t.read_arrow(
@@ -318,7 +322,7 @@ def _to_geodataframe(tbl, column: Optional[str] = None, to_pandas_kwargs: Option
     geom_cols = [
         f.name
         for f in tbl.schema
-        if (f.metadata or {}).get(b"ARROW:extension:name") in (b"geoarrow.wkb", b"geoarrow.point")
+        if (f.metadata or {}).get(b"ARROW:extension:name", b"").startswith(b"geoarrow.")
     ]
     if not geom_cols:
         raise errors.InvalidArgumentError("no geometry column among the columns read")

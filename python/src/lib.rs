@@ -203,17 +203,8 @@ impl Open {
         let plan = ArrowPlan::with_native_points(&self.table, Some(&cols), true, native_points)?;
         let batches = match rows {
             Some(r) => plan.take(&self.table, r, BATCH_ROWS)?,
-            None => {
-                let n = self.table.nrows()?;
-                let mut out = Vec::new();
-                let mut s = 0u64;
-                while s < n {
-                    let e = (s + BATCH_ROWS as u64).min(n);
-                    out.push(plan.read_range(&self.table, s, e)?);
-                    s = e;
-                }
-                out
-            }
+            // The whole table: batches read in parallel (issue #33 item 6).
+            None => plan.read_all(&self.table, BATCH_ROWS)?,
         };
         let mut notes = plan.notes.clone();
         notes.extend(plan.skipped.iter().map(|(c, why)| format!("column {c}: not read ({why})")));

@@ -275,10 +275,53 @@ def test_native_point_encoding(data_file, points):
             assert np.isnan(s["x"]) and np.isnan(s["y"])
         else:
             assert (s["x"], s["y"]) == (g.x, g.y)
-    # polygons stay WKB
+    # a column of polygons and multipolygons stays WKB (natively its polygons would come
+    # back as multipolygons)
     assert marquet.read_arrow(data_file, "polygons", geometry_encoding="geoarrow").schema.field("geometry").type == pa.binary()
     with pytest.raises(ValueError, match="geometry_encoding"):
         marquet.read_arrow(data_file, "points", geometry_encoding="wkt")
     gdf = marquet.read_geodataframe(data_file, "points")
     back = gdf.sort_values("id")
     assert back.geometry.isna().sum() == 3 and back.geometry.iloc[5].is_empty
+
+
+@pytest.mark.parametrize("kind", ["Polygon", "MultiPolygon", "LineString", "MultiLineString"])
+def test_native_line_and_polygon_encoding(tmp_path, kind):
+    """geometry_encoding="geoarrow" on a column of one line or polygon kind: the native
+    geoarrow encoding (lists of x/y structs), which read_geodataframe turns into exactly the
+    geometries written, nulls, empties and holes included (issue #33 item 6)."""
+    import geopandas
+    import shapely.affinity
+
+    rng = np.random.default_rng(7)
+    geoms = []
+    for i in range(700):
+        cx, cy = rng.uniform(-170, 170), rng.uniform(-80, 80)
+        poly = shapely.Point(cx, cy).buffer(rng.uniform(0.1, 2), quad_segs=int(rng.integers(1, 9)))
+        if i % 5 == 1:
+            poly = poly.difference(shapely.Point(cx, cy).buffer(0.05))  # a hole
+        line = shapely.LineString(np.asarray(poly.exterior.coords)[: int(rng.integers(2, 20))])
+        g = {
+            "Polygon": poly,
+            "MultiPolygon": shapely.MultiPolygon([poly, shapely.affinity.translate(poly, 5, 0)][: 1 + i % 2]),
+            "LineString": line,
+            "MultiLineString": shapely.MultiLineString([line, shapely.affinity.translate(line, 0, 3)][: 1 + i % 2]),
+        }[kind]
+        geoms.append(None if i % 9 == 2 else g)
+    geoms[4] = shapely.from_wkt(f"{kind.upper()} EMPTY")
+    src = geopandas.GeoDataFrame({"id": np.arange(len(geoms))}, geometry=geoms, crs="EPSG:4326")
+    p = tmp_path / "native.h5"
+    marquet.write(p, src, "t")
+    tbl = marquet.read_arrow(p, geometry_encoding="geoarrow")
+    assert tbl.schema.field("geometry").metadata[b"ARROW:extension:name"] == f"geoarrow.{kind.lower()}".encode()
+    assert tbl.num_rows == len(geoms) and tbl.column("geometry").null_count == sum(g is None for g in geoms)
+    back = marquet.read_geodataframe(p).sort_values("id")
+    assert back.crs == src.crs
+    # GEOS's WKB reader on the WKB read is the oracle for coordinates (the write may turn
+    # rings to the column's ORIENTATION); the source for the geometries' types and shapes.
+    wkb = marquet.read_arrow(p).sort_by("id").column("geometry").to_pylist()
+    for a, b, w in zip(back.geometry, src.geometry, wkb):
+        assert (a is None) == (b is None) == (w is None), (a, b)
+        if b is not None:
+            assert a.geom_type == b.geom_type and a.equals_exact(shapely.from_wkb(w), 0), (a, w)
+            assert a.is_empty == b.is_empty and (a.is_empty or a.equals(b)), (a, b)

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::objects::Elements;
 use super::{DatasetInfo, Dtype, Hid};
 use crate::error::{MarquetError, Result};
 
@@ -29,7 +30,7 @@ pub const CONTIGUOUS_PIECE_BYTES: u64 = 64 << 10;
 /// A rank-1 dataset with a private cache of decoded chunks (see the module documentation).
 #[derive(Debug)]
 pub struct CachedDataset {
-    ds: Hid,
+    src: Elements,
     /// The dataset's path, for messages.
     pub path: String,
     /// The dataset's description when it was opened.
@@ -61,11 +62,21 @@ impl CachedDataset {
 
     /// [`CachedDataset::new`] with the dataset's description already read.
     pub fn with_info(ds: Hid, info: DatasetInfo, path: &str, mem: Option<Dtype>, budget: usize) -> Result<CachedDataset> {
+        CachedDataset::from_elements(Elements::lib(ds, info, path), mem, budget)
+    }
+
+    /// Wrap a dataset of either read path ([`super::objects`]); a read as `mem` the path
+    /// cannot make is refused here, before any data is read.
+    pub fn from_elements(src: Elements, mem: Option<Dtype>, budget: usize) -> Result<CachedDataset> {
         let generation = super::write_generation();
+        let info = src.info.clone();
+        let path = src.path.clone();
+        let path = path.as_str();
         if info.dims.len() != 1 {
             return Err(MarquetError::spec(path, "HEP001 §6", format!("a column dataset of rank {}", info.dims.len())));
         }
         let mem = mem.unwrap_or_else(|| info.dtype.to_le());
+        src.check_readable(&mem)?;
         let elem = mem.size();
         if elem == 0 {
             return Err(MarquetError::spec(path, "HEP001 §6", "an element type of size 0"));
@@ -76,7 +87,7 @@ impl CachedDataset {
         };
         Ok(CachedDataset {
             len: info.dims[0],
-            ds,
+            src,
             path: path.to_string(),
             info,
             mem,
@@ -141,7 +152,7 @@ impl CachedDataset {
         }
         let start = k * self.piece;
         let count = self.piece.min(self.len - start);
-        let bytes = super::dataset_read(self.ds.id(), start, count, &self.mem, &self.path)?;
+        let bytes = self.src.read(start, count, &self.mem)?;
         self.pieces_read += 1;
         self.bytes_read += bytes.len() as u64;
         let data = Arc::new(bytes);

@@ -35,6 +35,17 @@ pub fn chunk_location(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32,
     chunk_location_by_coord(ds, offset, path)
 }
 
+/// [`chunk_location`] of each chunk at element offsets `offsets`, the dataset's chunk table
+/// looked up once (a large read asks for many chunks: asking one by one cost a
+/// `dataset_info` and an `object_identity` per chunk, issue #33 item 6).
+pub fn chunk_locations(ds: hid_t, offsets: &[u64], path: &str) -> Result<Vec<Option<(u32, u64, u64)>>> {
+    #[cfg(hdf5_1_14)]
+    if let Some(t) = table::get(ds, path)? {
+        return Ok(offsets.iter().map(|&o| t.find(o)).collect());
+    }
+    offsets.iter().map(|&o| chunk_location_by_coord(ds, o, path)).collect()
+}
+
 thread_local! {
     /// Walks of a whole chunk index made by this thread (see [`chunk_index_walks`]).
     static WALKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -86,8 +97,16 @@ pub fn object_identity(id: hid_t, path: &str) -> Result<(u64, [u8; 16])> {
 /// Read the stored (still filtered) bytes of the chunk at element `offset`
 /// (`H5Dread_chunk`): `size` must come from [`chunk_info`].
 pub fn chunk_read_raw(ds: hid_t, offset: u64, size: u64, path: &str) -> Result<(u32, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mask = chunk_read_raw_into(ds, offset, size, path, &mut buf)?;
+    Ok((mask, buf))
+}
+
+/// [`chunk_read_raw`] into `buf` (resized to the chunk's size; a buffer reused across
+/// chunks of one read is zeroed only where it grows), returning the filter mask.
+pub fn chunk_read_raw_into(ds: hid_t, offset: u64, size: u64, path: &str, buf: &mut Vec<u8>) -> Result<u32> {
     let len = usize::try_from(size).map_err(|_| MarquetError::spec(path, "HDF5 chunk", format!("chunk of {size} bytes")))?;
-    let mut buf = vec![0u8; len];
+    buf.resize(len, 0);
     let mut mask: u32 = 0;
     #[allow(unused_mut)]
     let mut got: usize = len;
@@ -108,7 +127,7 @@ pub fn chunk_read_raw(ds: hid_t, offset: u64, size: u64, path: &str) -> Result<(
     if got != len {
         return Err(MarquetError::spec(path, "HDF5 chunk", format!("chunk at element {offset} holds {got} bytes, its index says {len}")));
     }
-    Ok((mask, buf))
+    Ok(mask)
 }
 
 /// Write already filtered bytes as the chunk at element `offset` (`H5Dwrite_chunk`,

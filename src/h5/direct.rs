@@ -89,7 +89,7 @@ fn plan(ds: hid_t, mem: &Dtype, path: &str) -> Result<Option<Plan>> {
 }
 
 /// Element types whose memory bytes are the file bytes (no pointers, no conversion).
-fn fixed_layout(d: &Dtype) -> bool {
+pub(crate) fn fixed_layout(d: &Dtype) -> bool {
     match d {
         Dtype::Int { big_endian, .. } | Dtype::Float { big_endian, .. } => !big_endian,
         Dtype::FixedString { .. } | Dtype::Opaque { .. } => d.size() > 0,
@@ -166,12 +166,12 @@ pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, b
     let first = (start / c) * c;
     let offsets: Vec<u64> = (first..end).step_by(c as usize).collect();
     let mut infos = Vec::with_capacity(offsets.len());
-    for &o in &offsets {
-        match super::chunk_info(ds, o, path)? {
+    for (&o, loc) in offsets.iter().zip(super::chunk_locations(ds, &offsets, path)?) {
+        match loc {
             // An unallocated chunk reads as the fill value: HDF5's pipeline knows the rules.
             None => return Ok(false),
-            Some((mask, size)) if size <= max_stored => infos.push((mask, size)),
-            Some((_, size)) => {
+            Some((mask, _, size)) if size <= max_stored => infos.push((mask, size)),
+            Some((_, _, size)) => {
                 return Err(chunk_err(path, o, format!("stores {size} bytes, more than any encoding of {chunk_bytes} bytes")))
             }
         }
@@ -186,16 +186,18 @@ pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, b
         slices.push(head);
         rest = tail;
     }
+    // The stored chunks of one round, their buffers reused round after round (zeroing a
+    // fresh buffer per chunk cost as much as HDF5's read itself).
+    let mut raw: Vec<(u32, Vec<u8>)> = Vec::new();
     let mut idx = 0;
     while idx < offsets.len() {
         let n = CHUNKS_PER_ROUND.min(offsets.len() - idx);
-        let mut raw = Vec::with_capacity(n);
-        for k in idx..idx + n {
-            let (mask, bytes) = super::chunk_read_raw(ds, offsets[k], infos[k].1, path)?;
-            raw.push((mask, bytes));
+        raw.resize_with(raw.len().max(n), Default::default);
+        for (k, slot) in (idx..idx + n).zip(raw.iter_mut()) {
+            slot.0 = super::chunk_read_raw_into(ds, offsets[k], infos[k].1, path, &mut slot.1)?;
             tally(0, 1);
         }
-        slices[idx..idx + n].par_iter_mut().zip(raw.par_iter()).zip(offsets[idx..idx + n].par_iter()).try_for_each(
+        slices[idx..idx + n].par_iter_mut().zip(raw[..n].par_iter()).zip(offsets[idx..idx + n].par_iter()).try_for_each(
             |((out, (mask, stored)), &o)| -> Result<()> {
                 if out.len() == chunk_bytes {
                     // The whole chunk is wanted: decode straight into the caller's buffer.

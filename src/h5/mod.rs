@@ -21,6 +21,8 @@ pub mod codec;
 pub mod direct;
 #[cfg(feature = "mpio")]
 pub mod mpio;
+pub mod objects;
+pub mod pure;
 mod attr;
 mod chunk;
 mod dataset;

@@ -130,6 +130,20 @@ pub(crate) fn refuse_list_write(list_id: hdf5_sys::h5i::hid_t, path: &str) -> Re
 /// The rule a write to a table whose `NROWS` exceeds its columns would break.
 pub const RULE_EXTENTS: &str = "HEP001 §13 req 2";
 
+/// Refuse reading `n` rows of a column at `path` that holds `held` (issue #19,
+/// docs/FAULTS.md F4): both read paths' check (`crate::marquet::facts`).
+pub(crate) fn refuse_unheld(path: String, held: u64, n: u64) -> Result<()> {
+    if held < n {
+        return Err(MarquetError::Refused {
+            path,
+            row: None,
+            rule: RULE_EXTENTS,
+            message: format!("NROWS {n} exceeds the {held} rows the column holds: the table is not conformant; nothing was read"),
+        });
+    }
+    Ok(())
+}
+
 /// Refuse to write through a table that breaks the invariants every write relies on
 /// (issue #19, docs/FAULTS.md F3): `NROWS` present and at most every column's extent, all
 /// column datasets of one extent, list columns with `OFFSETS` extent at least `NROWS + 1`
@@ -199,15 +213,7 @@ impl Table {
             }
             None => return Ok(()),
         };
-        if held < n {
-            return Err(MarquetError::Refused {
-                path,
-                row: None,
-                rule: RULE_EXTENTS,
-                message: format!("NROWS {n} exceeds the {held} rows the column holds: the table is not conformant; nothing was read"),
-            });
-        }
-        Ok(())
+        refuse_unheld(path, held, n)
     }
 
     /// `NROWS` after checking it against every column's extent (HEP001 §13 reqs 2, 10):

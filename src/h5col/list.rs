@@ -688,17 +688,6 @@ impl ListColumn {
         Ok((self.top.offsets_len()?, mask))
     }
 
-    /// The top level's `OFFSETS`, `MASK` and leaf `VALUES` datasets with the `VALUES`
-    /// info, for readers that keep their own decoded chunks (`crate::marquet::snapshot`);
-    /// `None` for a nested or string list.
-    pub(crate) fn into_leaf(self) -> Option<(Hid, Option<Hid>, Hid, h5::DatasetInfo)> {
-        let Level { offsets, mask, values, .. } = self.top;
-        match values {
-            LevelValues::Leaf { ds, info } => Some((offsets, mask, ds, info)),
-            _ => None,
-        }
-    }
-
     /// Does the column have a `MASK` member?
     pub fn has_mask(&self) -> bool {
         self.top.mask.is_some()

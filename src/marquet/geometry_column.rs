@@ -4,7 +4,7 @@
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, Dtype, Filter, Space};
 use crate::h5col::list::ListSpec;
-use crate::h5col::{self, ColumnKind, ColumnSpec};
+use crate::h5col::{self, ColumnSpec};
 use crate::spec::{names, BBox, GeometryKind, GeometryType};
 
 use super::*;
@@ -321,81 +321,7 @@ pub(crate) fn geometry_filters(this: &MarquetTable, col: &str) -> Result<Vec<Fil
 }
 /// The body of [`MarquetTable::geometry_column`].
 pub(crate) fn geometry_column(this: &MarquetTable, name: &str) -> Result<GeometryColumnInfo> {
-    this.require_interpretable()?;
-    let t = &this.table;
-    let path = t.member_path(name);
-    let kind = t.kind_of(name)?;
-    let o = h5::object_open(t.id(), name)?;
-    let id = o.id();
-    let enc = h5col::read_token(id, names::GEOMETRY_ENCODING)?
-        .ok_or_else(|| MarquetError::spec(&path, "HEP002 §6.2", "GEOMETRY_ENCODING missing"))?;
-    let form = match (enc.as_str(), kind) {
-        (names::ENCODING_WKB, Some(ColumnKind::List)) => StorageForm::VarWkb,
-        (names::ENCODING_WKB, Some(ColumnKind::Dataset)) => {
-            let c = t.column(name)?;
-            match c.dtype() {
-                Dtype::Opaque { size, tag } if tag == names::OPAQUE_TAG_WKB => StorageForm::FixedWkb { size: *size },
-                other => {
-                    return Err(MarquetError::spec(
-                        &path,
-                        "HEP002 §12 req 5",
-                        format!("WKB column dataset must be opaque tagged \"WKB\", found {other:?}"),
-                    ))
-                }
-            }
-        }
-        (names::ENCODING_POINT, Some(ColumnKind::Dataset)) => {
-            let c = t.column(name)?;
-            let (dims, f32) = types::point_layout(c.dtype()).ok_or_else(|| {
-                MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {}", c.dtype()))
-            })?;
-            StorageForm::Point { dims, f32 }
-        }
-        (e, k) => {
-            if e != names::ENCODING_WKB && e != names::ENCODING_POINT {
-                return Err(MarquetError::Unsupported(format!("{path}: GEOMETRY_ENCODING {e:?} is not implemented")));
-            }
-            return Err(MarquetError::spec(&path, "HEP002 §12 req 5", format!("encoding {e} on a {k:?} object")));
-        }
-    };
-    let types = match h5::attr_read(id, names::GEOMETRY_TYPES)? {
-        Some(a) => {
-            let v = types::read_geometry_types(&a).map_err(|m| MarquetError::spec(&path, "HEP002 §6.3", m))?;
-            if v.is_empty() {
-                None
-            } else {
-                Some(v)
-            }
-        }
-        None => return Err(MarquetError::spec(&path, "HEP002 §6.1", "GEOMETRY_TYPES missing")),
-    };
-    let bbox = match h5::attr_read(id, names::BBOX)? {
-        Some(a) => types::decode_box(&a.dtype, &a.data),
-        None => None,
-    };
-    let crs = match h5::attr_read(id, names::CRS)? {
-        None => Crs::Default,
-        Some(a) if a.space == Space::Null => Crs::Unknown,
-        Some(a) => match a.as_str() {
-            Some(s) => Crs::ProjJson(s.to_string()),
-            None => return Err(MarquetError::spec(&path, "HEP002 §8.1", "CRS is not a scalar string")),
-        },
-    };
-    let epoch = h5::attr_read(id, names::EPOCH)?.and_then(|a| a.as_f64());
-    let edges = match h5::attr_read(id, names::EDGES)? {
-        None => Edges::Planar,
-        Some(a) => match a.enum_names().and_then(|v| v.into_iter().next()).flatten() {
-            Some(n) => Edges::from_name(&n),
-            None => Edges::Unknown("?".into()),
-        },
-    };
-    let orientation_ccw = match h5::attr_read(id, names::ORIENTATION)? {
-        Some(a) => a.enum_names().and_then(|v| v.into_iter().next()).flatten().as_deref() == Some("COUNTERCLOCKWISE"),
-        None => false,
-    };
-    let covering = match h5::attr_read_refs(id, names::COVERING)? {
-        Some((r, _, _)) => r.into_iter().next().flatten().map(|p| p.rsplit('/').next().unwrap_or_default().to_string()),
-        None => None,
-    };
-    Ok(GeometryColumnInfo { name: name.to_string(), path, form, types, bbox, crs, epoch, edges, orientation_ccw, covering })
+    // One reading of a column's attributes for both read paths (issue #33): `super::facts`.
+    let o = crate::h5::objects::LibObjects(this.table.id());
+    super::facts::TableView::of(&o, this.path(), this.is_interpretable()).geometry_column(name)
 }

@@ -47,6 +47,7 @@ pub mod checks;
 pub mod compression;
 pub mod projjson;
 pub mod layout;
+pub mod facts;
 pub mod snapshot;
 pub mod spatial_index;
 pub mod order;

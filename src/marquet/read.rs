@@ -59,7 +59,28 @@ impl WkbSource {
             }
             WkbSource::Point(c, dims, code) => {
                 let a = c.read(start, end - start)?;
-                let p = points_from(&a, &a.missing(c.fill()), *dims);
+                let miss = a.missing(c.fill());
+                if let Some(k) = f64_coords(&a, *dims) {
+                    // Coordinates stored as WKB has them: copy each element after the header.
+                    let es = a.dtype.size();
+                    let (lo, hi) = (out.offsets.len(), out.valid.len());
+                    let rows = (end - start) as usize;
+                    out.bytes.reserve(rows * (5 + 8 * k));
+                    out.offsets.reserve(rows);
+                    out.valid.reserve(rows);
+                    for i in picks {
+                        if !miss[i] {
+                            out.bytes.push(1);
+                            out.bytes.extend_from_slice(code);
+                            out.bytes.extend_from_slice(&a.bytes[i * es..i * es + 8 * k]);
+                        }
+                        out.valid.push(!miss[i]);
+                        out.offsets.push(out.bytes.len() as u64);
+                    }
+                    debug_assert_eq!(out.offsets.len() - lo, out.valid.len() - hi);
+                    return Ok(());
+                }
+                let p = points_from(&a, &miss, *dims);
                 for i in picks {
                     push_point_wkb(out, &p, i, code);
                 }
@@ -74,9 +95,37 @@ pub(super) fn empty_wkb(path: &str, row: u64) -> MarquetError {
     MarquetError::InvalidWkb { path: path.to_string(), row: Some(row), message: "empty slice for a non-null row (HEP002 §7.2)".into() }
 }
 
+/// The number of coordinates of a point column whose elements are exactly its coordinates
+/// as little-endian float64, back to back in WKB order (x, y[, z][, m]) — what Marquet
+/// writes — so that an element's bytes are its WKB coordinates; `None` for other layouts.
+fn f64_coords(a: &Array, dims: Dimensions) -> Option<usize> {
+    let Dtype::Compound { fields, size } = &a.dtype else { return None };
+    let k = 2 + usize::from(dims.has_z()) + usize::from(dims.has_m());
+    let exact = fields.len() == k
+        && *size == 8 * k
+        && fields.iter().enumerate().all(|(i, f)| f.offset == 8 * i && matches!(f.dtype, Dtype::Float { size: 8, big_endian: false }));
+    exact.then_some(k)
+}
+
 /// Coordinate arrays of the point-column elements in `a` (`miss`: missing rows).
 pub(crate) fn points_from(a: &Array, miss: &[bool], dims: Dimensions) -> PointArrays {
     let k = a.len();
+    if let Some(nc) = f64_coords(a, dims) {
+        let k = k.min(miss.len());
+        // Every field is a little-endian float64 at 8 * its index: read them straight.
+        let f = |e: &[u8], j: usize| f64::from_le_bytes(e[8 * j..8 * j + 8].try_into().unwrap_or([0; 8]));
+        let elems = a.bytes[..k * 8 * nc].chunks_exact(8 * nc);
+        let col = |j: usize| elems.clone().map(|e| f(e, j)).collect::<Vec<f64>>();
+        let zi = dims.has_z().then_some(2);
+        let mi = dims.has_m().then_some(2 + usize::from(dims.has_z()));
+        return PointArrays {
+            x: col(0),
+            y: col(1),
+            z: zi.map(col),
+            m: mi.map(col),
+            valid: miss.iter().take(k).map(|m| !m).collect(),
+        };
+    }
     let mut p = PointArrays {
         x: Vec::with_capacity(k),
         y: Vec::with_capacity(k),

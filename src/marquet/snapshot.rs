@@ -26,7 +26,8 @@ use crate::spatial::packed_rtree::{Entry, EntrySource};
 use crate::spec::{BBox, Dimensions};
 
 use super::spatial_index::{rtree_dtype, BlockIndex, IndexState, SpatialIndex};
-use super::{GeometryColumnInfo, MarquetTable, StorageForm};
+use super::facts::TableView;
+use super::{GeometryColumnInfo, StorageForm};
 
 /// Decoded R-tree chunks a reader keeps (the polygons of issue #10: 8.5 MB for the whole
 /// tree, so every level stays in memory).
@@ -254,51 +255,52 @@ pub struct ColumnSnapshot {
 }
 
 impl ColumnSnapshot {
-    /// Read geometry column `col` of `t`: its attributes, NROWS, and its geometry datasets
-    /// opened (indexes and the covering column are opened on first use).
-    pub fn open(t: &MarquetTable, col: &str) -> Result<ColumnSnapshot> {
+    /// Read geometry column `col` of the table `t` views: its attributes, NROWS, and its
+    /// geometry datasets opened (indexes and the covering column are opened on first use).
+    /// Through either read path ([`super::facts`]); a dataset the byte-range path cannot
+    /// read is refused with [`MarquetError::Unsupported`] before any data is read.
+    pub fn open(t: &TableView<'_>, col: &str) -> Result<ColumnSnapshot> {
         let generation = crate::h5::write_generation();
         let info = t.geometry_column(col)?;
         let nrows = t.nrows()?;
         // Queries size runs and candidate lists by NROWS: checked against the column once,
         // when the snapshot is taken (issue #19, docs/FAULTS.md F4).
-        t.table().check_rows_held(&info.name, nrows)?;
+        t.check_rows_held(&info.name, nrows)?;
         let data = match info.form {
             StorageForm::VarWkb => {
-                let lc = t.table().list_column(&info.name)?;
-                let path = lc.path.clone();
-                let Some((o, m, v, vinfo)) = lc.into_leaf() else {
+                let path = info.path.clone();
+                let Some((o, m, v)) = t.list_leaf(&info.name)? else {
                     return Err(MarquetError::spec(&info.path, "HEP002 §7.2", "VALUES must be a uint8 dataset"));
                 };
-                if vinfo.dtype.size() != 1 {
+                if v.info.dtype.size() != 1 {
                     return Err(MarquetError::spec(&info.path, "HEP002 §7.2", "VALUES must be a uint8 dataset"));
                 }
                 GeometryData::Var {
-                    offsets: CachedDataset::new(o, &format!("{path}/OFFSETS"), Some(Dtype::U64), SIDE_CACHE_BYTES)?,
+                    offsets: CachedDataset::from_elements(o, Some(Dtype::U64), SIDE_CACHE_BYTES)?,
                     mask: match m {
-                        Some(m) => Some(CachedDataset::new(m, &format!("{path}/MASK"), Some(Dtype::hep001_bool().to_le()), SIDE_CACHE_BYTES)?),
+                        Some(m) => Some(CachedDataset::from_elements(m, Some(Dtype::hep001_bool().to_le()), SIDE_CACHE_BYTES)?),
                         None => None,
                     },
-                    values: CachedDataset::with_info(v, vinfo, &format!("{path}/VALUES"), None, DATA_CACHE_BYTES)?,
+                    values: CachedDataset::from_elements(v, None, DATA_CACHE_BYTES)?,
                     path,
                 }
             }
             StorageForm::FixedWkb { size } => {
-                let c = t.table().column(&info.name)?;
-                let fill = c.fill().map(|f| f.to_vec());
-                GeometryData::Fixed { data: CachedDataset::with_info(c.ds, c.info, &c.path, None, DATA_CACHE_BYTES)?, size, fill }
+                let c = t.column(&info.name)?;
+                let fill = c.info.fill.clone();
+                GeometryData::Fixed { data: CachedDataset::from_elements(c, None, DATA_CACHE_BYTES)?, size, fill }
             }
             StorageForm::Point { f32, dims } => {
-                let c = t.table().column(&info.name)?;
-                let field = |n: &str| match c.dtype() {
+                let c = t.column(&info.name)?;
+                let field = |n: &str| match &c.info.dtype {
                     Dtype::Compound { fields, .. } => fields.iter().find(|f| f.name == n).map(|f| f.offset),
                     _ => None,
                 };
                 let (Some(x), Some(y)) = (field("x"), field("y")) else {
                     return Err(MarquetError::spec(&info.path, "HEP002 §7.4", "a point column without x and y fields"));
                 };
-                let fill = c.fill().map(|f| f.to_vec());
-                GeometryData::Point { data: CachedDataset::with_info(c.ds, c.info, &c.path, None, DATA_CACHE_BYTES)?, x, y, f32, dims, fill }
+                let fill = c.info.fill.clone();
+                GeometryData::Point { data: CachedDataset::from_elements(c, None, DATA_CACHE_BYTES)?, x, y, f32, dims, fill }
             }
         };
         Ok(ColumnSnapshot { info, nrows, generation, indexes: None, rtree: None, block: None, covering: None, data })
@@ -310,9 +312,9 @@ impl ColumnSnapshot {
         crate::h5::write_generation() == self.generation
     }
 
-    fn indexes(&mut self, t: &MarquetTable) -> std::result::Result<&[SpatialIndex], String> {
+    fn indexes(&mut self, t: &TableView<'_>) -> std::result::Result<&[SpatialIndex], String> {
         if self.indexes.is_none() {
-            self.indexes = Some(t.spatial_indexes_unchecked(&self.info.name).map_err(|e| e.to_string()));
+            self.indexes = Some(t.spatial_indexes(&self.info.name).map_err(|e| e.to_string()));
         }
         match self.indexes.as_ref() {
             Some(Ok(v)) => Ok(v),
@@ -322,18 +324,20 @@ impl ColumnSnapshot {
     }
 
     /// The R-tree of the column, opened (and checked) on first use.
-    pub fn rtree(&mut self, t: &MarquetTable) -> &mut IndexState<CachedRTree> {
+    pub fn rtree(&mut self, t: &TableView<'_>) -> Result<&mut IndexState<CachedRTree>> {
         if self.rtree.is_none() {
             let path = self.info.path.clone();
             let invalid = |reason: String| IndexState::Invalid { path: path.clone(), reason };
             let state = match self.indexes(t) {
                 Err(e) => invalid(e),
                 Ok(all) => match t.open_rtree_in(all) {
+                    Err(e @ MarquetError::Unsupported(_)) => return Err(e),
                     Err(e) => invalid(e.to_string()),
                     Ok(IndexState::Usable(rt)) => {
                         let (p, num_items, node_size) = (rt.path.clone(), rt.num_items, rt.node_size);
-                        match CachedDataset::new(rt.into_dataset(), &p, Some(rtree_dtype()), RTREE_CACHE_BYTES) {
+                        match CachedDataset::from_elements(rt.into_dataset(), Some(rtree_dtype()), RTREE_CACHE_BYTES) {
                             Ok(data) => IndexState::Usable(CachedRTree { path: p, num_items, node_size, data, bytes_read: 0 }),
+                            Err(e @ MarquetError::Unsupported(_)) => return Err(e),
                             Err(e) => IndexState::Invalid { path: p, reason: e.to_string() },
                         }
                     }
@@ -344,40 +348,43 @@ impl ColumnSnapshot {
             };
             self.rtree = Some(state);
         }
-        self.rtree.get_or_insert(IndexState::Absent)
+        Ok(self.rtree.get_or_insert(IndexState::Absent))
     }
 
     /// The block index of the column, opened, checked and read on first use.
-    pub fn block_index(&mut self, t: &MarquetTable) -> &IndexState<BlockIndex> {
+    pub fn block_index(&mut self, t: &TableView<'_>) -> Result<&IndexState<BlockIndex>> {
         if self.block.is_none() {
             let path = self.info.path.clone();
             let state = match self.indexes(t) {
                 Err(e) => IndexState::Invalid { path, reason: e },
-                Ok(all) => t.open_block_index_in(all).unwrap_or_else(|e| IndexState::Invalid { path, reason: e.to_string() }),
+                Ok(all) => match t.open_block_index_in(all) {
+                    Err(e @ MarquetError::Unsupported(_)) => return Err(e),
+                    Err(e) => IndexState::Invalid { path, reason: e.to_string() },
+                    Ok(s) => s,
+                },
             };
             self.block = Some(state);
         }
-        self.block.get_or_insert(IndexState::Absent)
+        Ok(self.block.get_or_insert(IndexState::Absent))
     }
 
     /// The covering column, opened and checked on first use: `Ok(None)` when the column
     /// declares none, `Err(reason)` when it cannot be used (not a column dataset, or
     /// without the float box fields of HEP002 §10.5).
-    pub fn covering(&mut self, t: &MarquetTable) -> Result<Option<std::result::Result<&mut CachedCovering, String>>> {
+    pub fn covering(&mut self, t: &TableView<'_>) -> Result<Option<std::result::Result<&mut CachedCovering, String>>> {
         let Some(cov) = self.info.covering.clone() else { return Ok(None) };
         if self.covering.is_none() {
-            let tab = t.table();
-            let c = if tab.kind_of(&cov)? != Some(ColumnKind::Dataset) {
-                Err(format!("{}: the covering column is not a column dataset", tab.member_path(&cov)))
+            let c = if t.kind_of(&cov)? != Some(ColumnKind::Dataset) {
+                Err(format!("{}: the covering column is not a column dataset", t.member_path(&cov)))
             } else {
-                let c = tab.column(&cov)?;
-                let dt = c.dtype().to_le();
+                let c = t.column(&cov)?;
+                let dt = c.info.dtype.to_le();
                 let ok = matches!(&dt, Dtype::Compound { fields, .. }
                     if ["xmin", "ymin", "xmax", "ymax"].iter().all(|n| fields.iter().any(|f| f.name == *n && matches!(f.dtype, Dtype::Float { .. }))));
                 if ok {
-                    let fill = c.fill().map(|f| f.to_vec());
+                    let fill = c.info.fill.clone();
                     let path = c.path.clone();
-                    Ok(CachedCovering { data: CachedDataset::with_info(c.ds, c.info, &path, None, SIDE_CACHE_BYTES)?, path, fill })
+                    Ok(CachedCovering { data: CachedDataset::from_elements(c, None, SIDE_CACHE_BYTES)?, path, fill })
                 } else {
                     Err(format!("{}: the covering column lacks the fields of HEP002 §10.5", c.path))
                 }

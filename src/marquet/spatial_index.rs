@@ -17,6 +17,7 @@
 //! index that passes the validity check.
 
 use crate::error::{MarquetError, Result};
+use crate::h5::objects::{Elements, LibObjects, Objects};
 use crate::h5::{self, DatasetSpec, Dtype, Field, Hid, Space};
 use crate::h5col::search_index::{self as h5index, IndexInfo};
 use crate::h5col::ColumnKind;
@@ -69,7 +70,7 @@ impl SpatialIndexKind {
             SpatialIndexKind::PackedRTree => names::KIND_PACKED_RTREE,
         }
     }
-    fn from_kind(k: Option<&str>) -> Option<SpatialIndexKind> {
+    pub(crate) fn from_kind(k: Option<&str>) -> Option<SpatialIndexKind> {
         match k {
             Some(names::KIND_BLOCK_BBOX) => Some(SpatialIndexKind::BlockBBox),
             Some(names::KIND_PACKED_RTREE) => Some(SpatialIndexKind::PackedRTree),
@@ -201,6 +202,12 @@ fn rtree_layout_ok(dt: &Dtype) -> bool {
 
 /// A scalar integer count of any width and signedness, not negative (ruling R3: the
 /// validator accepts a signed `node_size` or `block_length` with a warning, so do readers).
+fn scalar_uint_at(o: &dyn Objects, path: &str, name: &str) -> Result<Option<u64>> {
+    Ok(o.attr(path, name)?.and_then(|a| match (&a.dtype, &a.space) {
+        (Dtype::Int { .. }, Space::Scalar) => a.as_u64(),
+        _ => None,
+    }))
+}
 fn scalar_uint(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<u64>> {
     Ok(h5::attr_read(id, name)?.and_then(|a| match (&a.dtype, &a.space) {
         (Dtype::Int { .. }, Space::Scalar) => a.as_u64(),
@@ -266,16 +273,8 @@ pub(crate) fn spatial_indexes(this: &MarquetTable, col: &str) -> Result<Vec<Spat
 }
 /// The body of [`MarquetTable::spatial_indexes_unchecked`].
 pub(crate) fn spatial_indexes_unchecked(this: &MarquetTable, col: &str) -> Result<Vec<SpatialIndex>> {
-    let g = this.table().generation()?;
-    let n = this.nrows()?;
-    Ok(h5index::indexes_of(this.table(), col)?
-        .into_iter()
-        .filter_map(|info| {
-            let kind = SpatialIndexKind::from_kind(info.kind.as_deref())?;
-            let valid = info.is_valid(g, n);
-            Some(SpatialIndex { kind, info, valid })
-        })
-        .collect())
+    let o = LibObjects(this.table().id());
+    super::facts::TableView::of(&o, this.path(), this.is_interpretable()).spatial_indexes(col)
 }
 /// The body of [`MarquetTable::default_block_length`].
 pub(crate) fn default_block_length(this: &MarquetTable) -> Result<u64> {
@@ -395,19 +394,15 @@ fn index_dataset(this: &MarquetTable, col: &str, existing: Option<&IndexInfo>, k
             return Ok((ds, info.path.clone()));
         }
     }
-    // R-tree entries are boxes of neighbouring items: shuffle + a compressor shrinks
-    // them by about 2.5x (issue #10's polygons: 8.5 -> 3.4 MB with zstd). They are
-    // compressed like the column's geometry data (deflate by default, so every HDF5
-    // reads them; zstd when the column chose zstd); block indexes are small.
+    // Index entries are stored unfiltered (issue #33 item 3, docs/PERFORMANCE.md "A
+    // layout cheap to read cold"): a window reads a few R-tree chunks that no earlier
+    // window decoded, and inflating them was 45 % of a cold polygon query; stored as they
+    // are, a chunk is one byte range copied. Shuffle + deflate shrank the R-tree about
+    // 2.5× (issue #10's polygons: 8.5 -> 3.4 MB), so the file grows by about 6 % of a
+    // polygon table (28 bytes a row). Block indexes are small.
     // A column written with checksums has checksummed indexes too (docs/FAULTS.md F8).
     let stored = super::geometry_column::geometry_filters(this, col)?;
-    let filters = match kind {
-        SpatialIndexKind::PackedRTree => {
-            super::Compression::from_filters(&stored).unwrap_or_default().filters(super::Elements::Numbers)
-        }
-        SpatialIndexKind::BlockBBox => Vec::new(),
-    };
-    let filters = super::checksummed(filters, stored.contains(&crate::h5::Filter::Fletcher32));
+    let filters = super::checksummed(Vec::new(), stored.contains(&crate::h5::Filter::Fletcher32));
     let spec = DatasetSpec { dtype: dtype.clone(), len: 0, chunk: Some(chunk), filters, fill: None };
     let ds = h5index::create_index_dataset(t, col, &name, &spec, kind.kind())?;
     Ok((ds, t.member_path(&format!("{}/{}", names::SEARCH_INDEXES, name))))
@@ -694,41 +689,42 @@ pub(crate) fn open_block_index(this: &MarquetTable, col: &str) -> Result<IndexSt
 }
 /// The body of [`MarquetTable::open_block_index_in`].
 pub(crate) fn open_block_index_in(this: &MarquetTable, all: &[SpatialIndex]) -> Result<IndexState<BlockIndex>> {
+    open_block_index_with(&LibObjects(this.table().id()), all, this.nrows()?)
+}
+/// The block index among `all` of a table of `n` rows, checked and read through either
+/// read path (`super::facts`).
+pub(crate) fn open_block_index_with(o: &dyn Objects, all: &[SpatialIndex], n: u64) -> Result<IndexState<BlockIndex>> {
     let Some(idx) = first_of_kind(all, SpatialIndexKind::BlockBBox) else { return Ok(IndexState::Absent) };
     let path = idx.info.path.clone();
     if !idx.valid {
         return Ok(IndexState::Stale { path });
     }
     let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
-    let t = this.table();
-    let n = this.nrows()?;
-    let ds = match h5::dataset_open(t.id(), &path) {
+    let ds = match o.dataset(&path) {
         Ok(d) => d,
         Err(e) => return invalid(e.to_string()),
     };
-    let di = match h5::dataset_info(ds.id(), &path) {
-        Ok(d) => d,
-        Err(e) => return invalid(e.to_string()),
-    };
-    let Some(b) = scalar_uint(ds.id(), names::BLOCK_LENGTH)? else {
+    let Some(b) = scalar_uint_at(o, &path, names::BLOCK_LENGTH)? else {
         return invalid("block_length is missing or not a scalar unsigned integer".into());
     };
     if b == 0 {
         return invalid("block_length is 0".into());
     }
-    let Some((z, m)) = block_layout(&di.dtype) else {
+    let Some((z, m)) = block_layout(&ds.info.dtype) else {
         return invalid("the datatype lacks a required field of HEP002 §10.3".into());
     };
-    if di.dims.len() != 1 {
+    if ds.info.dims.len() != 1 {
         return invalid("the dataset is not rank 1".into());
     }
     let nblocks = n.div_ceil(b);
-    if di.dims[0] < nblocks {
-        return invalid(format!("{} entries for {nblocks} row blocks", di.dims[0]));
+    if ds.info.dims[0] < nblocks {
+        return invalid(format!("{} entries for {nblocks} row blocks", ds.info.dims[0]));
     }
     let dt = block_bbox_dtype(z, m);
-    let bytes = match h5::dataset_read(ds.id(), 0, nblocks, &dt, &path) {
+    ds.check_readable(&dt)?;
+    let bytes = match ds.read(0, nblocks, &dt) {
         Ok(b) => b,
+        Err(e @ MarquetError::Unsupported(_)) => return Err(e),
         Err(e) => return invalid(e.to_string()),
     };
     let entries = decode_blocks(&bytes, z, m);
@@ -754,34 +750,34 @@ pub(crate) fn open_rtree(this: &MarquetTable, col: &str) -> Result<IndexState<RT
 }
 /// The body of [`MarquetTable::open_rtree_in`].
 pub(crate) fn open_rtree_in(this: &MarquetTable, all: &[SpatialIndex]) -> Result<IndexState<RTreeIndex>> {
+    open_rtree_with(&LibObjects(this.table().id()), all)
+}
+/// The R-tree among `all`, checked, through either read path (`super::facts`).
+pub(crate) fn open_rtree_with(o: &dyn Objects, all: &[SpatialIndex]) -> Result<IndexState<RTreeIndex>> {
     let Some(idx) = first_of_kind(all, SpatialIndexKind::PackedRTree) else { return Ok(IndexState::Absent) };
     let path = idx.info.path.clone();
     if !idx.valid {
         return Ok(IndexState::Stale { path });
     }
     let invalid = |reason: String| Ok(IndexState::Invalid { path: path.clone(), reason });
-    let t = this.table();
-    let ds = match h5::dataset_open(t.id(), &path) {
+    let ds = match o.dataset(&path) {
         Ok(d) => d,
         Err(e) => return invalid(e.to_string()),
     };
-    let di = match h5::dataset_info(ds.id(), &path) {
-        Ok(d) => d,
-        Err(e) => return invalid(e.to_string()),
-    };
-    if !rtree_layout_ok(&di.dtype) || di.dims.len() != 1 {
+    if !rtree_layout_ok(&ds.info.dtype) || ds.info.dims.len() != 1 {
         return invalid("the datatype lacks a required field of HEP002 §10.4".into());
     }
-    let Some(node_size) = scalar_uint(ds.id(), names::NODE_SIZE)? else {
+    let Some(node_size) = scalar_uint_at(o, &path, names::NODE_SIZE)? else {
         return invalid("node_size is missing or not a scalar unsigned integer".into());
     };
     let Ok(node_size) = u16::try_from(node_size) else {
         return invalid(format!("node_size {node_size} does not fit uint16"));
     };
-    let Some(num_items) = scalar_uint(ds.id(), names::NUM_ITEMS)? else {
+    let Some(num_items) = scalar_uint_at(o, &path, names::NUM_ITEMS)? else {
         return invalid("num_items is missing or not a scalar unsigned integer".into());
     };
-    Ok(IndexState::Usable(RTreeIndex { path, num_items, node_size, len: di.dims[0], ds, bytes_read: 0 }))
+    ds.check_readable(&rtree_dtype())?;
+    Ok(IndexState::Usable(RTreeIndex { path, num_items, node_size, len: ds.info.dims[0], ds, bytes_read: 0 }))
 }
 
 // ------------------------------------------------------------------ reading for queries
@@ -828,7 +824,7 @@ pub struct RTreeIndex {
     pub num_items: u64,
     /// The node size M (`node_size`).
     pub node_size: u16,
-    ds: Hid,
+    ds: Elements,
     len: u64,
     /// Bytes of index elements read so far.
     pub bytes_read: u64,
@@ -836,7 +832,7 @@ pub struct RTreeIndex {
 
 impl RTreeIndex {
     /// The open dataset, for readers that keep its decoded chunks (`super::snapshot`).
-    pub(crate) fn into_dataset(self) -> Hid {
+    pub(crate) fn into_dataset(self) -> Elements {
         self.ds
     }
 }
@@ -849,7 +845,7 @@ impl EntrySource for RTreeIndex {
         if start.checked_add(count).is_none_or(|e| e > self.len) {
             return Err(MarquetError::InvalidArgument(format!("{}: entries {start}+{count} past {}", self.path, self.len)));
         }
-        let bytes = h5::dataset_read(self.ds.id(), start, count, &rtree_dtype(), &self.path)?;
+        let bytes = self.ds.read(start, count, &rtree_dtype())?;
         self.bytes_read += bytes.len() as u64;
         decode_entries(&bytes, out);
         Ok(())

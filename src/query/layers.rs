@@ -10,7 +10,8 @@ use crate::error::{MarquetError, Result};
 use crate::h5col::Array;
 use crate::marquet::snapshot::{ColumnSnapshot, GeometryData};
 use crate::marquet::spatial_index::IndexState;
-use crate::marquet::{MarquetTable, WkbBuffer};
+use crate::marquet::facts::TableView;
+use crate::marquet::WkbBuffer;
 use crate::spatial::geom_box::intersects;
 use crate::spatial::packed_rtree;
 
@@ -60,7 +61,7 @@ pub(super) fn read_groups(runs: &[Range<u64>]) -> Vec<(Range<u64>, Vec<Range<u64
 /// The one query engine: query `q` on the geometry column `snap` holds, the
 /// four layers in order. A one-shot query ([`crate::query::TableQuery::query`]) runs it on
 /// a snapshot taken for that query; the warm [`SpatialReader`] on the snapshot it holds.
-pub(crate) fn run(t: &MarquetTable, snap: &mut ColumnSnapshot, q: &Query) -> Result<QueryResult> {
+pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Result<QueryResult> {
     q.window.check()?;
     let n = snap.nrows;
     let mut st = QueryStats { rows_total: n, ..Default::default() };
@@ -84,7 +85,7 @@ pub(crate) fn run(t: &MarquetTable, snap: &mut ColumnSnapshot, q: &Query) -> Res
     // the covering column are not consulted).
     let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
     if q.use_indexes && q.use_rtree {
-        match snap.rtree(t) {
+        match snap.rtree(t)? {
             IndexState::Usable(rt) => {
                 let (num_items, node_size) = (rt.num_items, rt.node_size);
                 rt.bytes_read = 0;
@@ -113,7 +114,7 @@ pub(crate) fn run(t: &MarquetTable, snap: &mut ColumnSnapshot, q: &Query) -> Res
 
     // Layer 2: block boxes, when no R-tree answered.
     if q.use_indexes && q.use_block_index && !st.used_rtree {
-        match snap.block_index(t) {
+        match snap.block_index(t)? {
             IndexState::Usable(bi) => {
                 st.used_block_index = true;
                 st.bytes_read += bi.bytes_read;

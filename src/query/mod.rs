@@ -255,8 +255,10 @@ impl TableQuery for MarquetTable {
     fn query(&self, col: &str, q: &Query) -> Result<QueryResult> {
         // A one-shot query is the one engine on a snapshot taken for it (issue #33).
         q.window.check()?;
-        let mut snap = crate::marquet::snapshot::ColumnSnapshot::open(self, col)?;
-        layers::run(self, &mut snap, q)
+        let o = crate::h5::objects::LibObjects(self.table().id());
+        let tv = crate::marquet::facts::TableView::of(&o, self.path(), self.is_interpretable());
+        let mut snap = crate::marquet::snapshot::ColumnSnapshot::open(&tv, col)?;
+        layers::run(&tv, &mut snap, q)
     }
 
     fn query_where(&self, col: &str, q: &Query, filters: &[(String, crate::h5col::predicate::ColumnFilter)]) -> Result<CombinedResult> {

@@ -21,15 +21,27 @@
 //! process; [`SpatialReader::refresh`] does so on demand, e.g. after another process
 //! changed the file.
 
-use crate::error::Result;
+use std::path::Path;
+
+use crate::error::{MarquetError, Result};
+use crate::h5::objects::{LibObjects, Objects};
+use crate::h5::pure::PureFile;
+use crate::marquet::facts::TableView;
 use crate::marquet::snapshot::ColumnSnapshot;
 use crate::marquet::MarquetTable;
 
 use super::{Query, QueryResult};
 
+/// Where a reader reads: through libhdf5 (a table opened by the caller) or by byte range.
+enum Source {
+    Lib(MarquetTable),
+    Pure { file: PureFile, table: String },
+}
+
 /// A geometry column opened once for many spatial queries (see the module documentation).
 pub struct SpatialReader {
-    table: MarquetTable,
+    src: Source,
+    interpretable: bool,
     column: String,
     snap: ColumnSnapshot,
     /// Queries answered since the reader was opened or last refreshed.
@@ -38,26 +50,86 @@ pub struct SpatialReader {
 
 impl std::fmt::Debug for SpatialReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SpatialReader").field("column", &self.snap.info.path).field("queries", &self.queries).finish()
+        f.debug_struct("SpatialReader").field("column", &self.snap.info.path).field("path", &self.read_path()).field("queries", &self.queries).finish()
+    }
+}
+
+fn view<'a>(src: &'a Source, lib: &'a mut Option<LibObjects>, interpretable: bool) -> TableView<'a> {
+    match src {
+        Source::Lib(t) => {
+            let o: &'a LibObjects = lib.insert(LibObjects(t.table().id()));
+            TableView::of(o as &dyn Objects, t.path(), t.is_interpretable())
+        }
+        Source::Pure { file, table } => TableView::of(file as &dyn Objects, table, interpretable),
     }
 }
 
 impl SpatialReader {
     /// A reader of geometry column `column` of `table` (`None`: the primary geometry
-    /// column). The reader keeps the table open.
+    /// column), reading through libhdf5. The reader keeps the table open.
     pub fn new(table: MarquetTable, column: Option<&str>) -> Result<SpatialReader> {
         let column = match column {
             Some(c) => c.to_string(),
             None => table.primary_geometry_column()?,
         };
-        let snap = ColumnSnapshot::open(&table, &column)?;
-        Ok(SpatialReader { table, column, snap, queries: 0 })
+        let interpretable = table.is_interpretable();
+        let src = Source::Lib(table);
+        let snap = ColumnSnapshot::open(&view(&src, &mut None, interpretable), &column)?;
+        Ok(SpatialReader { src, interpretable, column, snap, queries: 0 })
     }
 
     /// Open table `table` of `file` and a reader of its geometry column `column`
-    /// (`None`: the primary one).
+    /// (`None`: the primary one), reading through libhdf5.
     pub fn open(file: &crate::marquet::File, table: &str, column: Option<&str>) -> Result<SpatialReader> {
         SpatialReader::new(MarquetTable::open(file, table)?, column)
+    }
+
+    /// Open table `table` of the file at `path` and a reader of its geometry column
+    /// `column` (`None`: the primary one) on the byte-range read path (issue #33): no
+    /// libhdf5 call at all, so opening costs the bytes it reads. A table the byte-range
+    /// path does not read (a datatype conversion, a filter it does not decode — see
+    /// `crate::h5::pure`) is opened through libhdf5 instead, at open or at the first
+    /// query that meets it; answers are the same either way.
+    pub fn open_path(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
+        match SpatialReader::open_byte_range(path, table, column) {
+            Err(MarquetError::Unsupported(_)) => SpatialReader::open_lib(path, table, column),
+            r => r,
+        }
+    }
+
+    /// [`SpatialReader::open_path`] without its fallback: the byte-range read path only,
+    /// refusing with [`MarquetError::Unsupported`] what that path does not read (for
+    /// tests and benchmarks that must know which path answered).
+    pub fn open_byte_range(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
+        let file = PureFile::open(path)?;
+        let (interpretable, column) = {
+            let tv = TableView::open(&file, table)?;
+            let column = match column {
+                Some(c) => c.to_string(),
+                None => tv
+                    .geometry_column_names()?
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| MarquetError::spec(table, "HEP002 §5.2", "table has no geometry columns"))?,
+            };
+            (tv.is_interpretable(), column)
+        };
+        let src = Source::Pure { file, table: table.to_string() };
+        let snap = ColumnSnapshot::open(&view(&src, &mut None, interpretable), &column)?;
+        Ok(SpatialReader { src, interpretable, column, snap, queries: 0 })
+    }
+
+    fn open_lib(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
+        let f = crate::marquet::File::open(path)?;
+        SpatialReader::open(&f, table, column)
+    }
+
+    /// Which read path the reader uses: `"byte-range"` or `"libhdf5"`.
+    pub fn read_path(&self) -> &'static str {
+        match self.src {
+            Source::Lib(_) => "libhdf5",
+            Source::Pure { .. } => "byte-range",
+        }
     }
 
     /// The geometry column's name.
@@ -65,9 +137,13 @@ impl SpatialReader {
         &self.column
     }
 
-    /// The table the reader queries.
-    pub fn table(&self) -> &MarquetTable {
-        &self.table
+    /// The table the reader queries, when it reads through libhdf5 (`None` on the
+    /// byte-range path).
+    pub fn table(&self) -> Option<&MarquetTable> {
+        match &self.src {
+            Source::Lib(t) => Some(t),
+            Source::Pure { .. } => None,
+        }
     }
 
     /// NROWS when the reader was opened (or last refreshed).
@@ -78,7 +154,12 @@ impl SpatialReader {
     /// Forget everything read and read the column's metadata again (after another process
     /// changed the file; changes through this process are seen without it).
     pub fn refresh(&mut self) -> Result<()> {
-        self.snap = ColumnSnapshot::open(&self.table, &self.column)?;
+        if let Source::Pure { file, table } = &self.src {
+            // The parser's view of the file is the one it opened: open it again.
+            let path = std::path::PathBuf::from(file.name());
+            self.src = Source::Pure { file: PureFile::open(&path)?, table: table.clone() };
+        }
+        self.snap = ColumnSnapshot::open(&view(&self.src, &mut None, self.interpretable), &self.column)?;
         self.queries = 0;
         Ok(())
     }
@@ -89,14 +170,57 @@ impl SpatialReader {
             self.refresh()?;
         }
         self.queries += 1;
-        super::layers::run(&self.table, &mut self.snap, q)
+        let mut lib = None;
+        let r = super::layers::run(&view(&self.src, &mut lib, self.interpretable), &mut self.snap, q);
+        match (r, &self.src) {
+            // An index or dataset the byte-range path does not read: the whole reader moves
+            // to libhdf5 and answers from there.
+            (Err(MarquetError::Unsupported(_)), Source::Pure { file, table }) => {
+                let path = std::path::PathBuf::from(file.name());
+                *self = SpatialReader::open_lib(&path, &table.clone(), Some(&self.column.clone()))?;
+                self.query(q)
+            }
+            (r, _) => r,
+        }
     }
 }
 
+/// Paths of every H5Col table group in the file at `path` (CLASS = COLUMN_TABLE, HEP001
+/// §1.3), found on the byte-range read path: what [`crate::h5col::File::tables`] finds.
+pub fn table_paths(path: &Path) -> Result<Vec<String>> {
+    let file = PureFile::open(path)?;
+    let mut out = Vec::new();
+    let mut todo = vec![("/".to_string(), 0usize)];
+    while let Some((g, depth)) = todo.pop() {
+        if crate::marquet::facts::read_token(&file, &g, crate::spec::names::CLASS)?.as_deref() == Some(crate::spec::names::COLUMN_TABLE) {
+            out.push(g.clone());
+        }
+        if depth >= 64 {
+            continue;
+        }
+        let mut kids = file.child_groups(&g)?;
+        kids.reverse();
+        for k in kids {
+            todo.push((if g == "/" { format!("/{k}") } else { format!("{g}/{k}") }, depth + 1));
+        }
+    }
+    Ok(out)
+}
+
 impl SpatialReader {
-    /// [`TableQuery::query_where`](crate::query::TableQuery::query_where) through the reader.
+    /// [`TableQuery::query_where`](crate::query::TableQuery::query_where) through the reader
+    /// (attribute filters read through libhdf5: a byte-range reader opens the file there
+    /// for them).
     pub fn query_where(&mut self, q: &Query, filters: &[(String, crate::h5col::predicate::ColumnFilter)]) -> Result<super::CombinedResult> {
-        let attributes = super::attribute_rows(&self.table, q, filters)?;
+        if filters.is_empty() {
+            return super::combine(None, || self.query(q));
+        }
+        if let Source::Pure { file, table } = &self.src {
+            let path = std::path::PathBuf::from(file.name());
+            *self = SpatialReader::open_lib(&path, &table.clone(), Some(&self.column.clone()))?;
+        }
+        let Source::Lib(t) = &self.src else { unreachable!("the reader reads through libhdf5 here") };
+        let attributes = super::attribute_rows(t, q, filters)?;
         super::combine(attributes, || self.query(q))
     }
 }

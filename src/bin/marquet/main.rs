@@ -511,8 +511,35 @@ fn query(a: QueryArgs) -> ExitCode {
     };
     // One reader for every window unless --reopen (issue #20).
     let mut warm: Option<marquet::query::reader::SpatialReader> = None;
+    // A window query without attribute filters reads by byte range, without libhdf5
+    // (issue #33): the reader falls back to libhdf5 by itself for what that path does not
+    // read.
+    let byte_range = filters.is_empty();
     for w in windows {
         let mut run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
+            if let (Some(wt), true) = (&w, byte_range) {
+                let b = parse_bbox(wt)?;
+                if warm.is_none() || a.reopen {
+                    let tp = match &a.table {
+                        Some(t) => marquet::h5col::normalize_table_path(t),
+                        None => {
+                            let all = marquet::query::reader::table_paths(&a.path).or_else(|_| marquet::h5col::File::open(&a.path).and_then(|f| f.tables())).map_err(|e| e.to_string())?;
+                            match all.len() {
+                                1 => all[0].clone(),
+                                0 => return Err("the file holds no table".into()),
+                                _ => return Err(format!("the file holds several tables, choose one with --table: {}", all.join(", "))),
+                            }
+                        }
+                    };
+                    warm = Some(marquet::query::reader::SpatialReader::open_path(&a.path, &tp, a.column.as_deref()).map_err(|e| e.to_string())?);
+                }
+                let reader = warm.as_mut().ok_or("no reader")?;
+                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+                let r = reader.query_where(&q, &filters).map_err(|e| e.to_string())?;
+                let (rows, stats, mut json) = describe(b, r);
+                json["stats"]["read_path"] = reader.read_path().into();
+                return Ok((rows, stats + " | read path " + reader.read_path(), json));
+            }
             if let (Some(wt), false) = (&w, a.reopen) {
                 let b = parse_bbox(wt)?;
                 if warm.is_none() {

@@ -147,6 +147,8 @@ enum Col {
     Geom,
     /// A point column (XY or XYZ) read as GeoArrow `geoarrow.point` (separated x, y[, z]).
     NativePoint { z: bool },
+    /// A line or polygon column read in a GeoArrow native encoding ([`super::native`]).
+    Native { kind: super::native::NativeKind, z: bool },
     Covering { f32: bool, z: bool },
     Data { plan: OutPlan, list: bool },
 }
@@ -225,7 +227,10 @@ impl ArrowPlan {
     /// §7.4, XY or XYZ) are read as the GeoArrow native `geoarrow.point` type, a struct of
     /// `x`, `y`[, `z`] float64 arrays (null rows are null structs, empty points NaN
     /// coordinates), which readers such as geopandas turn into geometries without parsing
-    /// WKB. Other columns stay `geoarrow.wkb`.
+    /// WKB; and WKB columns whose `GEOMETRY_TYPES` are one kind of LineString, Polygon,
+    /// MultiLineString or MultiPolygon, all XY or all XYZ, as `geoarrow.linestring`,
+    /// `geoarrow.polygon`, … (lists of such coordinate structs; issue #33 item 6). Other
+    /// columns stay `geoarrow.wkb`.
     pub fn with_native_points(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native_points: bool) -> Result<ArrowPlan> {
         let mut notes = Vec::new();
         let mut skipped = Vec::new();
@@ -278,6 +283,16 @@ impl ArrowPlan {
                         m.insert(EXTENSION_NAME.to_string(), "geoarrow.point".to_string());
                         fields.push(Field::new(name, point_struct(z), true).with_metadata(m));
                         cols.push((name.clone(), Col::NativePoint { z }));
+                        continue;
+                    }
+                }
+                if let (true, true, Some(types)) = (geoarrow, native_points, &info.types) {
+                    let wkb_form = matches!(info.form, crate::marquet::StorageForm::VarWkb | crate::marquet::StorageForm::FixedWkb { .. });
+                    if let (true, Some((kind, z))) = (wkb_form, super::native::NativeKind::for_types(types)) {
+                        let mut m = wkb_extension(info);
+                        m.insert(EXTENSION_NAME.to_string(), kind.extension_name().to_string());
+                        fields.push(Field::new(name, kind.data_type(z), true).with_metadata(m));
+                        cols.push((name.clone(), Col::Native { kind, z }));
                         continue;
                     }
                 }
@@ -396,6 +411,17 @@ impl ArrowPlan {
         RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| err_at(t.path(), e))
     }
 
+    /// Every row of the table as record batches of at most `batch_rows` rows, the batches
+    /// read in parallel (rayon): HDF5's calls stay serialized by its lock, and while one
+    /// thread is in them the others decode chunks and build arrays (issue #33 item 6).
+    pub fn read_all(&self, t: &MarquetTable, batch_rows: usize) -> Result<Vec<RecordBatch>> {
+        use rayon::prelude::*;
+        let n = t.nrows()?;
+        let step = batch_rows.max(1) as u64;
+        let ranges: Vec<(u64, u64)> = (0..n).step_by(step as usize).map(|s| (s, (s + step).min(n))).collect();
+        ranges.par_iter().map(|&(s, e)| self.read_range(t, s, e)).collect()
+    }
+
     /// Rows `[start, end)` of the fields `fields` (indexes into [`ArrowPlan::schema`]) as one
     /// record batch, reading only those columns; `None` when the plan nests columns again
     /// ([`ArrowPlan::renested`]: a field may be made of several columns).
@@ -414,6 +440,10 @@ impl ArrowPlan {
         let (name, c) = &self.cols[k];
         Ok(match c {
             Col::Geom => wkb_array(t.read_wkb(name, start, end)?, t.path())?,
+            Col::Native { kind, z } => {
+                let path = format!("{}/{name}", t.path().trim_end_matches('/'));
+                super::native::native_array(&t.read_wkb(name, start, end)?, *kind, *z, &path, start)?
+            }
             Col::NativePoint { z } => {
                 let p = t.read_points(name, start, end)?;
                 let DataType::Struct(fields) = point_struct(*z) else { unreachable!("point_struct is a struct") };

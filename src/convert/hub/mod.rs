@@ -29,6 +29,7 @@ pub mod geojson_geometry;
 pub mod import;
 pub mod meta;
 pub mod nested_json;
+pub(crate) mod native;
 pub(crate) mod plan;
 pub mod renest;
 pub mod sort;
