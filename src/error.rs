@@ -147,8 +147,7 @@ pub enum Error {
     },
 }
 
-/// The name the crate's own code uses for [`Error`] (and `marquet::MarquetError`, hidden,
-/// for code written before issue #33; new code says `marquet::Error`).
+/// The name the crate's own code uses for [`Error`] (before issue #33 the public name).
 pub use Error as MarquetError;
 
 /// `Result` with [`Error`] as the default error.

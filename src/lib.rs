@@ -56,10 +56,6 @@ internal_mod! {
 mod test_rng;
 
 pub use crate::error::{check_regular_file, Error, Location, Result};
-/// The former name of [`Error`], hidden: the doc examples of `query` still say
-/// `marquet::MarquetError` until its rewrite; new code says `marquet::Error`.
-#[doc(hidden)]
-pub use crate::error::MarquetError;
 pub use crate::h5col::File;
 /// A Marquet table (HEP002 §5): an H5Col table group with geometry columns.
 pub use crate::marquet::MarquetTable as Table;

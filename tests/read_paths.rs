@@ -22,7 +22,7 @@ use marquet::convert::{convert, ConvertOptions};
 use marquet::marquet::{MarquetTable, WriteLayout};
 use marquet::query::reader::SpatialReader;
 use marquet::query::{Predicate, Query, QueryResult};
-use marquet::{BBox, MarquetError};
+use marquet::{BBox, Error as MarquetError};
 
 fn walk(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };

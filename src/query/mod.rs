@@ -78,7 +78,7 @@
 //! assert_eq!(r.rows.len(), 55);
 //! # drop((t, file));
 //! # std::fs::remove_file(&path).ok();
-//! # Ok::<(), marquet::MarquetError>(())
+//! # Ok::<(), marquet::Error>(())
 //! ```
 
 mod exact;

@@ -1264,7 +1264,7 @@ fn rtree_pass(ctx: &mut Ctx, gc: &GeomCol) {
                     ctx.sink.error(tree_check(&f), &t.path, super::lower(&f.to_string()));
                 }
             }
-            Err(e @ crate::MarquetError::SpecViolation { .. }) => {
+            Err(e @ crate::error::MarquetError::SpecViolation { .. }) => {
                 ctx.sink.error(c::M16_RTREE_HEADER, &t.path, format!("fails the hep002 §17 checks: {}", super::lower(&e.to_string())))
             }
             Err(e) => ctx.sink.unreadable(R16, &t.path, read_err(&e)),
