@@ -25,6 +25,10 @@ pub mod info;
 #[path = "../src/bin/marquet/dump.rs"]
 pub mod dump;
 
+/// A test HTTP server with byte ranges, counters and fault injection (issue #34).
+#[path = "../src/bin/marquet/range_server.rs"]
+pub mod range_server;
+
 /// HEP002 §15.1: the stations example.
 #[path = "../examples/stations.rs"]
 #[allow(dead_code)]
