@@ -25,6 +25,13 @@ pub mod info;
 #[path = "../src/bin/marquet/dump.rs"]
 pub mod dump;
 
+/// A test HTTP server with byte ranges, counters and fault injection (issue #34).
+#[path = "../src/bin/marquet/range_server.rs"]
+pub mod range_server;
+
+/// An S3 endpoint for tests: moto in server mode from the test venv (issue #34).
+pub mod moto;
+
 /// HEP002 §15.1: the stations example.
 #[path = "../examples/stations.rs"]
 #[allow(dead_code)]

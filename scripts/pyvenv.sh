@@ -8,12 +8,16 @@
 # and by tests/schemas.rs (geopandas dtypes and bbox reads; testdata/schemas/make_fixtures.py),
 # and by tests/netcdf.rs (netCDF4-python, xarray with its netcdf4 and h5netcdf engines read a
 # netCDF-4 file holding Marquet tables; testdata/netcdf/make_fixture.py,
-# testdata/strings/make_fixtures.py).
+# testdata/strings/make_fixtures.py), and by the remote-read tests and benchmark of issue #34
+# (moto in server mode as the S3 endpoint on 127.0.0.1, dev/moto.rs; boto3; h5coro, the
+# ICESat-2 project's cloud HDF5 reader, as the benchmark's HDF5 anchor: scripts/bench-remote.sh).
+# h5coro is pinned: without the pin pip's resolver backtracks to the old 0.0.x line (no HTTP
+# driver) to satisfy earthaccess/aiobotocore's botocore pin.
 # Idempotent; prints the venv path.
 #   VENV defaults to ~/.cache/marquet/pyvenv
 set -euo pipefail
 VENV="${VENV:-$HOME/.cache/marquet/pyvenv}"
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py, duckdb, pyproj, netCDF4, xarray, h5netcdf' 2>/dev/null; then
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py, duckdb, pyproj, netCDF4, xarray, h5netcdf, moto.server, boto3, h5coro.webdriver' 2>/dev/null; then
   echo "$VENV"
   exit 0
 fi
@@ -26,6 +30,6 @@ fi
 mkdir -p "$(dirname "$VENV")"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py duckdb pyproj netCDF4 xarray h5netcdf
+"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py duckdb pyproj netCDF4 xarray h5netcdf 'moto[server]==5.2.5' boto3 'h5coro==1.0.7'
 "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__, "pyogrio", pyogrio.__version__, "GDAL", pyogrio.__gdal_version_string__)' >&2
 echo "$VENV"
