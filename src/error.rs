@@ -222,8 +222,14 @@ pub fn tidy_hdf5(message: &str) -> String {
 /// Refuse anything but a regular file (or a symbolic link to one) as an input (issue #19):
 /// a FIFO would block the reader forever, a directory or a device is no file to read.
 /// Names what the path is, and says "no such file" only when nothing is there.
+///
+/// A URL the `cloud` feature reads (issue #34) passes: its object is checked when fetched.
 pub fn check_regular_file(path: &std::path::Path) -> Result<()> {
     use std::io::{Error, ErrorKind};
+    #[cfg(feature = "cloud")]
+    if path.to_str().is_some_and(crate::remote::is_url) {
+        return Ok(());
+    }
     let p = path.display().to_string();
     let io = |kind: ErrorKind, msg: &str| MarquetError::Io { path: p.clone(), source: Error::new(kind, msg.to_string()) };
     let md = match std::fs::metadata(path) {

@@ -132,17 +132,32 @@ fn remote(url: &str, kind: RemoteErrorKind, message: impl Into<String>) -> Marqu
     MarquetError::Remote { url: url.to_string(), kind, message: message.into() }
 }
 
+/// Whether the store's message tells of a request that got no answer in time (the
+/// client's own retry settings, `retry_timeout`, are named in every message: not that).
+fn is_timeout(text: &str) -> bool {
+    let t = text.to_ascii_lowercase().replace("retry_timeout", "");
+    t.contains("timed out") || t.contains("timeout")
+}
+
 /// The store's error as a typed one: HTTP statuses and the client's own failures.
 fn store_error(url: &str, e: object_store::Error) -> MarquetError {
     use object_store::Error as E;
     let text = e.to_string();
+    // The causes too: a timeout is named only deep in the chain ("operation timed out").
+    let mut chain = text.clone();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        chain.push_str(": ");
+        chain.push_str(&c.to_string());
+        cause = c.source();
+    }
     let kind = match &e {
         E::NotFound { .. } => RemoteErrorKind::NotFound,
         E::PermissionDenied { .. } | E::Unauthenticated { .. } => RemoteErrorKind::Forbidden,
         E::Precondition { .. } => RemoteErrorKind::Changed,
-        _ if text.contains("non-partial response") => RemoteErrorKind::NoRangeSupport,
+        _ if text.contains("non-partial response") || text.contains("Range request not supported") => RemoteErrorKind::NoRangeSupport,
         _ if text.contains("416") || text.contains("Range Not Satisfiable") => RemoteErrorKind::RangeNotSatisfiable,
-        _ if text.to_ascii_lowercase().contains("timed out") || text.to_ascii_lowercase().contains("timeout") => RemoteErrorKind::Timeout,
+        _ if is_timeout(&chain) => RemoteErrorKind::Timeout,
         _ => RemoteErrorKind::Other,
     };
     let message = match kind {
@@ -151,7 +166,7 @@ fn store_error(url: &str, e: object_store::Error) -> MarquetError {
         RemoteErrorKind::NoRangeSupport => "the server does not serve byte ranges (it answered a range request with the whole object); reading part of a file needs them".to_string(),
         RemoteErrorKind::RangeNotSatisfiable => format!("a byte range past the end of the object (416): it is shorter than when it was opened: {text}"),
         RemoteErrorKind::Changed => format!("the object changed while it was read: {text}"),
-        RemoteErrorKind::Timeout => format!("no answer in time, after the retries: {text}"),
+        RemoteErrorKind::Timeout => format!("no answer in time, after the retries: {chain}"),
         _ => text,
     };
     remote(url, kind, message)

@@ -89,6 +89,11 @@ impl File {
         let path = inner.filename();
         Ok((File { inner, path }, group))
     }
+    /// The file's size in bytes (HDF5's view of it: the end of the file its driver holds;
+    /// also for a file read by URL into memory).
+    pub fn size(&self) -> u64 {
+        self.inner.size()
+    }
     /// The file's name on disk.
     pub fn filename(&self) -> &str {
         &self.path

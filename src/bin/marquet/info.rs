@@ -71,7 +71,7 @@ pub fn describe_file(path: &std::path::Path, table: Option<&str>) -> Result<Valu
             && t["geometry_columns"].as_array().into_iter().flatten().flat_map(|g| g["indexes"].as_array().into_iter().flatten()).all(|i| i["plain_hdf5"] != false)
             && t["indexes"].as_array().into_iter().flatten().all(|i| i["plain_hdf5"] != false)
     });
-    Ok(json!({ "file": path.display().to_string(), "size_bytes": std::fs::metadata(path).map(|m| m.len()).unwrap_or(0), "plain_hdf5": plain, "tables": out }))
+    Ok(json!({ "file": path.display().to_string(), "size_bytes": std::fs::metadata(path).map(|m| m.len()).unwrap_or_else(|_| f.size()), "plain_hdf5": plain, "tables": out }))
 }
 
 /// Describe one table.
