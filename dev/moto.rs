@@ -35,10 +35,13 @@ pub struct MotoServer {
     bucket: String,
 }
 
+/// An HTTP answer: status, headers (names lower-case), body.
+pub type Answer = (u16, Vec<(String, String)>, Vec<u8>);
+
 /// One HTTP/1.1 exchange on a fresh connection (`Connection: close`): status, headers (names
 /// lower-case) and body. For the tests' own uploads and checks; no TLS, no chunked bodies in
 /// requests.
-pub fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> io::Result<(u16, Vec<(String, String)>, Vec<u8>)> {
+pub fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> io::Result<Answer> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
     s.set_read_timeout(Some(Duration::from_secs(120)))?;
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());

@@ -372,27 +372,25 @@ impl RemoteFile {
     }
 
     /// One range request for bytes `lo..hi`, checked against the object the open saw.
-    fn fetch(&self, lo: u64, hi: u64) -> impl std::future::Future<Output = Result<Bytes>> + '_ {
-        async move {
-            self.requests.fetch_add(1, Ordering::Relaxed);
-            let opts = GetOptions { range: Some(GetRange::Bounded(lo..hi)), ..Default::default() };
-            let r = self.store.get_opts(&self.path, opts).await.map_err(|e| store_error(&self.url, e))?;
-            let changed = |what: String| remote(&self.url, RemoteErrorKind::Changed, format!("the object changed while it was read ({what})"));
-            if r.meta.size != self.len {
-                return Err(changed(format!("{} bytes, {} at open", r.meta.size, self.len)));
-            }
-            if let (Some(now), Some(then)) = (&r.meta.e_tag, &self.etag) {
-                if now != then {
-                    return Err(changed(format!("ETag {now}, {then} at open")));
-                }
-            }
-            let b = r.bytes().await.map_err(|e| store_error(&self.url, e))?;
-            if b.len() as u64 != hi - lo {
-                return Err(remote(&self.url, RemoteErrorKind::Other, format!("{} bytes for the range {lo}..{hi}", b.len())));
-            }
-            self.bytes.fetch_add(b.len() as u64, Ordering::Relaxed);
-            Ok(b)
+    async fn fetch(&self, lo: u64, hi: u64) -> Result<Bytes> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let opts = GetOptions { range: Some(GetRange::Bounded(lo..hi)), ..Default::default() };
+        let r = self.store.get_opts(&self.path, opts).await.map_err(|e| store_error(&self.url, e))?;
+        let changed = |what: String| remote(&self.url, RemoteErrorKind::Changed, format!("the object changed while it was read ({what})"));
+        if r.meta.size != self.len {
+            return Err(changed(format!("{} bytes, {} at open", r.meta.size, self.len)));
         }
+        if let (Some(now), Some(then)) = (&r.meta.e_tag, &self.etag) {
+            if now != then {
+                return Err(changed(format!("ETag {now}, {then} at open")));
+            }
+        }
+        let b = r.bytes().await.map_err(|e| store_error(&self.url, e))?;
+        if b.len() as u64 != hi - lo {
+            return Err(remote(&self.url, RemoteErrorKind::Other, format!("{} bytes for the range {lo}..{hi}", b.len())));
+        }
+        self.bytes.fetch_add(b.len() as u64, Ordering::Relaxed);
+        Ok(b)
     }
 
     /// Bytes `offset..offset + len`, fetched as needed.
