@@ -1,9 +1,9 @@
 //! Files on a web server or in object storage (issue #34): the byte source of the
-//! byte-range read path ([`crate::h5::pure`]) for `http(s)://`, `s3://`, `gs://`, `az://`
+//! byte-range read path (`src/h5/pure.rs`) for `http(s)://`, `s3://`, `gs://`, `az://`
 //! and `file://` URLs.
 //!
-//! A [`RemoteFile`] is opened with one metadata request (`HEAD`: the object's size and
-//! ETag) and then answers the HDF5 parser's reads from a block cache: a read is rounded out
+//! A [`RemoteFile`] is opened with one request (the first bytes, whose answer tells the
+//! object's size and ETag) and then answers the HDF5 parser's reads from a block cache: a read is rounded out
 //! to whole blocks ([`RemoteOptions::block_size`]), the blocks not held yet are fetched as
 //! few range requests (adjacent missing blocks coalesced, each request at most
 //! [`RemoteOptions::max_request_bytes`]), independent requests are in flight together (up
@@ -32,7 +32,7 @@ use bytes::Bytes;
 use futures::{StreamExt, TryFutureExt, TryStreamExt};
 use hdf5_reader::storage::{Storage, StorageBuffer};
 use object_store::path::Path as ObjPath;
-use object_store::{BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, RetryConfig};
+use object_store::{BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectStore, RetryConfig};
 
 use crate::error::{MarquetError, RemoteErrorKind, Result};
 
@@ -76,8 +76,8 @@ impl Default for RemoteOptions {
         RemoteOptions {
             timeout: Duration::from_secs(30),
             retries: 4,
-            block_size: 16 << 10,
-            first_read: 64 << 10,
+            block_size: 4 << 10,
+            first_read: 16 << 10,
             max_request_bytes: 8 << 20,
             concurrency: 16,
             cache_bytes: 256 << 20,
@@ -268,7 +268,20 @@ impl RemoteFile {
             .enable_all()
             .build()
             .map_err(|e| MarquetError::Io { path: url.to_string(), source: e })?;
-        let meta = rt.block_on(store.head(&path)).map_err(|e| store_error(url, e))?;
+        // One request opens the file: the first bytes, whose answer also tells the object's
+        // size (Content-Range) and ETag (no HEAD before it).
+        let first = opts.first_read.max(1).div_ceil(opts.block_size) * opts.block_size;
+        let get = GetOptions { range: Some(GetRange::Bounded(0..first)), ..Default::default() };
+        let (meta, bytes) = rt
+            .block_on(async {
+                let r = store.get_opts(&path, get).await?;
+                let meta = r.meta.clone();
+                Ok::<_, object_store::Error>((meta, r.bytes().await?))
+            })
+            .map_err(|e| store_error(url, e))?;
+        if bytes.len() as u64 != first.min(meta.size) {
+            return Err(remote(url, RemoteErrorKind::Other, format!("{} bytes for the range 0..{first} of {} bytes", bytes.len(), meta.size)));
+        }
         let f = RemoteFile {
             url: url.to_string(),
             store,
@@ -279,9 +292,15 @@ impl RemoteFile {
             opts: opts.clone(),
             blocks: Mutex::default(),
             requests: AtomicU64::new(1),
-            bytes: AtomicU64::new(0),
+            bytes: AtomicU64::new(bytes.len() as u64),
         };
-        f.prefetch(&[(0, opts.first_read.min(f.len))])?;
+        {
+            let mut held = lock(&f.blocks);
+            let bs = opts.block_size as usize;
+            for (i, lo) in (0..bytes.len()).step_by(bs).enumerate() {
+                f.keep(&mut held, i as u64, bytes.slice(lo..(lo + bs).min(bytes.len())));
+            }
+        }
         Ok(Arc::new(f))
     }
 
@@ -490,9 +509,9 @@ mod tests {
         for (off, len) in [(0u64, 1usize), (999, 2), (12_345, 20_000), (99_999, 1), (0, 100_000)] {
             assert_eq!(f.read(off, len).unwrap(), &data[off as usize..off as usize + len], "{off}+{len}");
         }
-        // The head, then runs of missing blocks, at most 3 a request: 1, 1, 7 (blocks 12..=32),
-        // 1, then 4 (2..=11) and 22 (33..=98).
-        assert_eq!(f.stats(), RemoteStats { requests: 1 + 36, bytes_fetched: 100_000 });
+        // The open (block 0), then runs of missing blocks, at most 3 a request: 1 (block 1),
+        // 7 (blocks 12..=32), 1, then 4 (2..=11) and 22 (33..=98).
+        assert_eq!(f.stats(), RemoteStats { requests: 1 + 1 + 7 + 1 + 4 + 22, bytes_fetched: 100_000 });
         assert!(f.read(99_999, 2).is_err());
         assert_eq!(f.read_all().unwrap(), data);
         let e = RemoteFile::open(&format!("{url}.missing")).unwrap_err();

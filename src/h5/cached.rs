@@ -26,6 +26,9 @@ use crate::error::{MarquetError, Result};
 
 /// Bytes per cached piece of a dataset that is not chunked.
 pub const CONTIGUOUS_PIECE_BYTES: u64 = 64 << 10;
+/// Bytes per cached piece of a dataset read by URL whose stored bytes have no filters
+/// (the packed R-tree): about one block of the byte source.
+pub const REMOTE_PIECE_BYTES: u64 = 4 << 10;
 
 /// A rank-1 dataset with a private cache of decoded chunks (see the module documentation).
 #[derive(Debug)]
@@ -82,7 +85,11 @@ impl CachedDataset {
             return Err(MarquetError::spec(path, "HEP001 §6", "an element type of size 0"));
         }
         let piece = match info.chunk.as_deref() {
+            // Over a network, stored bytes without filters are read by the piece, not the
+            // chunk (issue #34): one R-tree node costs its bytes, not its chunk's 40 KB.
+            Some([c]) if *c > 0 && src.is_remote() && info.filters.is_empty() => (*c).min((REMOTE_PIECE_BYTES / elem as u64).max(1)),
             Some([c]) if *c > 0 => *c,
+            _ if src.is_remote() => (REMOTE_PIECE_BYTES / elem as u64).max(1),
             _ => (CONTIGUOUS_PIECE_BYTES / elem as u64).max(1),
         };
         Ok(CachedDataset {

@@ -406,17 +406,34 @@ impl PureDataset {
                     let first = k * c;
                     let hi = (first + c).min(end);
                     let entry = self.entry(*address, dims, v1, k, c)?;
-                    let chunk = match entry {
-                        Some(e) => self.decode(&e, bytes_of(c)?, es as usize, first)?,
-                        None => self.fill(c, es)?,
-                    };
-                    out.extend_from_slice(&chunk[((i - first) * es) as usize..((hi - first) * es) as usize]);
+                    match entry {
+                        // Stored as it is (no filter applies, the whole chunk stored): only
+                        // the elements wanted are read (a small range over a network).
+                        Some(e) if self.stored_plain(&e, c * es) => {
+                            let b = self.file.storage().read_range(e.address + (i - first) * es, bytes_of(hi - i)?).map_err(|err| perr(&self.path, err))?;
+                            out.extend_from_slice(&b);
+                        }
+                        entry => {
+                            let chunk = match entry {
+                                Some(e) => self.decode(&e, bytes_of(c)?, es as usize, first)?,
+                                None => self.fill(c, es)?,
+                            };
+                            out.extend_from_slice(&chunk[((i - first) * es) as usize..((hi - first) * es) as usize]);
+                        }
+                    }
                     i = hi;
                 }
                 Ok(out)
             }
             None => Err(MarquetError::Unsupported(format!("{}: no data layout", self.path))),
         }
+    }
+
+    /// Whether chunk `e` holds its `bytes` bytes as they are: no filter of the pipeline
+    /// applies to it, its stored size is the chunk's, and it lies within the file.
+    fn stored_plain(&self, e: &ChunkEntry, bytes: u64) -> bool {
+        let unfiltered = self.info.filters.iter().enumerate().all(|(i, _)| i < 32 && e.filter_mask & (1 << i) != 0);
+        unfiltered && e.size == bytes && e.address.checked_add(e.size).is_some_and(|end| end <= self.file.storage().len())
     }
 
     /// The index entry of chunk `k` (chunks of `c` elements; `None`: not allocated).
