@@ -42,6 +42,7 @@ module marquet
   integer(c_int32_t), parameter :: MARQUET_STATUS_OUT_OF_RANGE = 105
   integer(c_int32_t), parameter :: MARQUET_STATUS_IO = 200
   integer(c_int32_t), parameter :: MARQUET_STATUS_HDF5 = 201
+  integer(c_int32_t), parameter :: MARQUET_STATUS_REMOTE = 202
   integer(c_int32_t), parameter :: MARQUET_STATUS_NOT_A_TABLE = 300
   integer(c_int32_t), parameter :: MARQUET_STATUS_SPEC_VIOLATION = 301
   integer(c_int32_t), parameter :: MARQUET_STATUS_INVALID_WKB = 302
@@ -225,6 +226,14 @@ module marquet
       integer(c_size_t), value :: path_len
       type(c_ptr), intent(out) :: out
       integer(c_int32_t) :: marquet_file_open
+    end function
+    ! Open, read-only, the file at `url` (http(s)://, s3://, gs://, az://, file://), fetched whole.
+    function marquet_file_open_url(url, url_len, out) bind(c, name="marquet_file_open_url")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: url
+      integer(c_size_t), value :: url_len
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_file_open_url
     end function
     ! Open the existing file at `path` read-write.
     function marquet_file_open_rw(path, path_len, out) bind(c, name="marquet_file_open_rw")
@@ -596,6 +605,19 @@ module marquet
       integer(c_size_t), value :: column_len
       type(c_ptr), intent(out) :: out
       integer(c_int32_t) :: marquet_spatial_reader_open
+    end function
+    ! A reader of a geometry column of a table of the file at `url`, read by byte range.
+    function marquet_spatial_reader_open_url(url, url_len, table, table_len, column, column_len, out) &
+        bind(c, name="marquet_spatial_reader_open_url")
+      import :: c_int32_t, c_char, c_size_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: url
+      integer(c_size_t), value :: url_len
+      character(kind=c_char), dimension(*), intent(in) :: table
+      integer(c_size_t), value :: table_len
+      character(kind=c_char), dimension(*), intent(in) :: column
+      integer(c_size_t), value :: column_len
+      type(c_ptr), intent(out) :: out
+      integer(c_int32_t) :: marquet_spatial_reader_open_url
     end function
     ! As `marquet_table_query_box`, through the reader.
     function marquet_spatial_reader_query_box(reader, xmin, ymin, xmax, ymax, predicate, use_indexes, out) &

@@ -132,6 +132,12 @@ enum marquet_status
      */
     MARQUET_STATUS_HDF5 = 201,
     /**
+     * A web server or object store refused or failed a read of a file opened by URL
+     * (not found, access refused, no byte ranges, the object changed, a timeout: the
+     * message says which).
+     */
+    MARQUET_STATUS_REMOTE = 202,
+    /**
      * The group is not an H5Col / Marquet table.
      */
     MARQUET_STATUS_NOT_A_TABLE = 300,
@@ -736,6 +742,17 @@ int32_t marquet_file_create(const char *path, size_t path_len, struct marquet_fi
 int32_t marquet_file_open(const char *path, size_t path_len, struct marquet_file **out);
 
 /**
+ * Open, read-only, the file at `url` (`url_len` bytes of UTF-8): `http://`, `https://`,
+ * `s3://`, `gs://`, `az://` or `file://` (credentials from the environment; README "Files
+ * on a web server or in object storage"). The object is fetched whole into memory, for
+ * reads of every row; window queries read by range through
+ * `marquet_spatial_reader_open_url` instead. Errors of the server or store give
+ * `MARQUET_STATUS_REMOTE`; a library built without the `cloud` feature gives
+ * `MARQUET_STATUS_UNSUPPORTED`.
+ */
+int32_t marquet_file_open_url(const char *url, size_t url_len, struct marquet_file **out);
+
+/**
  * Open the existing file at `path` read-write.
  */
 int32_t marquet_file_open_rw(const char *path, size_t path_len, struct marquet_file **out);
@@ -1165,6 +1182,24 @@ int32_t marquet_spatial_reader_open(const struct marquet_table *table,
                                     const char *column,
                                     size_t column_len,
                                     struct marquet_spatial_reader **out);
+
+/**
+ * Open a reader of geometry column `column` (NULL with `column_len` 0: the primary one)
+ * of table `table` (NULL with `table_len` 0: the file's one table) of the file at `url`
+ * (`http://`, `https://`, `s3://`, `gs://`, `az://`, `file://`), read by byte range: the
+ * metadata, the index nodes and the chunks each window needs, never the whole object
+ * (issue #34; README "Files on a web server or in object storage"). Errors of the server
+ * or store give `MARQUET_STATUS_REMOTE`; a library built without the `cloud` feature
+ * gives `MARQUET_STATUS_UNSUPPORTED`. On success `*out` receives a reader to free with
+ * `marquet_spatial_reader_free`.
+ */
+int32_t marquet_spatial_reader_open_url(const char *url,
+                                        size_t url_len,
+                                        const char *table,
+                                        size_t table_len,
+                                        const char *column,
+                                        size_t column_len,
+                                        struct marquet_spatial_reader **out);
 
 /**
  * As `marquet_table_query_box`, through the reader: the rows of the reader's column whose

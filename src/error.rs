@@ -145,7 +145,45 @@ pub enum Error {
         #[source]
         source: arrow_schema::ArrowError,
     },
+
+    /// A file on a web server or in object storage could not be read (issue #34,
+    /// [`crate::remote`]): the kind of failure, for programs, and a message naming the
+    /// status, the byte range or the store's own error.
+    #[error("{url}: {message}")]
+    Remote {
+        /// The file's URL.
+        url: String,
+        /// What went wrong.
+        kind: RemoteErrorKind,
+        /// What happened, in words.
+        message: String,
+    },
 }
+
+/// Why a file on a web server or in object storage could not be read ([`Error::Remote`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RemoteErrorKind {
+    /// The URL is not one the library reads (scheme, bucket, path).
+    InvalidUrl,
+    /// No object at the URL (HTTP 404).
+    NotFound,
+    /// The credentials were refused or are missing (HTTP 401, 403).
+    Forbidden,
+    /// The server refused a byte range (HTTP 416): the object is shorter than it was.
+    RangeNotSatisfiable,
+    /// The server answered a range request with the whole object: it does not serve
+    /// byte ranges, which reading a part of a file needs.
+    NoRangeSupport,
+    /// The object changed while it was read (its ETag differs from the one seen when it
+    /// was opened, or the server reported the precondition failed, HTTP 412).
+    Changed,
+    /// No answer within the timeout, after the retries.
+    Timeout,
+    /// Anything else the store reported (connection refused, 5xx after the retries, …).
+    Other,
+}
+
 
 /// The name the crate's own code uses for [`Error`] (before issue #33 the public name).
 pub use Error as MarquetError;

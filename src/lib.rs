@@ -43,6 +43,8 @@ pub mod convert;
 pub mod h5col;
 pub mod spatial;
 pub mod query;
+#[cfg(feature = "cloud")]
+pub mod remote;
 pub mod spec;
 pub mod validate;
 pub mod wkb;
@@ -55,7 +57,7 @@ internal_mod! {
 #[cfg(test)]
 mod test_rng;
 
-pub use crate::error::{check_regular_file, Error, Location, Result};
+pub use crate::error::{check_regular_file, Error, Location, RemoteErrorKind, Result};
 pub use crate::h5col::File;
 /// A Marquet table (HEP002 §5): an H5Col table group with geometry columns.
 pub use crate::marquet::MarquetTable as Table;

@@ -81,6 +81,28 @@ pub unsafe extern "C" fn marquet_file_open(path: *const c_char, path_len: usize,
     guard(|| unsafe { open_with(path, path_len, out, |p| File::open(p)) })
 }
 
+/// Open, read-only, the file at `url` (`url_len` bytes of UTF-8): `http://`, `https://`,
+/// `s3://`, `gs://`, `az://` or `file://` (credentials from the environment; README "Files
+/// on a web server or in object storage"). The object is fetched whole into memory, for
+/// reads of every row; window queries read by range through
+/// `marquet_spatial_reader_open_url` instead. Errors of the server or store give
+/// `MARQUET_STATUS_REMOTE`; a library built without the `cloud` feature gives
+/// `MARQUET_STATUS_UNSUPPORTED`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_file_open_url(url: *const c_char, url_len: usize, out: *mut *mut marquet_file) -> i32 {
+    guard(|| unsafe { open_with(url, url_len, out, open_url) })
+}
+
+#[cfg(feature = "cloud")]
+fn open_url(url: &str) -> mq::Result<File> {
+    File::open_url(url)
+}
+
+#[cfg(not(feature = "cloud"))]
+fn open_url(url: &str) -> mq::Result<File> {
+    Err(mq::Error::Unsupported(format!("{url}: this libmarquet was built without the `cloud` feature")))
+}
+
 /// Open the existing file at `path` read-write.
 #[no_mangle]
 pub unsafe extern "C" fn marquet_file_open_rw(path: *const c_char, path_len: usize, out: *mut *mut marquet_file) -> i32 {

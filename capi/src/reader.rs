@@ -21,7 +21,8 @@ use crate::table::marquet_table;
 /// until freed (freeing the table or file handle first is allowed). Queries through one
 /// reader are serialized.
 pub struct marquet_spatial_reader {
-    _file: Arc<File>,
+    /// The file of a reader opened on a table handle (`None`: opened by URL).
+    _file: Option<Arc<File>>,
     inner: Mutex<SpatialReader>,
 }
 
@@ -47,9 +48,55 @@ pub unsafe extern "C" fn marquet_spatial_reader_open(
         let file = th.file();
         let path = th.lock().path().to_string();
         let reader = SpatialReader::new(MarquetTable::open(&file, &path)?, col)?;
-        ffi::write(out, ffi::into_handle(marquet_spatial_reader { _file: file, inner: Mutex::new(reader) }));
+        ffi::write(out, ffi::into_handle(marquet_spatial_reader { _file: Some(file), inner: Mutex::new(reader) }));
         Ok(())
     })
+}
+
+/// Open a reader of geometry column `column` (NULL with `column_len` 0: the primary one)
+/// of table `table` (NULL with `table_len` 0: the file's one table) of the file at `url`
+/// (`http://`, `https://`, `s3://`, `gs://`, `az://`, `file://`), read by byte range: the
+/// metadata, the index nodes and the chunks each window needs, never the whole object
+/// (issue #34; README "Files on a web server or in object storage"). Errors of the server
+/// or store give `MARQUET_STATUS_REMOTE`; a library built without the `cloud` feature
+/// gives `MARQUET_STATUS_UNSUPPORTED`. On success `*out` receives a reader to free with
+/// `marquet_spatial_reader_free`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_spatial_reader_open_url(
+    url: *const c_char,
+    url_len: usize,
+    table: *const c_char,
+    table_len: usize,
+    column: *const c_char,
+    column_len: usize,
+    out: *mut *mut marquet_spatial_reader,
+) -> i32 {
+    guard(|| unsafe {
+        let out = ffi::out_ptr(out, "out")?;
+        let url = ffi::name_arg(url, url_len, "url")?;
+        let table = if table.is_null() && table_len == 0 { None } else { Some(ffi::name_arg(table, table_len, "table")?) };
+        let col = if column.is_null() && column_len == 0 { None } else { Some(ffi::name_arg(column, column_len, "column")?) };
+        let reader = open_url_reader(url, table, col)?;
+        ffi::write(out, ffi::into_handle(marquet_spatial_reader { _file: None, inner: Mutex::new(reader) }));
+        Ok(())
+    })
+}
+
+#[cfg(feature = "cloud")]
+fn open_url_reader(url: &str, table: Option<&str>, column: Option<&str>) -> mq::Result<SpatialReader> {
+    let p = std::path::Path::new(url);
+    if !mq::remote::is_url(url) {
+        return Err(mq::Error::InvalidArgument(format!("{url}: not a URL of a scheme read here ({})", mq::remote::SCHEMES.join(", "))));
+    }
+    match table {
+        Some(t) => SpatialReader::open_path(p, &mq::h5col::normalize_table_path(t), column),
+        None => SpatialReader::open_path_single(p, column),
+    }
+}
+
+#[cfg(not(feature = "cloud"))]
+fn open_url_reader(url: &str, _: Option<&str>, _: Option<&str>) -> mq::Result<SpatialReader> {
+    Err(mq::Error::Unsupported(format!("{url}: this libmarquet was built without the `cloud` feature")))
 }
 
 unsafe fn reader_query(

@@ -35,6 +35,10 @@ pub enum marquet_status {
     MARQUET_STATUS_IO = 200,
     /// The HDF5 library reported an error (its error stack is in the message).
     MARQUET_STATUS_HDF5 = 201,
+    /// A web server or object store refused or failed a read of a file opened by URL
+    /// (not found, access refused, no byte ranges, the object changed, a timeout: the
+    /// message says which).
+    MARQUET_STATUS_REMOTE = 202,
     /// The group is not an H5Col / Marquet table.
     MARQUET_STATUS_NOT_A_TABLE = 300,
     /// The file breaks a rule of HEP001 or HEP002 (section and object path in the message).
@@ -56,7 +60,7 @@ pub enum marquet_status {
 use marquet_status::*;
 
 /// Every status, in numeric order.
-const ALL_STATUSES: [marquet_status; 17] = [
+const ALL_STATUSES: [marquet_status; 18] = [
         MARQUET_STATUS_OK,
         MARQUET_STATUS_NULL_POINTER,
         MARQUET_STATUS_INVALID_ARGUMENT,
@@ -66,6 +70,7 @@ const ALL_STATUSES: [marquet_status; 17] = [
         MARQUET_STATUS_OUT_OF_RANGE,
         MARQUET_STATUS_IO,
         MARQUET_STATUS_HDF5,
+    MARQUET_STATUS_REMOTE,
         MARQUET_STATUS_NOT_A_TABLE,
         MARQUET_STATUS_SPEC_VIOLATION,
         MARQUET_STATUS_INVALID_WKB,
@@ -94,6 +99,7 @@ impl marquet_status {
             MARQUET_STATUS_OUT_OF_RANGE => "row range or index out of range\0",
             MARQUET_STATUS_IO => "i/o error\0",
             MARQUET_STATUS_HDF5 => "hdf5 error\0",
+            MARQUET_STATUS_REMOTE => "web server or object store error\0",
             MARQUET_STATUS_NOT_A_TABLE => "not a marquet table\0",
             MARQUET_STATUS_SPEC_VIOLATION => "file violates the specification\0",
             MARQUET_STATUS_INVALID_WKB => "invalid wkb\0",
@@ -145,6 +151,7 @@ impl From<MarquetError> for FfiError {
             MarquetError::Unsupported(_) => MARQUET_STATUS_UNSUPPORTED,
             MarquetError::Hdf5 { .. } => MARQUET_STATUS_HDF5,
             MarquetError::Io { .. } => MARQUET_STATUS_IO,
+            MarquetError::Remote { .. } => MARQUET_STATUS_REMOTE,
             #[cfg(feature = "geoparquet")]
             MarquetError::Parquet { .. } | MarquetError::Arrow { .. } => MARQUET_STATUS_IO,
             _ => MARQUET_STATUS_INTERNAL,

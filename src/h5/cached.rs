@@ -167,6 +167,38 @@ impl CachedDataset {
         Ok((data, start))
     }
 
+    /// Whether the dataset is read by URL (see [`Elements::is_remote`]).
+    pub fn is_remote(&self) -> bool {
+        self.src.is_remote()
+    }
+
+    /// Fetch ahead, together, the pieces not held yet of the element ranges `(start, end)`
+    /// (a file read by URL; see [`Elements::prefetch`]).
+    pub fn prefetch(&self, ranges: &[(u64, u64)]) -> Result<()> {
+        if !self.src.is_remote() {
+            return Ok(());
+        }
+        let mut want: Vec<(u64, u64)> = Vec::new();
+        for &(s, e) in ranges {
+            let e = e.min(self.len);
+            if s >= e {
+                continue;
+            }
+            for k in s / self.piece..=(e - 1) / self.piece {
+                if !self.pieces.contains_key(&k) {
+                    let start = k * self.piece;
+                    want.push((start, self.piece.min(self.len - start)));
+                }
+            }
+        }
+        want.sort_unstable();
+        want.dedup();
+        if want.is_empty() {
+            return Ok(());
+        }
+        self.src.prefetch(&want)
+    }
+
     /// Append the bytes of elements `[start, start + count)` to `out`.
     pub fn read_into(&mut self, start: u64, count: u64, out: &mut Vec<u8>) -> Result<()> {
         let end = start.checked_add(count).filter(|&e| e <= self.len).ok_or_else(|| self.past_end(start, count))?;

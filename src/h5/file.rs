@@ -401,6 +401,23 @@ pub fn file_create_in_memory(name: &str) -> Result<hdf5::File> {
     unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(name, e))
 }
 
+/// Open, read-only, a file whose bytes are in memory (HDF5's core driver over a copy of
+/// `bytes`, without a backing store): a file fetched whole from a web server or object
+/// store (issue #34) for the commands that read every byte. `name` names it in errors.
+pub fn file_open_image(name: &str, bytes: &[u8]) -> Result<hdf5::File> {
+    register_filters()?;
+    let c = cstr(name)?;
+    let id = locked(|| unsafe {
+        let fapl = Hid::new(h5p::H5Pcreate(*g::H5P_FILE_ACCESS), name, "H5Pcreate")?;
+        check(h5p::H5Pset_fapl_core(fapl.0, 1 << 20, 0), name, "H5Pset_fapl_core")?;
+        // HDF5 copies the image (no callbacks are set), so `bytes` need not outlive the file.
+        check(h5p::H5Pset_file_image(fapl.0, bytes.as_ptr() as *mut std::ffi::c_void, bytes.len()), name, "H5Pset_file_image")?;
+        check(hdf5_sys::h5f::H5Fopen(c.as_ptr(), hdf5_sys::h5f::H5F_ACC_RDONLY, fapl.0), name, "H5Fopen")
+    })?;
+    // SAFETY: `id` is a fresh file id that the returned File owns.
+    unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(name, e))
+}
+
 /// Open an existing file read-only or read-write, with the filters this crate registers
 /// (zstd 32015) available to its reads, like every file entry point of this module.
 ///
@@ -409,6 +426,16 @@ pub fn file_create_in_memory(name: &str) -> Result<hdf5::File> {
 /// until [`lock_timeout`] has passed (docs/FAULTS.md F5).
 pub fn file_open(path: &std::path::Path, rw: bool) -> Result<hdf5::File> {
     register_filters()?;
+    // A file named by URL (issue #34) is read whole into memory: every reader of a file
+    // (dump, convert, validate, info) then reads it as a local one. Window queries read it
+    // by range instead (`crate::query::reader::SpatialReader::open_url`).
+    #[cfg(feature = "cloud")]
+    if let Some(url) = path.to_str().filter(|s| crate::remote::is_url(s)) {
+        if rw {
+            return Err(MarquetError::Unsupported(format!("{url}: files named by URL are read-only")));
+        }
+        return file_open_image(url, &crate::remote::RemoteFile::open(url)?.read_all()?);
+    }
     crate::error::check_regular_file(path)?;
     let open = || {
         with_lock_retry(|| {

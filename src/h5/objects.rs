@@ -65,6 +65,21 @@ impl Elements {
         }
     }
 
+    /// Whether the dataset is read by URL, where [`Elements::prefetch`] pays off.
+    pub fn is_remote(&self) -> bool {
+        matches!(&self.src, Src::Pure(p) if p.is_remote())
+    }
+
+    /// Fetch ahead, together, what reading the element ranges `(start, count)` will need,
+    /// for a file read by URL (issue #34: independent range requests in flight at once);
+    /// nothing otherwise.
+    pub fn prefetch(&self, ranges: &[(u64, u64)]) -> Result<()> {
+        match &self.src {
+            Src::Lib(_) => Ok(()),
+            Src::Pure(p) => p.prefetch(ranges),
+        }
+    }
+
     /// Elements `[start, start + count)` in the layout of `mem`.
     pub fn read(&self, start: u64, count: u64, mem: &Dtype) -> Result<Vec<u8>> {
         match &self.src {

@@ -57,6 +57,9 @@ pub struct PureFile {
     attrs: Mutex<HashMap<String, Arc<Vec<hdf5_reader::Attribute>>>>,
     /// Each group's member names (groups, datasets), listed once.
     members: Mutex<HashMap<String, Arc<Members>>>,
+    /// The byte source of a file opened by URL (issue #34).
+    #[cfg(feature = "cloud")]
+    remote: Option<Arc<crate::remote::RemoteFile>>,
 }
 
 impl std::fmt::Debug for PureFile {
@@ -75,7 +78,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 fn perr(path: &str, e: hdf5_reader::error::Error) -> MarquetError {
-    MarquetError::hdf5(path, e)
+    remote_or(MarquetError::hdf5(path, e))
+}
+
+/// A failed read of a file opened by URL as the typed [`MarquetError::Remote`] its byte
+/// source reported (the parser passes on only its own error type), else `e`.
+fn remote_or(e: MarquetError) -> MarquetError {
+    #[cfg(feature = "cloud")]
+    if let Some(r) = crate::remote::take_last_error() {
+        return r;
+    }
+    e
 }
 
 impl PureFile {
@@ -88,7 +101,30 @@ impl PureFile {
         // chunk reader: its chunk cache is not used.
         let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
         let f = Hdf5File::open_with_options(path, opts).map_err(|e| perr(&name, e))?;
-        Ok(PureFile { f, name, attrs: Mutex::default(), members: Mutex::default() })
+        Ok(PureFile {
+            f,
+            name,
+            attrs: Mutex::default(),
+            members: Mutex::default(),
+            #[cfg(feature = "cloud")]
+            remote: None,
+        })
+    }
+
+    /// Open a file on a web server or in object storage, read through `remote`'s block
+    /// cache (issue #34).
+    #[cfg(feature = "cloud")]
+    pub fn open_remote(remote: Arc<crate::remote::RemoteFile>) -> Result<PureFile> {
+        let name = remote.url().to_string();
+        let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
+        let f = Hdf5File::from_storage_with_options(remote.clone(), opts).map_err(|e| perr(&name, e))?;
+        Ok(PureFile { f, name, attrs: Mutex::default(), members: Mutex::default(), remote: Some(remote) })
+    }
+
+    /// The byte source of a file opened by URL.
+    #[cfg(feature = "cloud")]
+    pub fn remote(&self) -> Option<&Arc<crate::remote::RemoteFile>> {
+        self.remote.as_ref()
     }
 
     /// The file's name as given to [`PureFile::open`].
@@ -120,7 +156,13 @@ impl PureFile {
         }
         let g = match self.f.group(path) {
             Ok(g) => g,
-            Err(_) => return Ok(None),
+            // Not a group, unless the byte source failed (a file read by URL).
+            Err(e) => {
+                return match perr(path, e) {
+                    e @ MarquetError::Remote { .. } => Err(e),
+                    _ => Ok(None),
+                }
+            }
         };
         let m = Arc::new(g.member_names().map_err(|e| perr(path, e))?);
         lock(&self.members).insert(path.to_string(), m.clone());
@@ -277,13 +319,19 @@ impl PureFile {
         let readable = !external
             && info.filters.iter().all(|f| matches!(f, Filter::Shuffle | Filter::Deflate(_) | Filter::Zstd(_) | Filter::Fletcher32 | Filter::Other(codec::FILTER_ZSTD, _)));
         let readable = readable && layout.is_some();
-        Ok(PureDataset { file: self.f.clone(), layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(), info, path: path.to_string(), readable })
+        Ok(PureDataset {
+            #[cfg(feature = "cloud")]
+            remote: self.remote.clone(),
+            file: self.f.clone(),
+            layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(), info, path: path.to_string(), readable })
     }
 }
 
 /// A dataset opened by [`PureFile::dataset`].
 pub struct PureDataset {
     file: Hdf5File,
+    #[cfg(feature = "cloud")]
+    remote: Option<Arc<crate::remote::RemoteFile>>,
     layout: Option<hdf5_reader::messages::layout::DataLayout>,
     /// The chunk index read once, on the first read: every allocated chunk's address,
     /// stored size and filter mask, by chunk number (index kinds other than HDF5's
@@ -357,13 +405,7 @@ impl PureDataset {
                     let k = i / c;
                     let first = k * c;
                     let hi = (first + c).min(end);
-                    let entry = if v1 {
-                        self.v1_lookup(*address, k, c).map_err(|e| bad(format!("chunk index: {e}")))?
-                    } else {
-                        let entries = self.entries.get_or_init(|| self.chunk_entries(*address, dims).map_err(|e| e.to_string()));
-                        let entries = entries.as_ref().map_err(|e| bad(format!("chunk index: {e}")))?;
-                        entries.binary_search_by_key(&k, |(n, _)| *n).ok().map(|j| entries[j].1.clone())
-                    };
+                    let entry = self.entry(*address, dims, v1, k, c)?;
                     let chunk = match entry {
                         Some(e) => self.decode(&e, bytes_of(c)?, es as usize, first)?,
                         None => self.fill(c, es)?,
@@ -375,6 +417,62 @@ impl PureDataset {
             }
             None => Err(MarquetError::Unsupported(format!("{}: no data layout", self.path))),
         }
+    }
+
+    /// The index entry of chunk `k` (chunks of `c` elements; `None`: not allocated).
+    fn entry(&self, address: u64, dims: &[u32], v1: bool, k: u64, c: u64) -> Result<Option<ChunkEntry>> {
+        let bad = |m: String| remote_or(MarquetError::spec(&self.path, "HDF5 chunk", format!("chunk index: {m}")));
+        if v1 {
+            return self.v1_lookup(address, k, c).map_err(|e| bad(e.to_string()));
+        }
+        let entries = self.entries.get_or_init(|| self.chunk_entries(address, dims).map_err(|e| e.to_string()));
+        let entries = entries.as_ref().map_err(|e| bad(e.clone()))?;
+        Ok(entries.binary_search_by_key(&k, |(n, _)| *n).ok().map(|j| entries[j].1.clone()))
+    }
+
+    /// Whether the dataset is read by URL (where [`PureDataset::prefetch`] pays off).
+    pub fn is_remote(&self) -> bool {
+        #[cfg(feature = "cloud")]
+        return self.remote.is_some();
+        #[cfg(not(feature = "cloud"))]
+        return false;
+    }
+
+    /// Fetch at once, in concurrent range requests, the stored bytes of the elements
+    /// `(start, count)` of `ranges` of a file read by URL (issue #34), so that the reads
+    /// that follow are served from its block cache; nothing for a local file.
+    pub fn prefetch(&self, ranges: &[(u64, u64)]) -> Result<()> {
+        #[cfg(feature = "cloud")]
+        if let Some(r) = &self.remote {
+            let es = self.info.dtype.size() as u64;
+            let len = self.info.dims.first().copied().unwrap_or(0);
+            let mut bytes = Vec::new();
+            match &self.layout {
+                Some(DataLayout::Contiguous { address, .. }) if !self.undefined(*address) => {
+                    bytes.extend(ranges.iter().filter(|&&(s, n)| n > 0 && s.saturating_add(n) <= len).map(|&(s, n)| (address + s * es, n * es)));
+                }
+                Some(DataLayout::Chunked { address, dims, chunk_indexing, .. }) => {
+                    let c = u64::from(dims.first().copied().unwrap_or(0));
+                    if c == 0 {
+                        return Ok(());
+                    }
+                    let mut ks: Vec<u64> = ranges.iter().filter(|&&(s, n)| n > 0 && s.saturating_add(n) <= len).flat_map(|&(s, n)| s / c..=(s + n - 1) / c).collect();
+                    ks.sort_unstable();
+                    ks.dedup();
+                    for k in ks {
+                        if let Some(e) = self.entry(*address, dims, chunk_indexing.is_none(), k, c)? {
+                            if !self.undefined(e.address) && e.address.checked_add(e.size).is_some_and(|end| end <= r.len()) {
+                                bytes.push((e.address, e.size));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            return r.prefetch(&bytes);
+        }
+        let _ = ranges;
+        Ok(())
     }
 
     fn undefined(&self, address: u64) -> bool {
@@ -504,7 +602,7 @@ impl PureDataset {
         if e.size > limit {
             return Err(bad(format!("{} stored bytes for a chunk of {expected}", e.size)));
         }
-        let stored = self.file.storage().read_range(e.address, e.size as usize).map_err(|err| bad(err.to_string()))?;
+        let stored = self.file.storage().read_range(e.address, e.size as usize).map_err(|err| remote_or(bad(err.to_string())))?;
         let mut cur: Option<Vec<u8>> = None;
         for (i, f) in self.info.filters.iter().enumerate().rev() {
             if i < 32 && e.filter_mask & (1 << i) != 0 {

@@ -22,6 +22,14 @@ impl Drop for File {
     }
 }
 
+/// Whether `p` is a URL the `cloud` feature reads.
+fn is_url(p: &str) -> bool {
+    #[cfg(feature = "cloud")]
+    return crate::remote::is_url(p);
+    #[cfg(not(feature = "cloud"))]
+    return false;
+}
+
 impl File {
     /// Create (truncate) a file.
     pub fn create(path: impl AsRef<std::path::Path>) -> Result<File> {
@@ -35,10 +43,25 @@ impl File {
         let inner = h5::file_create_in_memory(name)?;
         Ok(File { inner, path: name.to_string() })
     }
-    /// Open read-only.
+    /// Open, read-only, a file whose bytes are in memory (`name` names it in errors).
+    pub fn open_image(name: &str, bytes: &[u8]) -> Result<File> {
+        let inner = h5::file_open_image(name, bytes)?;
+        Ok(File { inner, path: name.to_string() })
+    }
+    /// Open, read-only, the file at `url` (`http(s)://`, `s3://`, `gs://`, `az://`,
+    /// `file://`; issue #34) fetched whole into memory, for reads of every byte (a dump, a
+    /// conversion, a validation). Window queries read by range instead:
+    /// [`crate::SpatialReader::open_url`].
+    #[cfg(feature = "cloud")]
+    pub fn open_url(url: &str) -> Result<File> {
+        let r = crate::remote::RemoteFile::open(url)?;
+        File::open_image(url, &r.read_all()?)
+    }
+    /// Open read-only. A URL (`http(s)://`, `s3://`, `gs://`, `az://`, `file://`; feature
+    /// `cloud`) is fetched whole: [`File::open_url`].
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
-        if !path.as_ref().exists() {
+        if !path.as_ref().exists() && !is_url(&p) {
             return Err(MarquetError::Io {
                 path: p,
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),

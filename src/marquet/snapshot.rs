@@ -185,6 +185,33 @@ impl GeometryData {
         }
     }
 
+    /// Fetch ahead, together, what reading the row ranges `(s, e)` will need (a file read
+    /// by URL, issue #34: one round of concurrent range requests for the points or the
+    /// offsets and mask, one for the WKB values they point to); nothing for a local file.
+    /// Offsets that do not make sense are left to the checked read that follows.
+    pub fn prefetch(&mut self, groups: &[(u64, u64)]) -> Result<()> {
+        match self {
+            GeometryData::Point { data, .. } | GeometryData::Fixed { data, .. } => data.prefetch(groups),
+            GeometryData::Var { offsets, .. } if !offsets.is_remote() => Ok(()),
+            GeometryData::Var { offsets, mask, values, .. } => {
+                let with_next: Vec<(u64, u64)> = groups.iter().map(|&(s, e)| (s, e + 1)).collect();
+                offsets.prefetch(&with_next)?;
+                if let Some(m) = mask {
+                    m.prefetch(groups)?;
+                }
+                let mut spans = Vec::with_capacity(groups.len());
+                for &(s, e) in groups {
+                    if e < offsets.len() {
+                        let (a, b) = (offsets.read(s, 1)?, offsets.read(e, 1)?);
+                        let word = |x: &[u8]| u64::from_le_bytes(x.try_into().unwrap_or([0; 8]));
+                        spans.push((word(&a), word(&b)));
+                    }
+                }
+                values.prefetch(&spans)
+            }
+        }
+    }
+
     /// Rows `[s, e)` of a variable-length WKB column, with the checks of HEP001 §9.2
     /// (`ListColumn::read`'s): `OFFSETS[0] = 0`, offsets never decrease and stay within
     /// VALUES, MASK entries are 0 or 1, a null row has an empty slice.

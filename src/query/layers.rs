@@ -161,7 +161,9 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
     let test = ExactTest::new(q, predicate, info);
     let mut rows = Vec::new();
     let mut out = q.with_wkb.then(WkbBuffer::new);
-    for (group, members) in read_groups(&runs) {
+    let groups = read_groups(&runs);
+    snap.data.prefetch(&groups.iter().map(|(g, _)| (g.start, g.end)).collect::<Vec<_>>())?;
+    for (group, members) in groups {
         let (s, e) = (group.start, group.end);
         let wanted = members.iter().flat_map(|m| (m.start - s) as usize..(m.end - s) as usize);
         match &mut snap.data {

@@ -38,6 +38,15 @@ enum Source {
     Pure { file: PureFile, table: String },
 }
 
+/// Open the file behind a byte-range reader again (a refresh).
+fn reopen(file: &PureFile) -> Result<PureFile> {
+    #[cfg(feature = "cloud")]
+    if let Some(r) = file.remote() {
+        return PureFile::open_remote(crate::remote::RemoteFile::open_with(r.url(), r.options())?);
+    }
+    PureFile::open(Path::new(file.name()))
+}
+
 /// A geometry column opened once for many spatial queries (see the module documentation).
 pub struct SpatialReader {
     src: Source,
@@ -90,9 +99,26 @@ impl SpatialReader {
     /// path does not read (a datatype conversion, a filter it does not decode — see
     /// `crate::h5::pure`) is opened through libhdf5 instead, at open or at the first
     /// query that meets it; answers are the same either way.
+    ///
+    /// A `path` that is a URL (`http(s)://`, `s3://`, `gs://`, `az://`, `file://`; feature
+    /// `cloud`) is read by range from there: [`SpatialReader::open_url`].
     pub fn open_path(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
-        match SpatialReader::open_byte_range(path, table, column) {
-            Err(MarquetError::Unsupported(_)) => SpatialReader::open_lib(path, table, column),
+        SpatialReader::open_at(path, Some(table), column)
+    }
+
+    /// [`SpatialReader::open_path`] of the one table the file holds (an error naming the
+    /// tables when it holds several or none), found with the same open of the file.
+    pub fn open_path_single(path: &Path, column: Option<&str>) -> Result<SpatialReader> {
+        SpatialReader::open_at(path, None, column)
+    }
+
+    fn open_at(path: &Path, table: Option<&str>, column: Option<&str>) -> Result<SpatialReader> {
+        #[cfg(feature = "cloud")]
+        if let Some(url) = path.to_str().filter(|s| crate::remote::is_url(s)) {
+            return SpatialReader::open_url_at(url, table, column, &crate::remote::RemoteOptions::default());
+        }
+        match SpatialReader::open_pure(PureFile::open(path)?, table, column) {
+            Err(MarquetError::Unsupported(_)) => SpatialReader::open_lib(&crate::marquet::File::open(path)?, table, column),
             r => r,
         }
     }
@@ -101,7 +127,50 @@ impl SpatialReader {
     /// refusing with [`MarquetError::Unsupported`] what that path does not read (for
     /// tests and benchmarks that must know which path answered).
     pub fn open_byte_range(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
-        let file = PureFile::open(path)?;
+        SpatialReader::open_pure(PureFile::open(path)?, Some(table), column)
+    }
+
+    /// Open table `table` of the file at `url` — `http(s)://`, `s3://`, `gs://`, `az://` or
+    /// `file://` (issue #34, [`crate::remote`]) — and a reader of its geometry column
+    /// `column` (`None`: the primary one), on the byte-range read path with the default
+    /// [`crate::remote::RemoteOptions`]. What that path does not read (see
+    /// [`SpatialReader::open_path`]) is read through libhdf5 from the file fetched whole.
+    #[cfg(feature = "cloud")]
+    pub fn open_url(url: &str, table: &str, column: Option<&str>) -> Result<SpatialReader> {
+        SpatialReader::open_url_at(url, Some(table), column, &crate::remote::RemoteOptions::default())
+    }
+
+    /// [`SpatialReader::open_url`] with options.
+    #[cfg(feature = "cloud")]
+    pub fn open_url_with(url: &str, table: &str, column: Option<&str>, opts: &crate::remote::RemoteOptions) -> Result<SpatialReader> {
+        SpatialReader::open_url_at(url, Some(table), column, opts)
+    }
+
+    #[cfg(feature = "cloud")]
+    fn open_url_at(url: &str, table: Option<&str>, column: Option<&str>, opts: &crate::remote::RemoteOptions) -> Result<SpatialReader> {
+        let remote = crate::remote::RemoteFile::open_with(url, opts)?;
+        match SpatialReader::open_pure(PureFile::open_remote(remote.clone())?, table, column) {
+            // What the byte-range path does not read: the file fetched whole, through libhdf5.
+            Err(MarquetError::Unsupported(_)) => SpatialReader::open_lib(&crate::marquet::File::open_image(url, &remote.read_all()?)?, table, column),
+            r => r,
+        }
+    }
+
+    /// Requests and bytes fetched so far when the reader reads a file by URL.
+    #[cfg(feature = "cloud")]
+    pub fn remote_stats(&self) -> Option<crate::remote::RemoteStats> {
+        match &self.src {
+            Source::Pure { file, .. } => file.remote().map(|r| r.stats()),
+            Source::Lib(_) => None,
+        }
+    }
+
+    fn open_pure(file: PureFile, table: Option<&str>, column: Option<&str>) -> Result<SpatialReader> {
+        let table = match table {
+            Some(t) => t.to_string(),
+            None => only_table(table_paths_in(&file)?, file.name())?,
+        };
+        let table = table.as_str();
         let (interpretable, column) = {
             let tv = TableView::open(&file, table)?;
             let column = match column {
@@ -119,9 +188,23 @@ impl SpatialReader {
         Ok(SpatialReader { src, interpretable, column, snap, queries: 0 })
     }
 
-    fn open_lib(path: &Path, table: &str, column: Option<&str>) -> Result<SpatialReader> {
-        let f = crate::marquet::File::open(path)?;
-        SpatialReader::open(&f, table, column)
+    fn open_lib(f: &crate::marquet::File, table: Option<&str>, column: Option<&str>) -> Result<SpatialReader> {
+        match table {
+            Some(t) => SpatialReader::open(f, t, column),
+            None => SpatialReader::open(f, &only_table(f.tables()?, f.filename())?, column),
+        }
+    }
+
+    /// The same table through libhdf5, for what the byte-range path does not read; a
+    /// file read by URL is fetched whole for it.
+    fn to_lib(&self) -> Result<SpatialReader> {
+        let Source::Pure { file, table } = &self.src else { unreachable!("a libhdf5 reader is not moved") };
+        #[cfg(feature = "cloud")]
+        if let Some(r) = file.remote() {
+            let f = crate::marquet::File::open_image(r.url(), &r.read_all()?)?;
+            return SpatialReader::open(&f, table, Some(&self.column));
+        }
+        SpatialReader::open(&crate::marquet::File::open(Path::new(file.name()))?, table, Some(&self.column))
     }
 
     /// Which read path the reader uses: `"byte-range"` or `"libhdf5"`.
@@ -156,8 +239,7 @@ impl SpatialReader {
     pub fn refresh(&mut self) -> Result<()> {
         if let Source::Pure { file, table } = &self.src {
             // The parser's view of the file is the one it opened: open it again.
-            let path = std::path::PathBuf::from(file.name());
-            self.src = Source::Pure { file: PureFile::open(&path)?, table: table.clone() };
+            self.src = Source::Pure { file: reopen(file)?, table: table.clone() };
         }
         self.snap = ColumnSnapshot::open(&view(&self.src, &mut None, self.interpretable), &self.column)?;
         self.queries = 0;
@@ -175,9 +257,8 @@ impl SpatialReader {
         match (r, &self.src) {
             // An index or dataset the byte-range path does not read: the whole reader moves
             // to libhdf5 and answers from there.
-            (Err(MarquetError::Unsupported(_)), Source::Pure { file, table }) => {
-                let path = std::path::PathBuf::from(file.name());
-                *self = SpatialReader::open_lib(&path, &table.clone(), Some(&self.column.clone()))?;
+            (Err(MarquetError::Unsupported(_)), Source::Pure { .. }) => {
+                *self = self.to_lib()?;
                 self.query(q)
             }
             (r, _) => r,
@@ -187,12 +268,29 @@ impl SpatialReader {
 
 /// Paths of every H5Col table group in the file at `path` (CLASS = COLUMN_TABLE, HEP001
 /// §1.3), found on the byte-range read path: what [`crate::h5col::File::tables`] finds.
+/// A `path` that is a URL (feature `cloud`) is read by range from there.
 pub fn table_paths(path: &Path) -> Result<Vec<String>> {
-    let file = PureFile::open(path)?;
+    #[cfg(feature = "cloud")]
+    if let Some(url) = path.to_str().filter(|s| crate::remote::is_url(s)) {
+        return table_paths_in(&PureFile::open_remote(crate::remote::RemoteFile::open(url)?)?);
+    }
+    table_paths_in(&PureFile::open(path)?)
+}
+
+/// The one table of a file, or an error naming what it holds.
+fn only_table(all: Vec<String>, file: &str) -> Result<String> {
+    match all.len() {
+        1 => Ok(all.into_iter().next().unwrap_or_default()),
+        0 => Err(MarquetError::InvalidArgument(format!("{file}: the file holds no table"))),
+        _ => Err(MarquetError::InvalidArgument(format!("{file}: the file holds several tables, choose one: {}", all.join(", ")))),
+    }
+}
+
+fn table_paths_in(file: &PureFile) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let mut todo = vec![("/".to_string(), 0usize)];
     while let Some((g, depth)) = todo.pop() {
-        if crate::marquet::facts::read_token(&file, &g, crate::spec::names::CLASS)?.as_deref() == Some(crate::spec::names::COLUMN_TABLE) {
+        if crate::marquet::facts::read_token(file, &g, crate::spec::names::CLASS)?.as_deref() == Some(crate::spec::names::COLUMN_TABLE) {
             out.push(g.clone());
         }
         if depth >= 64 {
@@ -215,9 +313,8 @@ impl SpatialReader {
         if filters.is_empty() {
             return super::combine(None, || self.query(q));
         }
-        if let Source::Pure { file, table } = &self.src {
-            let path = std::path::PathBuf::from(file.name());
-            *self = SpatialReader::open_lib(&path, &table.clone(), Some(&self.column.clone()))?;
+        if let Source::Pure { .. } = &self.src {
+            *self = self.to_lib()?;
         }
         let Source::Lib(t) = &self.src else { unreachable!("the reader reads through libhdf5 here") };
         let attributes = super::attribute_rows(t, q, filters)?;

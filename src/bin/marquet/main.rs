@@ -527,25 +527,28 @@ fn query(a: QueryArgs) -> ExitCode {
             if let (Some(wt), true) = (&w, byte_range) {
                 let b = parse_bbox(wt)?;
                 if warm.is_none() || a.reopen {
-                    let tp = match &a.table {
-                        Some(t) => marquet::h5col::normalize_table_path(t),
-                        None => {
-                            let all = marquet::query::reader::table_paths(&a.path).or_else(|_| marquet::h5col::File::open(&a.path).and_then(|f| f.tables())).map_err(|e| e.to_string())?;
-                            match all.len() {
-                                1 => all[0].clone(),
-                                0 => return Err("the file holds no table".into()),
-                                _ => return Err(format!("the file holds several tables, choose one with --table: {}", all.join(", "))),
-                            }
-                        }
+                    use marquet::query::reader::SpatialReader;
+                    let col = a.column.as_deref();
+                    let r = match &a.table {
+                        Some(t) => SpatialReader::open_path(&a.path, &marquet::h5col::normalize_table_path(t), col),
+                        // The one table, found with the reader's own open of the file.
+                        None => SpatialReader::open_path_single(&a.path, col),
                     };
-                    warm = Some(marquet::query::reader::SpatialReader::open_path(&a.path, &tp, a.column.as_deref()).map_err(|e| e.to_string())?);
+                    warm = Some(r.map_err(|e| e.to_string())?);
                 }
                 let reader = warm.as_mut().ok_or("no reader")?;
                 let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
                 let r = reader.query_where(&q, &filters).map_err(|e| e.to_string())?;
                 let (rows, stats, mut json) = describe(b, r);
                 json["stats"]["read_path"] = reader.read_path().into();
-                return Ok((rows, stats + " | read path " + reader.read_path(), json));
+                let mut stats = stats + " | read path " + reader.read_path();
+                #[cfg(feature = "cloud")]
+                if let Some(r) = reader.remote_stats() {
+                    json["stats"]["requests"] = r.requests.into();
+                    json["stats"]["bytes_fetched"] = r.bytes_fetched.into();
+                    stats += &format!(" | requests {} | bytes fetched {}", r.requests, r.bytes_fetched);
+                }
+                return Ok((rows, stats, json));
             }
             if let (Some(wt), false) = (&w, a.reopen) {
                 let b = parse_bbox(wt)?;
