@@ -198,12 +198,12 @@ async fn fgb_http(url: &str, w: &BBox, points: bool) -> Res<Vec<u64>> {
     Ok(ids)
 }
 
-/// Marquet over HTTP, cold: the rows of the window's answer.
-fn marquet_url(url: &str, w: &BBox) -> Res<Vec<u64>> {
-    // The one call to fill in: `SpatialReader::open_url` (issue #34, src/remote.rs) is not in
-    // this build yet; until it is, the Marquet side reports why and is not measured.
-    let _ = (url, w, SpatialReader::open_path);
-    Err("SpatialReader::open_url is not in this build (issue #34's remote reader has not landed)".to_string())
+/// Marquet over HTTP, cold (a new reader, its own client and connections): the rows of the
+/// window's answer, and the read path it took.
+fn marquet_url(url: &str, w: &BBox) -> Res<(Vec<u64>, &'static str)> {
+    let mut r = SpatialReader::open_url(url, TABLE, Some(GEOMETRY)).map_err(|e| format!("{url}: {e}"))?;
+    let rows = r.query(&Query::bbox(*w)).map_err(|e| format!("{url}: {e}"))?.rows;
+    Ok((rows, r.read_path()))
 }
 
 /// `marquet query URL --count --json` as a whole process: the count it printed.
@@ -325,8 +325,11 @@ fn measure(cfg: &RemoteConfig, srv: &RangeServer, rt: &tokio::runtime::Runtime, 
             srv.reset_stats();
             let t = Instant::now();
             match marquet_url(&h5_url, w) {
-                Ok(rows) => {
+                Ok((rows, path)) => {
                     side.push(srv, t.elapsed().as_secs_f64());
+                    if path != "byte-range" {
+                        return Err(format!("{name} window {i}: marquet read {h5_url} on the {path} path, not by byte range"));
+                    }
                     check("marquet (SpatialReader::open_url)", &ids_of_rows(&ids, &rows)?)?;
                 }
                 Err(e) if i == 0 => mq = Err(e),
