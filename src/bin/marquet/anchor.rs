@@ -113,7 +113,8 @@ fn fgb_wkb(points: bool, xy: &[f64], ends: Option<Vec<u32>>, out: &mut Vec<u8>) 
     }
 }
 
-fn fgb_polygon(xy: &[f64], ends: Option<Vec<u32>>) -> geo::Polygon<f64> {
+/// A FlatGeobuf polygon (flat `xy`, ring `ends` in coordinate pairs) as a `geo` polygon.
+pub fn fgb_polygon(xy: &[f64], ends: Option<Vec<u32>>) -> geo::Polygon<f64> {
     let n = xy.len() / 2;
     let ends: Vec<usize> = ends.map(|e| e.iter().map(|&v| v as usize).collect()).unwrap_or_else(|| vec![n]);
     let mut rings = Vec::with_capacity(ends.len());

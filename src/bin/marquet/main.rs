@@ -31,6 +31,13 @@ mod dump;
 pub(crate) mod info;
 mod lake;
 mod out;
+// The test HTTP server (issue #34): the server of `bench --remote`, and of the tests
+// through the dev crate.
+#[cfg(feature = "fgb-http")]
+#[allow(dead_code)]
+mod range_server;
+#[cfg(feature = "fgb-http")]
+mod remote_bench;
 #[cfg(feature = "geoparquet")]
 mod svg;
 mod synth;
@@ -974,13 +981,54 @@ struct BenchArgs {
     /// Skip the native FlatGeobuf anchor (cold and warm queries, anchor.json).
     #[arg(long)]
     no_anchor: bool,
+    /// Issue #34: read the files of an earlier `marquet bench --out DIR` over HTTP (an
+    /// in-process test server) with Marquet, FlatGeobuf's own HTTP reader and h5coro,
+    /// instead of generating data; writes DIR/remote.json. Needs the `fgb-http` feature:
+    /// `bash scripts/bench-remote.sh`.
+    #[arg(long)]
+    remote: bool,
+    /// With --remote: injected latency per request, milliseconds (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "0,50", requires = "remote")]
+    latency_ms: Vec<u64>,
+    /// With --remote: the Python with h5coro (default: the test venv's, when it has h5coro).
+    #[arg(long, requires = "remote")]
+    python: Option<PathBuf>,
+    /// With --remote: skip the `marquet query URL` process per window.
+    #[arg(long, requires = "remote")]
+    no_cli: bool,
     /// Layout experiments; without them the files are what `marquet convert` writes.
     #[command(flatten)]
     layout: LayoutArgs,
 }
 
+/// `bench --remote` (issue #34).
+#[cfg(feature = "fgb-http")]
+fn bench_remote(a: &BenchArgs) -> ExitCode {
+    let python = a.python.clone().or_else(|| {
+        let py = PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/marquet/pyvenv/bin/python");
+        let ok = std::process::Command::new(&py).args(["-c", "import h5coro.webdriver"]).output().map(|o| o.status.success()).unwrap_or(false);
+        ok.then_some(py)
+    });
+    let cfg = remote_bench::RemoteConfig { dir: a.out.clone(), latencies_ms: a.latency_ms.clone(), windows: a.windows, python, cli: !a.no_cli };
+    match remote_bench::run(&cfg) {
+        Ok(table) => {
+            out::print(&format!("over HTTP, marquet vs flatgeobuf's HttpFgbReader and h5coro (issue #34):\n{table}"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+#[cfg(not(feature = "fgb-http"))]
+fn bench_remote(_: &BenchArgs) -> ExitCode {
+    fail("bench --remote needs the fgb-http feature: bash scripts/bench-remote.sh")
+}
+
 fn bench(a: BenchArgs) -> ExitCode {
     use self::bench::{run, BenchConfig};
+    if a.remote {
+        return bench_remote(&a);
+    }
     let mut c = if a.quick { BenchConfig::quick(&a.out) } else { BenchConfig::full(&a.out) };
     c.points = a.points.unwrap_or(c.points);
     c.polygons = a.polygons.unwrap_or(c.polygons);
