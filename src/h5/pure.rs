@@ -323,7 +323,10 @@ impl PureFile {
             #[cfg(feature = "cloud")]
             remote: self.remote.clone(),
             file: self.f.clone(),
-            layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(), info, path: path.to_string(), readable })
+            layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(),
+            #[cfg(feature = "cloud")]
+            tree_fetched: std::sync::OnceLock::new(),
+            info, path: path.to_string(), readable })
     }
 }
 
@@ -339,6 +342,9 @@ pub struct PureDataset {
     entries: std::sync::OnceLock<std::result::Result<Vec<(u64, ChunkEntry)>, String>>,
     /// Chunks looked up one by one in a v1 B-tree (`None`: not allocated).
     looked_up: Mutex<HashMap<u64, Option<ChunkEntry>>>,
+    /// A small v1 B-tree of a file read by URL fetched whole before its first lookup.
+    #[cfg(feature = "cloud")]
+    tree_fetched: std::sync::OnceLock<()>,
     /// Its description, as [`super::dataset_info`] gives it.
     pub info: DatasetInfo,
     path: String,
@@ -440,6 +446,17 @@ impl PureDataset {
     fn entry(&self, address: u64, dims: &[u32], v1: bool, k: u64, c: u64) -> Result<Option<ChunkEntry>> {
         let bad = |m: String| remote_or(MarquetError::spec(&self.path, "HDF5 chunk", format!("chunk index: {m}")));
         if v1 {
+            #[cfg(feature = "cloud")]
+            if let Some(r) = &self.remote {
+                // A tree of at most this many chunks (a few leaf nodes of 2 KiB) is fetched
+                // whole, level by level, before its first lookup: later lookups cost no
+                // request (issue #34).
+                const SMALL_TREE_CHUNKS: u64 = 1024;
+                let n = self.info.dims.first().copied().unwrap_or(0).div_ceil(c.max(1));
+                if n <= SMALL_TREE_CHUNKS {
+                    self.tree_fetched.get_or_init(|| self.v1_prefetch(r, address, None, c));
+                }
+            }
             return self.v1_lookup(address, k, c).map_err(|e| bad(e.to_string()));
         }
         let entries = self.entries.get_or_init(|| self.chunk_entries(address, dims).map_err(|e| e.to_string()));
@@ -476,6 +493,10 @@ impl PureDataset {
                     let mut ks: Vec<u64> = ranges.iter().filter(|&&(s, n)| n > 0 && s.saturating_add(n) <= len).flat_map(|&(s, n)| s / c..=(s + n - 1) / c).collect();
                     ks.sort_unstable();
                     ks.dedup();
+                    if chunk_indexing.is_none() {
+                        // The B-tree nodes on the way to every chunk wanted, a level a round.
+                        self.v1_prefetch(r, *address, Some(&ks), c);
+                    }
                     for k in ks {
                         if let Some(e) = self.entry(*address, dims, chunk_indexing.is_none(), k, c)? {
                             if !self.undefined(e.address) && e.address.checked_add(e.size).is_some_and(|end| end <= r.len()) {
@@ -548,6 +569,60 @@ impl PureDataset {
             return Err(hdf5_reader::error::Error::InvalidData("two chunk index entries for one chunk".into()));
         }
         Ok(out)
+    }
+
+    /// Fetch, a tree level per round of concurrent requests, the v1 B-tree nodes at `root`
+    /// that lead to the chunks `ks` (chunks of `c` elements; `None`: every node), so that
+    /// the lookups which follow ([`PureDataset::v1_lookup`]) are served from the cache of
+    /// a file read by URL (issue #34). Best effort: what cannot be fetched or parsed is left
+    /// to the lookup, which reports it.
+    #[cfg(feature = "cloud")]
+    fn v1_prefetch(&self, r: &crate::remote::RemoteFile, root: u64, ks: Option<&[u64]>, c: u64) {
+        use hdf5_reader::btree_v1::{BTreeV1Key, BTreeV1Node};
+        // A rank-1 chunk node of HDF5's default 64 entries: 24 + 65 × 24 + 64 × 8 bytes.
+        const NODE_BYTES: u64 = 2096;
+        let st = self.file.storage();
+        let sb = self.file.superblock();
+        let (os, ls) = (sb.offset_size, sb.length_size);
+        let offset_of = |key: &BTreeV1Key| match key {
+            BTreeV1Key::RawData { offsets, .. } => offsets.first().copied(),
+            BTreeV1Key::Group { .. } => None,
+        };
+        let mut level = vec![root];
+        for _ in 0..64 {
+            level.retain(|&a| !self.undefined(a) && a < r.len());
+            if level.is_empty() || r.prefetch(&level.iter().map(|&a| (a, NODE_BYTES.min(r.len() - a))).collect::<Vec<_>>()).is_err() {
+                return;
+            }
+            let mut next = Vec::new();
+            for &addr in &level {
+                let header_len = 8 + 2 * usize::from(os);
+                let Ok(head) = st.read_range(addr, header_len) else { return };
+                let used = usize::from(u16::from_le_bytes([head.get(6).copied().unwrap_or(0), head.get(7).copied().unwrap_or(0)]));
+                let node_len = header_len + (used + 1) * 24 + used * usize::from(os);
+                let Ok(bytes) = st.read_range(addr, node_len) else { return };
+                let Ok(node) = BTreeV1Node::parse(&mut hdf5_reader::io::Cursor::new(&bytes), os, ls, Some(1)) else { return };
+                if node.level == 0 || node.keys.len() != node.children.len() + 1 {
+                    continue;
+                }
+                for (i, child) in node.children.iter().enumerate() {
+                    let wanted = match ks {
+                        None => true,
+                        Some(ks) => {
+                            let lo = offset_of(&node.keys[i]).unwrap_or(0);
+                            let hi = if i + 1 < node.children.len() { offset_of(&node.keys[i + 1]).unwrap_or(u64::MAX) } else { u64::MAX };
+                            ks.iter().any(|&k| (lo..hi).contains(&(k * c)))
+                        }
+                    };
+                    if wanted {
+                        next.push(*child);
+                    }
+                }
+            }
+            next.sort_unstable();
+            next.dedup();
+            level = next;
+        }
     }
 
     /// The entry of chunk `k` (chunk length `c`) in the v1 B-tree at `root`, found by
