@@ -324,8 +324,6 @@ impl PureFile {
             remote: self.remote.clone(),
             file: self.f.clone(),
             layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(),
-            #[cfg(feature = "cloud")]
-            tree_fetched: std::sync::OnceLock::new(),
             info, path: path.to_string(), readable })
     }
 }
@@ -342,9 +340,6 @@ pub struct PureDataset {
     entries: std::sync::OnceLock<std::result::Result<Vec<(u64, ChunkEntry)>, String>>,
     /// Chunks looked up one by one in a v1 B-tree (`None`: not allocated).
     looked_up: Mutex<HashMap<u64, Option<ChunkEntry>>>,
-    /// A small v1 B-tree of a file read by URL fetched whole before its first lookup.
-    #[cfg(feature = "cloud")]
-    tree_fetched: std::sync::OnceLock<()>,
     /// Its description, as [`super::dataset_info`] gives it.
     pub info: DatasetInfo,
     path: String,
@@ -446,17 +441,6 @@ impl PureDataset {
     fn entry(&self, address: u64, dims: &[u32], v1: bool, k: u64, c: u64) -> Result<Option<ChunkEntry>> {
         let bad = |m: String| remote_or(MarquetError::spec(&self.path, "HDF5 chunk", format!("chunk index: {m}")));
         if v1 {
-            #[cfg(feature = "cloud")]
-            if let Some(r) = &self.remote {
-                // A tree of at most this many chunks (a few leaf nodes of 2 KiB) is fetched
-                // whole, level by level, before its first lookup: later lookups cost no
-                // request (issue #34).
-                const SMALL_TREE_CHUNKS: u64 = 1024;
-                let n = self.info.dims.first().copied().unwrap_or(0).div_ceil(c.max(1));
-                if n <= SMALL_TREE_CHUNKS {
-                    self.tree_fetched.get_or_init(|| self.v1_prefetch(r, address, None, c));
-                }
-            }
             return self.v1_lookup(address, k, c).map_err(|e| bad(e.to_string()));
         }
         let entries = self.entries.get_or_init(|| self.chunk_entries(address, dims).map_err(|e| e.to_string()));
