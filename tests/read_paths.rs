@@ -16,6 +16,8 @@
 //! does not read (`Unsupported`, then `open_path` reads through libhdf5), but never one
 //! that Marquet's own writer produced.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use marquet::convert::{convert, ConvertOptions};
@@ -39,25 +41,6 @@ fn walk(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
 
 fn kind(e: &MarquetError) -> String {
     format!("{:?}", std::mem::discriminant(e))
-}
-
-fn windows(b: Option<BBox>) -> Vec<BBox> {
-    let b = match b {
-        Some(b) if b.xmin <= b.xmax && b.ymin <= b.ymax && [b.xmin, b.ymin, b.xmax, b.ymax].iter().all(|v| v.is_finite()) => b,
-        _ => BBox::xy(-180.0, -90.0, 180.0, 90.0),
-    };
-    let (cx, cy) = ((b.xmin + b.xmax) / 2.0, (b.ymin + b.ymax) / 2.0);
-    let (w, h) = ((b.xmax - b.xmin).max(1e-9), (b.ymax - b.ymin).max(1e-9));
-    vec![
-        b,
-        BBox::xy(b.xmin, b.ymin, cx, cy),
-        BBox::xy(cx, b.ymin, b.xmax, cy),
-        BBox::xy(b.xmin, cy, cx, b.ymax),
-        BBox::xy(cx, cy, b.xmax, b.ymax),
-        BBox::xy(cx - w / 20.0, cy - h / 20.0, cx + w / 20.0, cy + h / 20.0),
-        BBox::xy(cx, cy, cx, cy),
-        BBox::xy(b.xmax + w, b.ymax + h, b.xmax + 2.0 * w, b.ymax + 2.0 * h),
-    ]
 }
 
 /// Everything of a result but the text of ignored-index reasons (each path words its
@@ -125,7 +108,7 @@ fn compare_file(path: &Path, own: bool, t: &mut Tally, bad: &mut Vec<String>) {
                 }
             };
             assert_eq!(br.read_path(), "byte-range");
-            for w in windows(extent) {
+            for w in common::windows(extent) {
                 for (pred, idx) in [(Predicate::Intersects, true), (Predicate::Intersects, false), (Predicate::BBoxOnly, true)] {
                     t.queries += 1;
                     let q = Query::bbox(w).with_predicate(pred).with_indexes(idx).with_wkb(true);

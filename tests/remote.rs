@@ -98,23 +98,6 @@ fn write_big(path: &Path) {
     std::fs::remove_file(&src).unwrap();
 }
 
-fn windows(b: Option<BBox>) -> Vec<BBox> {
-    let b = match b {
-        Some(b) if b.xmin <= b.xmax && b.ymin <= b.ymax && [b.xmin, b.ymin, b.xmax, b.ymax].iter().all(|v| v.is_finite()) => b,
-        _ => BBox::xy(-180.0, -90.0, 180.0, 90.0),
-    };
-    let (cx, cy) = ((b.xmin + b.xmax) / 2.0, (b.ymin + b.ymax) / 2.0);
-    let (w, h) = ((b.xmax - b.xmin).max(1e-9), (b.ymax - b.ymin).max(1e-9));
-    vec![
-        b,
-        BBox::xy(b.xmin, b.ymin, cx, cy),
-        BBox::xy(cx, cy, b.xmax, b.ymax),
-        BBox::xy(cx - w / 20.0, cy - h / 20.0, cx + w / 20.0, cy + h / 20.0),
-        BBox::xy(cx, cy, cx, cy),
-        BBox::xy(b.xmax + w, b.ymax + h, b.xmax + 2.0 * w, b.ymax + 2.0 * h),
-    ]
-}
-
 fn fingerprint(r: &QueryResult) -> String {
     format!("{:?} {:?} {:?}", r.rows, r.stats.counters(), r.wkb.as_ref().map(|w| (&w.bytes, &w.offsets, &w.valid)))
 }
@@ -132,7 +115,7 @@ fn compare(local: &Path, url: &str, opts: &RemoteOptions) -> usize {
         let f = marquet::File::open(local).unwrap();
         let t = marquet::Table::open(&f, &table).unwrap();
         let extent = t.geometry_column(mine.column()).ok().and_then(|c| c.bbox).map(|b| b.0);
-        for w in windows(extent) {
+        for w in common::windows(extent) {
             for (pred, idx) in [(Predicate::Intersects, true), (Predicate::Intersects, false), (Predicate::Within, true)] {
                 let q = Query::bbox(w).with_predicate(pred).with_indexes(idx).with_wkb(true);
                 let a = mine.query(&q).unwrap_or_else(|e| panic!("{} {table} {w:?}: {e}", local.display()));

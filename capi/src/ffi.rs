@@ -146,6 +146,17 @@ pub unsafe fn name_arg<'a>(p: *const c_char, len: usize, what: &str) -> FfiResul
     Ok(s)
 }
 
+/// An optional name: NULL with length 0 is `None`, anything else as [`name_arg`].
+///
+/// # Safety
+/// As [`str_arg`].
+pub unsafe fn opt_name_arg<'a>(p: *const c_char, len: usize, what: &str) -> FfiResult<Option<&'a str>> {
+    if p.is_null() && len == 0 {
+        return Ok(None);
+    }
+    unsafe { name_arg(p, len, what) }.map(Some)
+}
+
 fn check_span<T>(p: *const T, len: usize, what: &str) -> FfiResult {
     if p.is_null() {
         if len == 0 {

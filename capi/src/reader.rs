@@ -44,7 +44,7 @@ pub unsafe extern "C" fn marquet_spatial_reader_open(
     guard(|| unsafe {
         let out = ffi::out_ptr(out, "out")?;
         let th = ffi::handle(table)?;
-        let col = if column.is_null() && column_len == 0 { None } else { Some(ffi::name_arg(column, column_len, "column")?) };
+        let col = ffi::opt_name_arg(column, column_len, "column")?;
         let file = th.file();
         let path = th.lock().path().to_string();
         let reader = SpatialReader::new(MarquetTable::open(&file, &path)?, col)?;
@@ -74,8 +74,8 @@ pub unsafe extern "C" fn marquet_spatial_reader_open_url(
     guard(|| unsafe {
         let out = ffi::out_ptr(out, "out")?;
         let url = ffi::name_arg(url, url_len, "url")?;
-        let table = if table.is_null() && table_len == 0 { None } else { Some(ffi::name_arg(table, table_len, "table")?) };
-        let col = if column.is_null() && column_len == 0 { None } else { Some(ffi::name_arg(column, column_len, "column")?) };
+        let table = ffi::opt_name_arg(table, table_len, "table")?;
+        let col = ffi::opt_name_arg(column, column_len, "column")?;
         let reader = open_url_reader(url, table, col)?;
         ffi::write(out, ffi::into_handle(marquet_spatial_reader { _file: None, inner: Mutex::new(reader) }));
         Ok(())

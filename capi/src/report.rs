@@ -52,11 +52,7 @@ pub unsafe extern "C" fn marquet_validate_file(
     guard(|| {
         let out = ffi::out_ptr(out, "out")?;
         let path = unsafe { ffi::name_arg(path, path_len, "path")? };
-        let table = if table.is_null() && table_len == 0 {
-            None
-        } else {
-            Some(unsafe { ffi::name_arg(table, table_len, "table")? }.to_string())
-        };
+        let table = unsafe { ffi::opt_name_arg(table, table_len, "table")? }.map(str::to_string);
         let opts = Options { table, strict: ffi::flag_arg(strict, "strict")?, ..Options::default() };
         let r = validate::validate_file(path, &opts)?;
         let findings: Vec<Finding> = r.findings().cloned().collect();

@@ -7,6 +7,8 @@
  *
  * Prints "N passed, 0 failed" and exits 0 when every check holds.
  */
+/* realpath (POSIX), for the file:// URL of test_url_reader. */
+#define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1075,6 +1077,53 @@ static void test_spatial_reader(const char *dir) {
     EXPECT_STATUS(marquet_spatial_reader_query_box(rd, 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched), MARQUET_STATUS_INVALID_HANDLE);
 }
 
+/* Files by URL (issue #34): a reader over a file:// URL answers as the local table (read
+ * by byte range); marquet_file_open_url reads the object whole; a missing object is
+ * MARQUET_STATUS_REMOTE and leaves *out untouched; a plain path is not a URL. */
+static void test_url_reader(const char *dir) {
+    char path[4096], url[4200], missing[4300];
+    EXPECT(realpath(scratch(dir, "reader.h5"), path) != NULL);
+    snprintf(url, sizeof url, "file://%s", path);
+    snprintf(missing, sizeof missing, "%s.missing", url);
+    /* reader.h5 as test_spatial_reader left it: 5000 points, 4500 of them not null. */
+    marquet_spatial_reader *rd = NULL;
+    marquet_query_result *r = NULL;
+    int64_t count = -1;
+    OK(marquet_spatial_reader_open_url(S(url), S("/r"), S("pt"), &rd));
+    OK(marquet_spatial_reader_query_box(rd, 0, 0, 49, 49, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    EXPECT(count == 4500);
+    marquet_query_result_free(r);
+    marquet_spatial_reader_free(rd);
+    rd = NULL;
+    r = NULL;
+    OK(marquet_spatial_reader_open_url(S(url), NULL, 0, NULL, 0, &rd)); /* the one table, its primary column */
+    OK(marquet_spatial_reader_query_box(rd, 2.5, 3.5, 3.5, 4.5, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    EXPECT(count == 2);
+    marquet_query_result_free(r);
+    marquet_spatial_reader_free(rd);
+    marquet_file *f = NULL;
+    marquet_table *t = NULL;
+    OK(marquet_file_open_url(S(url), &f));
+    OK(marquet_table_open(f, S("/r"), &t));
+    r = NULL;
+    OK(marquet_table_query_box(t, S("pt"), 0, 0, 49, 49, MARQUET_PREDICATE_INTERSECTS, 1, &r));
+    OK(marquet_query_result_count(r, &count));
+    EXPECT(count == 4500);
+    marquet_query_result_free(r);
+    marquet_table_free(t);
+    marquet_file_free(f);
+    marquet_spatial_reader *none = NULL;
+    marquet_file *nf = NULL;
+    EXPECT_STATUS(marquet_spatial_reader_open_url(S(missing), NULL, 0, NULL, 0, &none), MARQUET_STATUS_REMOTE);
+    EXPECT(none == NULL && error_contains("no such object"));
+    EXPECT_STATUS(marquet_file_open_url(S(missing), &nf), MARQUET_STATUS_REMOTE);
+    EXPECT(nf == NULL);
+    EXPECT_STATUS(marquet_spatial_reader_open_url(S(path), NULL, 0, NULL, 0, &none), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(marquet_spatial_reader_open_url(NULL, 3, NULL, 0, NULL, 0, &none), MARQUET_STATUS_NULL_POINTER);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_statics();
@@ -1087,6 +1136,7 @@ int main(int argc, char **argv) {
     test_validate(dir);
     test_query(dir);
     test_spatial_reader(dir);
+    test_url_reader(dir);
     test_indexes(dir);
     test_write_default_layout(dir);
     test_last_error_buffer();

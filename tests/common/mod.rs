@@ -275,3 +275,27 @@ pub fn venv_python_with(module: &str, what: &str) -> Option<PathBuf> {
     }
     Some(py)
 }
+
+/// Query windows over a column's extent (the whole world when it has none or a bad one):
+/// the extent, its four quarters, a small window at its centre, its centre as a point, and
+/// a window off the data. Used by the tests that compare read paths (tests/read_paths.rs,
+/// tests/remote.rs).
+pub fn windows(b: Option<marquet::BBox>) -> Vec<marquet::BBox> {
+    use marquet::BBox;
+    let b = match b {
+        Some(b) if b.xmin <= b.xmax && b.ymin <= b.ymax && [b.xmin, b.ymin, b.xmax, b.ymax].iter().all(|v| v.is_finite()) => b,
+        _ => BBox::xy(-180.0, -90.0, 180.0, 90.0),
+    };
+    let (cx, cy) = ((b.xmin + b.xmax) / 2.0, (b.ymin + b.ymax) / 2.0);
+    let (w, h) = ((b.xmax - b.xmin).max(1e-9), (b.ymax - b.ymin).max(1e-9));
+    vec![
+        b,
+        BBox::xy(b.xmin, b.ymin, cx, cy),
+        BBox::xy(cx, b.ymin, b.xmax, cy),
+        BBox::xy(b.xmin, cy, cx, b.ymax),
+        BBox::xy(cx, cy, b.xmax, b.ymax),
+        BBox::xy(cx - w / 20.0, cy - h / 20.0, cx + w / 20.0, cy + h / 20.0),
+        BBox::xy(cx, cy, cx, cy),
+        BBox::xy(b.xmax + w, b.ymax + h, b.xmax + 2.0 * w, b.ymax + 2.0 * h),
+    ]
+}
