@@ -428,13 +428,15 @@ impl RemoteFile {
         let end = offset + len as u64;
         let held = lock(&self.blocks);
         for b in offset / bs..=(end - 1) / bs {
-            // A block dropped by the budget between the prefetch and here is read again.
             let bytes = match held.map.get(&b) {
                 Some(x) => x.clone(),
+                // Dropped by the cache budget since the prefetch (a read larger than the
+                // budget): the range is fetched once more, directly, past the cache.
                 None => {
                     drop(held);
                     out.clear();
-                    return self.read_into(offset, len, out);
+                    out.extend_from_slice(&self.rt.block_on(self.fetch(offset, end))?);
+                    return Ok(());
                 }
             };
             let lo = (offset.max(b * bs) - b * bs) as usize;
@@ -513,6 +515,9 @@ mod tests {
         // 7 (blocks 12..=32), 1, then 4 (2..=11) and 22 (33..=98).
         assert_eq!(f.stats(), RemoteStats { requests: 1 + 1 + 7 + 1 + 4 + 22, bytes_fetched: 100_000 });
         assert!(f.read(99_999, 2).is_err());
+        // A read larger than the cache's budget: answered all the same, without looping.
+        let small = RemoteFile::open_with(&url, &RemoteOptions { cache_bytes: 2_000, ..opts.clone() }).unwrap();
+        assert_eq!(small.read(1_234, 50_000).unwrap(), &data[1_234..51_234]);
         assert_eq!(f.read_all().unwrap(), data);
         let e = RemoteFile::open(&format!("{url}.missing")).unwrap_err();
         assert!(matches!(e, MarquetError::Remote { kind: RemoteErrorKind::NotFound, .. }), "{e}");
