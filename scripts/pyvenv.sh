@@ -30,6 +30,10 @@ fi
 mkdir -p "$(dirname "$VENV")"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-"$VENV/bin/python" -m pip install --quiet pyarrow geopandas shapely pyogrio h5py duckdb pyproj netCDF4 xarray h5netcdf 'moto[server]==5.2.5' boto3 'h5coro==1.0.7'
+# The versions are pinned by scripts/pyvenv-constraints.txt (a fresh resolve backtracks for
+# minutes); MARQUET_PYVENV_UNPINNED=1 resolves afresh, to regenerate it.
+constraints=(-c "$(dirname "${BASH_SOURCE[0]}")/pyvenv-constraints.txt")
+[ "${MARQUET_PYVENV_UNPINNED:-}" = 1 ] && constraints=()
+"$VENV/bin/python" -m pip install --quiet "${constraints[@]}" pyarrow geopandas shapely pyogrio h5py duckdb pyproj netCDF4 xarray h5netcdf 'moto[server]==5.2.5' boto3 'h5coro==1.0.7'
 "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio; print("pyarrow", pyarrow.__version__, "geopandas", geopandas.__version__, "pyogrio", pyogrio.__version__, "GDAL", pyogrio.__gdal_version_string__)' >&2
 echo "$VENV"

@@ -69,6 +69,9 @@ pub use crate::marquet::compression::{DEFAULT_DEFLATE_LEVEL, DEFAULT_ZSTD_LEVEL}
 pub use crate::marquet::layout::covering_name;
 pub use crate::marquet::{GEOMETRY_CHUNK_ROWS, GEOMETRY_VALUES_CHUNK_BYTES};
 pub use crate::marquet::spatial_index::SpatialIndex;
+pub use crate::marquet::cloud::{cloud_layout, write_cloud_copy, CloudLayout};
+/// What [`write_cloud_copy`] copied.
+pub use crate::h5::RelayoutReport as CloudCopyReport;
 pub use crate::marquet::{
     choose_form, is_marquet_table, BatchTransform, Compression, Crs, Edges, Elements, GeoBatch, GeometryColumnInfo,
     GeometryColumnSpec, GeometryValues, OrientationOnWrite, PointArrays, RTreeChoice, RTreeOnAppend,

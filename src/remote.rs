@@ -5,8 +5,8 @@
 //! A [`RemoteFile`] is opened with one request (the first bytes, whose answer tells the
 //! object's size and ETag) and then answers the HDF5 parser's reads from a block cache: a read is rounded out
 //! to whole blocks ([`RemoteOptions::block_size`]), the blocks not held yet are fetched as
-//! few range requests (adjacent missing blocks coalesced, each request at most
-//! [`RemoteOptions::max_request_bytes`]), independent requests are in flight together (up
+//! few range requests (missing blocks at most [`RemoteOptions::merge_gap`] apart coalesced,
+//! each request at most [`RemoteOptions::max_request_bytes`]), independent requests are in flight together (up
 //! to [`RemoteOptions::concurrency`]), and the first [`RemoteOptions::first_read`] bytes —
 //! the superblock and the metadata HDF5 keeps at the front of the file — are fetched at
 //! open. [`RemoteFile::prefetch`] lets a reader that knows which ranges it will need (the
@@ -59,6 +59,10 @@ pub struct RemoteOptions {
     pub first_read: u64,
     /// Longest single range request; longer runs of missing blocks are split.
     pub max_request_bytes: u64,
+    /// Missing blocks fetched in the same round are joined into one request when at most
+    /// this many bytes lie between them (fetched too, and kept): fewer requests for a few
+    /// more bytes, as FlatGeobuf's reader joins ranges (it allows 256 KiB).
+    pub merge_gap: u64,
     /// Range requests in flight together.
     pub concurrency: usize,
     /// Bytes of blocks kept; the oldest are dropped past it.
@@ -77,8 +81,9 @@ impl Default for RemoteOptions {
             timeout: Duration::from_secs(30),
             retries: 4,
             block_size: 4 << 10,
-            first_read: 16 << 10,
+            first_read: 64 << 10,
             max_request_bytes: 8 << 20,
+            merge_gap: 64 << 10,
             concurrency: 16,
             cache_bytes: 256 << 20,
             store_options: Vec::new(),
@@ -351,12 +356,14 @@ impl RemoteFile {
         if want.is_empty() {
             return Ok(());
         }
-        // Runs of adjacent blocks, each at most `max_request_bytes` long.
+        // Runs of blocks no more than `merge_gap` apart (the blocks between fetched too),
+        // each at most `max_request_bytes` long.
         let per_request = (self.opts.max_request_bytes / bs).max(1);
+        let gap = self.opts.merge_gap / bs;
         let mut runs: Vec<(u64, u64)> = Vec::new();
         for b in want {
             match runs.last_mut() {
-                Some((first, n)) if *first + *n == b && *n < per_request => *n += 1,
+                Some((first, n)) if b - (*first + *n) <= gap && b + 1 - *first <= per_request => *n = b + 1 - *first,
                 _ => runs.push((b, 1)),
             }
         }
@@ -378,8 +385,10 @@ impl RemoteFile {
 
     fn keep(&self, held: &mut Blocks, block: u64, bytes: Bytes) {
         held.bytes += bytes.len() as u64;
-        if held.map.insert(block, bytes).is_none() {
-            held.order.push_back(block);
+        // A block between two wanted ones (`merge_gap`) may be held already: replaced.
+        match held.map.insert(block, bytes) {
+            Some(old) => held.bytes -= old.len() as u64,
+            None => held.order.push_back(block),
         }
         while held.bytes > self.opts.cache_bytes && held.order.len() > 1 {
             if let Some(old) = held.order.pop_front() {
@@ -392,7 +401,11 @@ impl RemoteFile {
 
     /// One range request for bytes `lo..hi`, checked against the object the open saw.
     async fn fetch(&self, lo: u64, hi: u64) -> Result<Bytes> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
+        let n = self.requests.fetch_add(1, Ordering::Relaxed);
+        // MARQUET_REMOTE_TRACE=1: every request on stderr (what a window costs, and why).
+        if std::env::var_os("MARQUET_REMOTE_TRACE").is_some_and(|v| v == "1") {
+            eprintln!("marquet remote: request {} bytes {lo}..{hi} ({} bytes) of {}", n + 1, hi - lo, self.url);
+        }
         let opts = GetOptions { range: Some(GetRange::Bounded(lo..hi)), ..Default::default() };
         let r = self.store.get_opts(&self.path, opts).await.map_err(|e| store_error(&self.url, e))?;
         let changed = |what: String| remote(&self.url, RemoteErrorKind::Changed, format!("the object changed while it was read ({what})"));

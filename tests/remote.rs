@@ -298,3 +298,109 @@ fn every_read_command_takes_a_url() {
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap(), "convert from the URL and from the file");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The median of `v` (the lower middle of an even count).
+fn median(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    v[(v.len() - 1) / 2]
+}
+
+/// Requests per window of a reader opened afresh for each window (cold, as a process
+/// answering one window is): the median over `windows`, every answer checked against the
+/// local file's.
+fn cold_requests(local: &Path, url: &str, windows: &[BBox]) -> u64 {
+    let mut mine = SpatialReader::open_byte_range(local, "/bench", None).unwrap();
+    let mut per = Vec::new();
+    for w in windows {
+        let q = Query::bbox(*w);
+        let mut r = SpatialReader::open_url(url, "/bench", None).unwrap();
+        assert_eq!(r.query(&q).unwrap().rows, mine.query(&q).unwrap().rows, "{url} {w:?}");
+        per.push(r.remote_stats().unwrap().requests);
+    }
+    median(per)
+}
+
+/// The cloud layout (`convert --cloud`, issue #34): metadata first, every dataset
+/// contiguous and uncompressed, R-trees before the data. It answers every window as the
+/// default layout does (the peers' files too), is conformant, says so in `cloud_layout`,
+/// refuses appends without changing a byte, and a cold window costs at most FlatGeobuf's
+/// five requests (the benchmark's anchor) — fewer than the default layout's.
+#[test]
+fn cloud_layout_answers_alike_in_few_round_trips() {
+    use marquet::{cloud_layout, GeoBatch, GeometryValues};
+    use marquet_dev::{bench, synth};
+    let dir = tmpdir("cloud");
+    let cloud = ConvertOptions { cloud: true, ..Default::default() };
+
+    // The benchmark's generators: polygons (R-tree, blocks, covering) and points (blocks).
+    let polys = dir.join("polygons.h5");
+    bench::write_marquet(&polys, &GeometryValues::Wkb(synth::polygons(30_000, 7).into_iter().map(Some).collect()), &WriteLayout::default()).unwrap();
+    let points = dir.join("points.h5");
+    let (x, y) = synth::clustered_points(200_000, 7);
+    bench::write_marquet(&points, &GeometryValues::Points { dims: marquet::Dimensions::Xy, x, y, z: None, m: None, valid: None }, &WriteLayout::default()).unwrap();
+    let mut names = vec![];
+    for src in [&polys, &points] {
+        let out = src.with_extension("cloud.h5");
+        let r = convert(src, &out, &cloud).unwrap();
+        assert!(r.cloud.as_ref().is_some_and(|c| c.datasets > 0), "{r}");
+        let opts = marquet::validate::Options { full: true, ..Default::default() };
+        let v = marquet::validate::validate_file(&out, &opts).unwrap();
+        assert_eq!(v.errors().map(|e| e.to_string()).collect::<Vec<_>>(), Vec::<String>::new(), "{}", out.display());
+        let (fs, fc) = (marquet::File::open(src).unwrap(), marquet::File::open(&out).unwrap());
+        let (d, c) = (cloud_layout(&fs, "/bench").unwrap(), cloud_layout(&fc, "/bench").unwrap());
+        assert!(!d.friendly && !d.reasons.is_empty(), "{d:?}");
+        assert!(c.friendly, "{c:?}");
+        assert!(c.metadata_end < 64 << 10, "metadata ends at {}", c.metadata_end);
+        names.push(out.file_name().unwrap().to_str().unwrap().to_string());
+        names.push(src.file_name().unwrap().to_str().unwrap().to_string());
+    }
+    // The peers' files in the cloud layout.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/peers");
+    let mut inputs = Vec::new();
+    walk(&root, "parquet", &mut inputs);
+    for (i, input) in inputs.iter().enumerate() {
+        let name = format!("peer{i}.cloud.h5");
+        if convert(input, &dir.join(&name), &cloud).is_ok() {
+            let f = marquet::File::open(dir.join(&name)).unwrap();
+            for t in f.tables().unwrap() {
+                assert!(cloud_layout(&f, &t).unwrap().friendly, "{name} {t}");
+            }
+            names.push(name);
+        }
+    }
+    assert!(names.len() >= 45, "only {} files", names.len());
+    let server = RangeServer::serve_dir(&dir).unwrap();
+    let mut queries = 0;
+    for name in &names {
+        queries += compare(&dir.join(name), &server.url(name), &RemoteOptions::default());
+    }
+    assert!(queries >= 1000, "only {queries} queries compared");
+
+    // Round trips of a cold window.
+    let windows = synth::windows(40, 7, bench::DEFAULT_WINDOW_SIDE);
+    for (name, max) in [("polygons", 5), ("points", 5)] {
+        let (d, c) = (dir.join(format!("{name}.h5")), dir.join(format!("{name}.cloud.h5")));
+        let default = cold_requests(&d, &server.url(&format!("{name}.h5")), &windows);
+        let laid = cold_requests(&c, &server.url(&format!("{name}.cloud.h5")), &windows);
+        eprintln!("{name}: median requests per cold window {default} (default layout), {laid} (cloud layout)");
+        assert!(laid <= max && laid <= default, "{name}: {laid} requests a window (default layout {default})");
+    }
+
+    // No appends: refused before anything is written.
+    let c = dir.join("polygons.cloud.h5");
+    let before = std::fs::read(&c).unwrap();
+    let e = {
+        let f = marquet::File::open_rw(&c).unwrap();
+        let t = marquet::Table::open(&f, "/bench").unwrap();
+        let batch = GeoBatch::new().with_geometry("geometry", GeometryValues::Wkb(synth::polygons(10, 3).into_iter().map(Some).collect()));
+        t.append(&batch).unwrap_err()
+    };
+    assert!(matches!(e, MarquetError::Unsupported(_)) && e.to_string().contains("contiguous"), "{e}");
+    assert_eq!(std::fs::read(&c).unwrap(), before, "a refused append changed the file");
+    // --cloud writes a new file only.
+    let e = convert(&polys, &c, &cloud).unwrap_err();
+    assert!(e.to_string().contains("--cloud"), "{e}");
+    assert_eq!(std::fs::read(&c).unwrap(), before);
+    eprintln!("cloud: {} files, {queries} queries", names.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}

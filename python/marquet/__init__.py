@@ -484,13 +484,16 @@ def convert(
     covering: bool = True,
     crs: Optional[str] = None,
     to_crs: Optional[str] = None,
+    cloud: bool = False,
 ) -> dict:
     """Convert between GeoParquet, GeoJSON, FlatGeobuf, GeoPackage, Shapefile, CSV, Iceberg
     and Marquet HDF5 by file extension, as ``marquet convert``; returns ``{"table", "rows",
     "report"}``. ``crs`` states the input's CRS (``"EPSG:25832"``, a URN, WKT or PROJJSON)
     when it names none or a wrong one; ``to_crs`` reprojects (``marquet convert --to-crs``).
     HDF5 to HDF5 copies the table ``table`` (or the file's only one) as stored, with its
-    layout and indexes, into a new or an existing file."""
+    layout and indexes, into a new or an existing file. ``cloud=True`` writes a new HDF5
+    file in the cloud layout (``marquet convert --cloud``: metadata first, every dataset
+    contiguous and uncompressed; few round trips a window over HTTP or S3; no appends)."""
     return _convert(
-        os.fspath(input), os.fspath(output), table, geoparquet_version, keep_order, index, rtree, covering, crs, to_crs
+        os.fspath(input), os.fspath(output), table, geoparquet_version, keep_order, index, rtree, covering, crs, to_crs, cloud
     )

@@ -153,4 +153,5 @@ def convert(
     covering: bool = True,
     crs: Optional[str] = None,
     to_crs: Optional[str] = None,
+    cloud: bool = False,
 ) -> dict: ...

@@ -519,7 +519,7 @@ fn _validate(py: Python<'_>, path: PathBuf, table: Option<String>, strict: bool)
 
 /// Convert between GeoParquet, GeoJSON and Marquet by file extension (`marquet convert`).
 #[pyfunction]
-#[pyo3(signature = (input, output, table=None, geoparquet_version=None, keep_order=false, index=true, rtree="auto", covering=true, crs=None, to_crs=None))]
+#[pyo3(signature = (input, output, table=None, geoparquet_version=None, keep_order=false, index=true, rtree="auto", covering=true, crs=None, to_crs=None, cloud=false))]
 #[allow(clippy::too_many_arguments)]
 fn convert<'py>(
     py: Python<'py>,
@@ -533,6 +533,7 @@ fn convert<'py>(
     covering: bool,
     crs: Option<String>,
     to_crs: Option<String>,
+    cloud: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let lay = layout(keep_order, index, rtree, covering).py(py)?;
     let version = match geoparquet_version.as_deref() {
@@ -543,7 +544,7 @@ fn convert<'py>(
     };
     let r = py
         .detach(move || {
-            let opts = ConvertOptions { table, geoparquet_version: version, layout: lay, crs, to_crs, ..ConvertOptions::default() };
+            let opts = ConvertOptions { table, geoparquet_version: version, layout: lay, crs, to_crs, cloud, ..ConvertOptions::default() };
             conv::convert(&input, &output, &opts)
         })
         .py(py)?;

@@ -50,6 +50,11 @@ pub struct ConvertOptions {
     /// Store string columns as UTF-8 bytes in list columns with a null mask (local ruling
     /// L17), the form netCDF-C reads; set for an output that is a netCDF-4 file.
     pub text_as_bytes: bool,
+    /// Write a new HDF5 output in the cloud layout (`--cloud`, issue #34,
+    /// [`crate::write_cloud_copy`]): metadata at the front, every dataset contiguous and
+    /// uncompressed, R-trees first — few round trips per window over HTTP or object
+    /// storage; such tables take no appends. Refused for an output that exists.
+    pub cloud: bool,
 }
 
 /// What [`super::convert`] did.
@@ -71,6 +76,8 @@ pub struct ConvertReport {
     pub lake: Option<lake::LakeReport>,
     /// The table copied, when input and output are both HDF5 (`super::copy`, issue #32).
     pub copy: Option<super::copy::CopyReport>,
+    /// The cloud layout's copy ([`ConvertOptions::cloud`]).
+    pub cloud: Option<crate::h5::RelayoutReport>,
 }
 
 impl std::fmt::Display for ConvertReport {
@@ -90,6 +97,9 @@ impl std::fmt::Display for ConvertReport {
         }
         if let Some(c) = &self.copy {
             write!(f, "{c}")?;
+        }
+        if let Some(c) = &self.cloud {
+            writeln!(f, "cloud layout: {} datasets contiguous and uncompressed, metadata first ({} bytes of data)", c.datasets, c.data_bytes)?;
         }
         Ok(())
     }

@@ -81,6 +81,12 @@ pub(super) fn into_hdf5(
         reclaim(dir, ".marquet-", ".partial.h5");
     }
     let existed = std::fs::symlink_metadata(output).is_ok();
+    if existed && opts.cloud {
+        return Err(MarquetError::InvalidArgument(format!(
+            "{}: --cloud lays out a whole new file (metadata first); the output exists — write to a new file",
+            output.display()
+        )));
+    }
     let mut text_as_bytes = opts.text_as_bytes;
     if existed {
         crate::error::check_regular_file(output)?;
@@ -100,6 +106,24 @@ pub(super) fn into_hdf5(
     let staged = ConvertOptions { output_format: Some(Format::Marquet), text_as_bytes, ..opts.clone() };
     let res = (|| {
         let mut report = run(input, &tmp, &staged)?;
+        if opts.cloud {
+            // The cloud layout (issue #34): the staged tables copied once more, metadata
+            // first, into a second staging file that becomes the output.
+            let laid = staging_path(output);
+            let r = (|| {
+                let src = File::open(&tmp)?;
+                let dst = File::create(&laid)?;
+                crate::marquet::cloud::write_cloud_copy(&src, &dst, &src.tables()?)
+            })();
+            match r {
+                Ok(c) => report.cloud = Some(c),
+                Err(e) => {
+                    let _ = std::fs::remove_file(&laid);
+                    return Err(e);
+                }
+            }
+            std::fs::rename(&laid, &tmp).map_err(|e| MarquetError::Io { path: tmp.display().to_string(), source: e })?;
+        }
         if existed {
             let src = File::open(&tmp)?;
             let dst = File::open_rw(output)?;

@@ -182,8 +182,35 @@ impl CachedDataset {
     /// Fetch ahead, together, the pieces not held yet of the element ranges `(start, end)`
     /// (a file read by URL; see [`Elements::prefetch`]).
     pub fn prefetch(&self, ranges: &[(u64, u64)]) -> Result<()> {
-        if !self.src.is_remote() {
+        let want = self.missing_pieces(ranges);
+        if want.is_empty() {
             return Ok(());
+        }
+        self.src.prefetch(&want)
+    }
+
+    /// The byte ranges of the file that the pieces not held yet of the element ranges
+    /// `(start, end)` need (a file read by URL; empty otherwise), for one prefetch joined
+    /// with other datasets' ([`Elements::byte_ranges`]).
+    pub fn byte_ranges(&self, ranges: &[(u64, u64)]) -> Result<Vec<(u64, u64)>> {
+        let want = self.missing_pieces(ranges);
+        if want.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.src.byte_ranges(&want)
+    }
+
+    /// The file the dataset is read from by URL (`None`: a local file).
+    #[cfg(feature = "cloud")]
+    pub fn remote(&self) -> Option<&std::sync::Arc<crate::remote::RemoteFile>> {
+        self.src.remote()
+    }
+
+    /// The pieces `(start, count)` not held yet of the element ranges `(start, end)`, for a
+    /// dataset read by URL (empty otherwise).
+    fn missing_pieces(&self, ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
+        if !self.src.is_remote() {
+            return Vec::new();
         }
         let mut want: Vec<(u64, u64)> = Vec::new();
         for &(s, e) in ranges {
@@ -200,10 +227,7 @@ impl CachedDataset {
         }
         want.sort_unstable();
         want.dedup();
-        if want.is_empty() {
-            return Ok(());
-        }
-        self.src.prefetch(&want)
+        want
     }
 
     /// Append the bytes of elements `[start, start + count)` to `out`.

@@ -163,6 +163,24 @@ fn sec2_fd(loc: hid_t) -> Option<(Hid, i32)> {
     })
 }
 
+/// Mark the descriptor HDF5 opened a file with close-on-exec. HDF5 opens files without
+/// `O_CLOEXEC`: a process this one starts (a Python interpreter, a `marquet` command, any
+/// `Command` of a program using the library) would inherit the descriptor, and with it the
+/// file's `flock` lock, for as long as it lives — the file then stays locked against this
+/// very process ("unable to lock file") after it closed it. Seen with the S3 test server
+/// started by one test while another test thread wrote a file (issue #34).
+fn close_on_exec(loc: hid_t) {
+    if let Some((_, fd)) = sec2_fd(loc) {
+        // SAFETY: fcntl on the driver's open descriptor.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
 /// Was the file opened read-write (`H5Fget_intent`)?
 fn opened_for_writing(fid: &Hid) -> bool {
     let mut intent: u32 = 0;
@@ -381,6 +399,7 @@ pub fn file_create(path: &str) -> Result<hdf5::File> {
         )?;
         check(hdf5_sys::h5f::H5Fcreate(c.as_ptr(), hdf5_sys::h5f::H5F_ACC_TRUNC, fcpl.0, H5P_DEFAULT), path, "H5Fcreate")
     })?;
+    close_on_exec(id);
     // SAFETY: `id` is a fresh file id that the returned File owns.
     unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(path, e))
 }
@@ -443,10 +462,12 @@ pub fn file_open(path: &std::path::Path, rw: bool) -> Result<hdf5::File> {
             r.map_err(|e| MarquetError::hdf5(path.display().to_string(), e))
         })
     };
-    match open() {
+    let f = match open() {
         Err(e) if rw && restore_eof(path, &e)? => open(),
         r => r,
-    }
+    }?;
+    close_on_exec(f.id());
+    Ok(f)
 }
 
 /// A write that ran out of disk space (ENOSPC, or EFBIG past a file-size limit) can leave

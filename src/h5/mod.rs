@@ -32,6 +32,7 @@ mod filter;
 mod grid;
 mod link;
 mod reference;
+mod relayout;
 
 pub use attr::*;
 pub use chunk::*;
@@ -42,6 +43,7 @@ pub use filter::*;
 pub use grid::*;
 pub use link::*;
 pub use reference::*;
+pub use relayout::*;
 
 /// Run `f` under the library lock.
 fn locked<T>(f: impl FnOnce() -> T) -> T {

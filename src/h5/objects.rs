@@ -80,6 +80,25 @@ impl Elements {
         }
     }
 
+    /// The byte ranges reading the element ranges `(start, count)` needs, for one
+    /// prefetch joined with other datasets' ([`PureDataset::byte_ranges`]); empty unless
+    /// the dataset is read by URL.
+    pub fn byte_ranges(&self, ranges: &[(u64, u64)]) -> Result<Vec<(u64, u64)>> {
+        match &self.src {
+            Src::Lib(_) => Ok(Vec::new()),
+            Src::Pure(p) => p.byte_ranges(ranges),
+        }
+    }
+
+    /// The file the dataset is read from by URL (`None`: a local file or libhdf5).
+    #[cfg(feature = "cloud")]
+    pub fn remote(&self) -> Option<&std::sync::Arc<crate::remote::RemoteFile>> {
+        match &self.src {
+            Src::Lib(_) => None,
+            Src::Pure(p) => p.remote(),
+        }
+    }
+
     /// Elements `[start, start + count)` in the layout of `mem`.
     pub fn read(&self, start: u64, count: u64, mem: &Dtype) -> Result<Vec<u8>> {
         match &self.src {

@@ -462,9 +462,29 @@ impl PureDataset {
     pub fn prefetch(&self, ranges: &[(u64, u64)]) -> Result<()> {
         #[cfg(feature = "cloud")]
         if let Some(r) = &self.remote {
+            return r.prefetch(&self.byte_ranges(ranges)?);
+        }
+        let _ = ranges;
+        Ok(())
+    }
+
+    /// The file this dataset is read from by URL (`None`: a local file).
+    #[cfg(feature = "cloud")]
+    pub fn remote(&self) -> Option<&Arc<crate::remote::RemoteFile>> {
+        self.remote.as_ref()
+    }
+
+    /// The byte ranges `(offset, length)` of the file that reading the elements
+    /// `(start, count)` of `ranges` needs, for a [`crate::remote::RemoteFile::prefetch`]
+    /// that joins them with other datasets' ranges in one round. For a chunked dataset
+    /// whose chunk index is a v1 B-tree, the nodes on the way to the chunks are fetched
+    /// first, a level a round. Empty for a local file.
+    pub fn byte_ranges(&self, ranges: &[(u64, u64)]) -> Result<Vec<(u64, u64)>> {
+        let mut bytes = Vec::new();
+        #[cfg(feature = "cloud")]
+        if let Some(r) = &self.remote {
             let es = self.info.dtype.size() as u64;
             let len = self.info.dims.first().copied().unwrap_or(0);
-            let mut bytes = Vec::new();
             match &self.layout {
                 Some(DataLayout::Contiguous { address, .. }) if !self.undefined(*address) => {
                     bytes.extend(ranges.iter().filter(|&&(s, n)| n > 0 && s.saturating_add(n) <= len).map(|&(s, n)| (address + s * es, n * es)));
@@ -472,7 +492,7 @@ impl PureDataset {
                 Some(DataLayout::Chunked { address, dims, chunk_indexing, .. }) => {
                     let c = u64::from(dims.first().copied().unwrap_or(0));
                     if c == 0 {
-                        return Ok(());
+                        return Ok(bytes);
                     }
                     let mut ks: Vec<u64> = ranges.iter().filter(|&&(s, n)| n > 0 && s.saturating_add(n) <= len).flat_map(|&(s, n)| s / c..=(s + n - 1) / c).collect();
                     ks.sort_unstable();
@@ -491,10 +511,9 @@ impl PureDataset {
                 }
                 _ => {}
             }
-            return r.prefetch(&bytes);
         }
         let _ = ranges;
-        Ok(())
+        Ok(bytes)
     }
 
     fn undefined(&self, address: u64) -> bool {

@@ -44,6 +44,7 @@
 
 pub mod bounds;
 pub mod checks;
+pub mod cloud;
 pub mod compression;
 pub mod projjson;
 pub mod layout;

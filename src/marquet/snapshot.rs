@@ -77,6 +77,59 @@ impl EntrySource for CachedRTree {
     }
 }
 
+/// Fetch `bytes` of the file `ds` is read from by URL, in one round (nothing for a local
+/// file or no bytes).
+fn fetch(ds: &CachedDataset, bytes: &[(u64, u64)]) -> Result<()> {
+    #[cfg(feature = "cloud")]
+    if let (Some(r), false) = (ds.remote(), bytes.is_empty()) {
+        return r.prefetch(bytes);
+    }
+    let _ = (ds, bytes);
+    Ok(())
+}
+
+/// A packed R-tree searched together with its column's data (issue #34). Over a network,
+/// each level's nodes are fetched in one round ([`EntrySource::prefetch`]), and with the
+/// leaves the first bytes of the rows they most likely name — the offsets or points of row
+/// `i` for leaf `i`, which is where a table written in Hilbert order keeps them (the
+/// writer orders the rows and builds the tree from the same boxes) — so that the
+/// candidates' geometries are one round away when the search ends. A guess that misses
+/// costs bytes, not a round; local files are read as before.
+#[derive(Debug)]
+pub struct RTreeWithData<'a> {
+    rt: &'a mut CachedRTree,
+    data: &'a GeometryData,
+}
+
+impl RTreeWithData<'_> {
+    /// The R-tree searched.
+    pub fn rtree(&mut self) -> &mut CachedRTree {
+        self.rt
+    }
+}
+
+impl EntrySource for RTreeWithData<'_> {
+    fn len(&self) -> u64 {
+        self.rt.len()
+    }
+
+    fn read(&mut self, start: u64, count: u64, out: &mut Vec<Entry>) -> Result<()> {
+        self.rt.read(start, count, out)
+    }
+
+    fn prefetch(&mut self, runs: &[(u64, u64)], leaves_from: Option<u64>) -> Result<()> {
+        if !self.rt.data.is_remote() {
+            return Ok(());
+        }
+        let mut bytes = self.rt.data.byte_ranges(runs)?;
+        if let Some(s0) = leaves_from {
+            let rows: Vec<(u64, u64)> = runs.iter().map(|&(a, b)| (a.saturating_sub(s0), b.saturating_sub(s0))).filter(|(a, b)| a < b).collect();
+            bytes.extend(self.data.first_ranges(&rows)?);
+        }
+        fetch(&self.rt.data, &bytes)
+    }
+}
+
 /// The covering column (HEP002 §10.5) with its decoded chunks.
 #[derive(Debug)]
 pub struct CachedCovering {
@@ -186,19 +239,20 @@ impl GeometryData {
     }
 
     /// Fetch ahead, together, what reading the row ranges `(s, e)` will need (a file read
-    /// by URL, issue #34: one round of concurrent range requests for the points or the
-    /// offsets and mask, one for the WKB values they point to); nothing for a local file.
-    /// Offsets that do not make sense are left to the checked read that follows.
+    /// by URL, issue #34: one round of concurrent range requests for the points, or for the
+    /// offsets and the mask, one for the WKB values they point to); nothing for a local
+    /// file. Offsets that do not make sense are left to the checked read that follows.
     pub fn prefetch(&mut self, groups: &[(u64, u64)]) -> Result<()> {
         match self {
             GeometryData::Point { data, .. } | GeometryData::Fixed { data, .. } => data.prefetch(groups),
             GeometryData::Var { offsets, .. } if !offsets.is_remote() => Ok(()),
             GeometryData::Var { offsets, mask, values, .. } => {
                 let with_next: Vec<(u64, u64)> = groups.iter().map(|&(s, e)| (s, e + 1)).collect();
-                offsets.prefetch(&with_next)?;
+                let mut bytes = offsets.byte_ranges(&with_next)?;
                 if let Some(m) = mask {
-                    m.prefetch(groups)?;
+                    bytes.extend(m.byte_ranges(groups)?);
                 }
+                fetch(offsets, &bytes)?;
                 let mut spans = Vec::with_capacity(groups.len());
                 for &(s, e) in groups {
                     if e < offsets.len() {
@@ -209,6 +263,24 @@ impl GeometryData {
                 }
                 values.prefetch(&spans)
             }
+        }
+    }
+
+    /// The byte ranges that reading the rows `(s, e)` would start with — the points, or
+    /// the offsets — for a prefetch joined with an R-tree level's (empty for a local file).
+    /// Only for data read by the piece (stored without filters, as in the cloud layout):
+    /// a guess at compressed chunks would fetch whole chunks the window may not need.
+    fn first_ranges(&self, rows: &[(u64, u64)]) -> Result<Vec<(u64, u64)>> {
+        let first = match self {
+            GeometryData::Point { data, .. } | GeometryData::Fixed { data, .. } => data,
+            GeometryData::Var { offsets, .. } => offsets,
+        };
+        if !first.info.filters.is_empty() {
+            return Ok(Vec::new());
+        }
+        match self {
+            GeometryData::Point { data, .. } | GeometryData::Fixed { data, .. } => data.byte_ranges(rows),
+            GeometryData::Var { offsets, .. } => offsets.byte_ranges(&rows.iter().map(|&(s, e)| (s, e + 1)).collect::<Vec<_>>()),
         }
     }
 
@@ -376,6 +448,15 @@ impl ColumnSnapshot {
             self.rtree = Some(state);
         }
         Ok(self.rtree.get_or_insert(IndexState::Absent))
+    }
+
+    /// The R-tree [`ColumnSnapshot::rtree`] opened, when usable, borrowed together with the
+    /// column's data for a search that fetches ahead ([`RTreeWithData`]).
+    pub fn rtree_with_data(&mut self) -> Option<RTreeWithData<'_>> {
+        match &mut self.rtree {
+            Some(IndexState::Usable(rt)) => Some(RTreeWithData { rt, data: &self.data }),
+            _ => None,
+        }
     }
 
     /// The block index of the column, opened, checked and read on first use.

@@ -167,6 +167,8 @@ impl<'a> TableWriter<'a> {
     /// (docs/FAULTS.md F1, F3) before anything is written.
     pub fn new(t: &'a MarquetTable, mut opts: WriteOptions) -> Result<TableWriter<'a>> {
         t.require_interpretable()?;
+        // Contiguous geometry data (the cloud layout) cannot grow: refused before any work.
+        super::cloud::refuse_fixed_storage(t)?;
         // A table that keeps its input order gets every batch in the order given (local
         // ruling L19): its producer chose that order, and an append remembers it.
         if t.keeps_input_order()? {

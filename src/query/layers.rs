@@ -86,29 +86,34 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
     let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
     if q.use_indexes && q.use_rtree {
         match snap.rtree(t)? {
-            IndexState::Usable(rt) => {
-                let (num_items, node_size) = (rt.num_items, rt.node_size);
-                rt.bytes_read = 0;
-                let found = packed_rtree::search(&mut *rt, num_items, node_size, n, &wbox);
-                st.bytes_read += rt.bytes_read;
-                match found {
-                    Ok(rows) => {
-                        st.used_rtree = true;
-                        let mut kept = Vec::new();
-                        for row in rows {
-                            if row < n {
-                                push_run(&mut kept, row..row + 1);
-                                st.rtree_candidates += 1;
-                            }
-                        }
-                        runs = kept;
-                    }
-                    Err(e) => st.ignored_indexes.push(format!("{}: {}", rt.path, crate::spatial::with_path(e, &rt.path))),
-                }
-            }
+            IndexState::Usable(_) => {}
             IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
             IndexState::Stale { path } => st.stale_indexes.push(path.clone()),
             IndexState::Absent => {}
+        }
+        // Searched with the column's data at hand: over a network the leaves come with the
+        // offsets of the rows they name (`RTreeWithData`, issue #34).
+        if let Some(mut src) = snap.rtree_with_data() {
+            let rt = src.rtree();
+            let (num_items, node_size) = (rt.num_items, rt.node_size);
+            rt.bytes_read = 0;
+            let found = packed_rtree::search(&mut src, num_items, node_size, n, &wbox);
+            let rt = src.rtree();
+            st.bytes_read += rt.bytes_read;
+            match found {
+                Ok(rows) => {
+                    st.used_rtree = true;
+                    let mut kept = Vec::new();
+                    for row in rows {
+                        if row < n {
+                            push_run(&mut kept, row..row + 1);
+                            st.rtree_candidates += 1;
+                        }
+                    }
+                    runs = kept;
+                }
+                Err(e) => st.ignored_indexes.push(format!("{}: {}", rt.path, crate::spatial::with_path(e, &rt.path))),
+            }
         }
     }
 

@@ -304,6 +304,15 @@ pub trait EntrySource {
     /// Replace the contents of `out` with the `count` entries at positions
     /// `start..start + count`. [`search`] only asks for ranges below `len()`.
     fn read(&mut self, start: u64, count: u64, out: &mut Vec<Entry>) -> Result<()>;
+
+    /// Told, before a level is read, every run `(start, end)` of positions [`search`] will
+    /// read at that level, so that a source read over a network fetches them in one round
+    /// (issue #34). `leaves_from` is the leaf level's first position when the runs are
+    /// leaves. Does nothing by default.
+    fn prefetch(&mut self, runs: &[(u64, u64)], leaves_from: Option<u64>) -> Result<()> {
+        let _ = (runs, leaves_from);
+        Ok(())
+    }
 }
 
 impl EntrySource for &[Entry] {
@@ -335,6 +344,10 @@ impl<S: EntrySource + ?Sized> EntrySource for &mut S {
 
     fn read(&mut self, start: u64, count: u64, out: &mut Vec<Entry>) -> Result<()> {
         (**self).read(start, count, out)
+    }
+
+    fn prefetch(&mut self, runs: &[(u64, u64)], leaves_from: Option<u64>) -> Result<()> {
+        (**self).prefetch(runs, leaves_from)
     }
 }
 
@@ -399,6 +412,7 @@ pub fn search<S: EntrySource>(
             (0, 0)
         };
         next.clear();
+        src.prefetch(&runs, (level == 0).then_some(start))?;
         for &(run_start, run_end) in &runs {
             let mut p = run_start;
             while p < run_end {

@@ -155,10 +155,13 @@ pub fn describe_table(f: &File, path: &str) -> Result<Value> {
             }
         }
     }
+    // Laid out for reading by range (issue #34): what a query over HTTP pays.
+    let cloud = marquet::cloud_layout(f, path)?;
     Ok(json!({
         "path": t.path(),
         "nrows": nrows,
         "marquet": is_marquet,
+        "cloud_friendly": {"friendly": cloud.friendly, "reasons": cloud.reasons, "metadata_bytes": cloud.metadata_end, "text": cloud.to_string()},
         "title": t.text_attr(marquet::spec::names::TITLE)?,
         "columns": columns,
         "geometry_columns": geoms,
@@ -188,6 +191,9 @@ pub fn render_text(v: &Value) -> String {
             t["nrows"],
             if t["marquet"].as_bool() == Some(true) { ", Marquet 1.x" } else { ", H5Col" }
         );
+        if let Some(c) = t["cloud_friendly"]["text"].as_str() {
+            s += &format!("  cloud-friendly: {c}\n");
+        }
         for c in t["columns"].as_array().into_iter().flatten() {
             let name = c["name"].as_str().unwrap_or("");
             s += &format!("  column {:<24} {:<8} {:>12} bytes  {}\n", name, c["kind"].as_str().unwrap_or(""), c["stored_bytes"], c["dtype"].as_str().unwrap_or(""));

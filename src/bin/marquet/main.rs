@@ -149,6 +149,12 @@ struct ConvertArgs {
     /// form netCDF-C reads (always so in a netCDF-4 file; docs/RULINGS-LOCAL.md L17).
     #[arg(long, value_parser = ["fixed", "bytes"], value_name = "FORM")]
     strings: Option<String>,
+    /// Write a new HDF5 file laid out for queries over HTTP and object storage: metadata
+    /// first, every dataset contiguous and uncompressed, R-trees before the data (few
+    /// round trips a window; about 20 % larger; its tables take no appends). Works from
+    /// any input, an HDF5 file too (README "Files on a web server or in object storage").
+    #[arg(long)]
+    cloud: bool,
     #[command(flatten)]
     layout: LayoutArgs,
     #[command(flatten)]
@@ -391,6 +397,7 @@ fn convert(a: ConvertArgs) -> ExitCode {
         to_crs: a.to_crs,
         lake,
         text_as_bytes: a.strings.as_deref() == Some("bytes"),
+        cloud: a.cloud,
         ..ConvertOptions::default()
     };
     let res = convert(&a.input, &a.output, &opts);

@@ -17,6 +17,9 @@
 //! * **marquet**: `SpatialReader::open_url(url, "/bench", Some("geometry"))` and
 //!   `query(&Query::bbox(w))` in this process; rows mapped to ids through the `id` column
 //!   read locally once;
+//! * **marquet cloud**: the same on `points.cloud.h5` / `polygons.cloud.h5`, the files in the
+//!   cloud layout (`marquet convert X.h5 X.cloud.h5 --cloud`, made in DIR on the first run:
+//!   metadata first, every dataset contiguous and uncompressed, R-tree first);
 //! * **marquet query**: the whole `marquet query URL --table /bench --bbox … --count --json`
 //!   process (this executable), its count checked;
 //! * **h5coro** (PyPI, the ICESat-2 project's cloud HDF5 reader; optional, needs the test
@@ -287,9 +290,11 @@ fn measure(cfg: &RemoteConfig, srv: &RangeServer, rt: &tokio::runtime::Runtime, 
     }
     let ids = row_ids(&h5)?;
     let (fgb_url, h5_url) = (srv.url(&format!("{name}.fgb")), srv.url(&format!("{name}.h5")));
+    let cloud_url = srv.url(&format!("{name}.cloud.h5"));
     srv.set_latency_ms(latency);
     let mut fgb = Side::default();
     let mut mq: std::result::Result<Side, String> = Ok(Side::default());
+    let mut mqc: std::result::Result<Side, String> = Ok(Side::default());
     let mut cli: std::result::Result<Side, String> = if cfg.cli { Ok(Side::default()) } else { Err("not run (--no-cli)".into()) };
     // h5coro: polygons only, rows from a local Marquet query, bytes checked against a local read.
     // Twice: with h5coro's default cache line (4 MiB, what it reads per request) and with
@@ -336,6 +341,19 @@ fn measure(cfg: &RemoteConfig, srv: &RangeServer, rt: &tokio::runtime::Runtime, 
                 Err(e) => return Err(format!("{name} window {i}: marquet: {e}")),
             }
         }
+        // The same table in the cloud layout (`convert --cloud`).
+        if let Ok(side) = &mut mqc {
+            srv.reset_stats();
+            let t = Instant::now();
+            match marquet_url(&cloud_url, w) {
+                Ok((rows, _)) => {
+                    side.push(srv, t.elapsed().as_secs_f64());
+                    check("marquet cloud layout", &ids_of_rows(&ids, &rows)?)?;
+                }
+                Err(e) if i == 0 => mqc = Err(e),
+                Err(e) => return Err(format!("{name} window {i}: marquet cloud layout: {e}")),
+            }
+        }
         if let Ok(side) = &mut cli {
             srv.reset_stats();
             let t = Instant::now();
@@ -364,7 +382,7 @@ fn measure(cfg: &RemoteConfig, srv: &RangeServer, rt: &tokio::runtime::Runtime, 
             }
         }
     }
-    let mut sides = vec![("flatgeobuf".to_string(), Ok(fgb)), ("marquet".into(), mq), ("marquet query".into(), cli)];
+    let mut sides = vec![("flatgeobuf".to_string(), Ok(fgb)), ("marquet".into(), mq), ("marquet cloud".into(), mqc), ("marquet query".into(), cli)];
     for (c, (who, _)) in coros.into_iter().zip(H5CORO_LINES) {
         sides.push((who.to_string(), c.map(|(_, s)| s)));
     }
@@ -381,6 +399,15 @@ pub fn run(cfg: &RemoteConfig) -> Res<String> {
     for n in ["points.h5", "polygons.h5", "points.fgb", "polygons.fgb"] {
         let p = cfg.dir.join(n);
         srv.add_file(n, &p).map_err(|e| format!("{}: {e} (run `marquet bench --out {}` with the FlatGeobuf anchor first)", p.display(), cfg.dir.display()))?;
+    }
+    // The cloud layout of both files (`marquet convert X.h5 X.cloud.h5 --cloud`), made once.
+    for n in ["points", "polygons"] {
+        let (src, out) = (cfg.dir.join(format!("{n}.h5")), cfg.dir.join(format!("{n}.cloud.h5")));
+        if !out.exists() {
+            let opts = marquet::convert::ConvertOptions { cloud: true, ..Default::default() };
+            marquet::convert::convert(&src, &out, &opts).map_err(|e| format!("{}: {e}", out.display()))?;
+        }
+        srv.add_file(&format!("{n}.cloud.h5"), &out).map_err(|e| format!("{}: {e}", out.display()))?;
     }
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
     let mut out = format!("{} windows, server {}; per window medians; cold: a new client and connection per window\n", windows.len(), srv.addr());
@@ -404,11 +431,12 @@ pub fn run(cfg: &RemoteConfig) -> Res<String> {
                     }
                 }
             }
-            if let (Some((fr, fb, ft)), Ok(m)) = (fgb, &r.sides[1].1) {
+            for (who, m) in r.sides[1..3].iter() {
+                let (Some((fr, fb, ft)), Ok(m)) = (fgb, m) else { continue };
                 let (mr, mb, mt) = m.med();
                 let ok = |x: f64, target: f64| if x <= target { "met" } else { "NOT met" };
                 out += &format!(
-                    "{:<9}{:>6}  marquet/flatgeobuf: requests {:.2}x (target <= 1.0: {}), bytes {:.2}x (<= 2: {}), time {:.2}x{}\n",
+                    "{:<9}{:>6}  {who}/flatgeobuf: requests {:.2}x (target <= 1.0: {}), bytes {:.2}x (<= 2: {}), time {:.2}x{}\n",
                     name,
                     format!("{lat}ms"),
                     mr / fr,

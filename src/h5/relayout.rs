@@ -1,0 +1,304 @@
+//! Copying objects into a file laid out to be read by byte range (issue #34,
+//! `marquet convert --cloud`).
+//!
+//! A file written by appends interleaves metadata with data: each object header, chunk
+//! B-tree node and heap lies wherever the file ended when it was made, so a reader over a
+//! network finds each one only after reading the one that points to it, one round trip at
+//! a time. [`copy_contiguous`] copies whole groups into a new file in two phases:
+//!
+//! 1. **metadata**: every group, dataset (its datatype, extent and fill value, with
+//!    *contiguous* storage, no filters, allocated late) and attribute — so that, in a file
+//!    that allocates only at its end (local ruling L7), every object header, heap and
+//!    attribute lies together at the front of the file, after the superblock;
+//! 2. **data**: the datasets' elements, in an order the caller chooses (the packed R-trees
+//!    first, so that their upper levels follow the metadata, then the block indexes and the
+//!    geometry data); each dataset's bytes are allocated at its first write, back to back.
+//!
+//! Contiguous storage has no chunk index to look up, and its bytes are read as they lie: one
+//! R-tree node, one row's offsets, one geometry is exactly its bytes. The price: such a
+//! dataset cannot grow (no appends), and nothing is compressed. Object references in
+//! attributes are written again to the copies of the objects they point to (by path).
+#![allow(unsafe_code)]
+
+use std::os::raw::c_void;
+use std::ptr;
+
+use hdf5_sys::h5::hsize_t;
+use hdf5_sys::h5d::{H5D_alloc_time_t, H5D_fill_time_t, H5D_layout_t};
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5s::H5S_seloper_t;
+use hdf5_sys::h5t::H5T_class_t;
+use hdf5_sys::{h5a, h5d, h5i, h5p, h5s, h5t, h5z};
+
+use crate::error::{MarquetError, Result};
+
+use super::*;
+
+/// Bytes of elements moved per read and write while copying data.
+const SLAB_BYTES: u64 = 32 << 20;
+
+/// What [`copy_contiguous`] copied.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RelayoutReport {
+    /// Groups created (the roots' ancestors not counted).
+    pub groups: u64,
+    /// Datasets copied.
+    pub datasets: u64,
+    /// Bytes of elements copied.
+    pub data_bytes: u64,
+}
+
+/// Copy the groups at `roots` (absolute paths), with everything below them, from the file
+/// `src` into the same paths of the new file `dst`, as the module documentation describes:
+/// all metadata first, then the datasets' data, those named in `first` (absolute paths, in
+/// that order) before the rest. Missing ancestors of a root are created as plain groups.
+/// Refuses what the copy could not keep as it is: external or virtual storage, committed
+/// datatypes, references inside datasets or compound attributes, and references to objects
+/// outside the roots.
+pub fn copy_contiguous(src: hid_t, dst: hid_t, roots: &[String], first: &[String]) -> Result<RelayoutReport> {
+    let mut report = RelayoutReport::default();
+    let mut datasets = Vec::new();
+    let mut refs = Vec::new();
+    for root in roots {
+        let mut at = String::new();
+        for part in root.split('/').filter(|p| !p.is_empty()).collect::<Vec<_>>().split_last().map(|(_, a)| a.to_vec()).unwrap_or_default() {
+            at = format!("{at}/{part}");
+            if !path_exists(dst, &at)? {
+                group_create(dst, &at)?;
+            }
+        }
+        copy_meta(src, dst, root, &mut datasets, &mut refs, &mut report)?;
+    }
+    // References, once every object they may point to exists.
+    for (path, name) in &refs {
+        let s = object_open(src, path)?;
+        let d = object_open(dst, path)?;
+        let Some((targets, _, space)) = attr_read_refs(s.id(), name)? else { continue };
+        let mut paths = Vec::with_capacity(targets.len());
+        for t in targets {
+            let t = t.ok_or_else(|| MarquetError::Unsupported(format!("{path}: attribute {name} holds a reference that does not resolve")))?;
+            if !roots.iter().any(|r| t == *r || t.starts_with(&format!("{}/", r.trim_end_matches('/')))) {
+                return Err(MarquetError::Unsupported(format!("{path}: attribute {name} refers to {t}, outside the objects copied")));
+            }
+            paths.push(t);
+        }
+        attr_write_refs(d.id(), name, &paths, matches!(space, Space::Scalar))?;
+    }
+    // Data: the datasets named first, in their order, then the others as they were met.
+    let mut order: Vec<&String> = first.iter().filter(|p| datasets.contains(p)).collect();
+    order.dedup();
+    order.extend(datasets.iter().filter(|p| !first.contains(p)));
+    for path in order {
+        report.data_bytes += copy_data(src, dst, path)?;
+    }
+    Ok(report)
+}
+
+/// Phase 1 for the object at `path` and everything below it.
+fn copy_meta(src: hid_t, dst: hid_t, path: &str, datasets: &mut Vec<String>, refs: &mut Vec<(String, String)>, report: &mut RelayoutReport) -> Result<()> {
+    let o = object_open(src, path)?;
+    let kind = locked(|| unsafe { h5i::H5Iget_type(o.id()) });
+    match kind {
+        h5i::H5I_type_t::H5I_GROUP => {
+            let g = group_create(dst, path)?;
+            report.groups += 1;
+            copy_attrs(o.id(), g.id(), path, refs)?;
+            drop(g);
+            for m in member_names(o.id(), path)? {
+                let child = format!("{}/{m}", path.trim_end_matches('/'));
+                copy_meta(src, dst, &child, datasets, refs, report)?;
+            }
+        }
+        h5i::H5I_type_t::H5I_DATASET => {
+            let d = create_contiguous(o.id(), dst, path)?;
+            report.datasets += 1;
+            copy_attrs(o.id(), d.id(), path, refs)?;
+            datasets.push(path.to_string());
+        }
+        _ => return Err(MarquetError::Unsupported(format!("{path}: a committed datatype or other object that the copy does not carry"))),
+    }
+    Ok(())
+}
+
+/// Create dataset `path` in `dst` like `ds` (datatype, extent, fill value and the other
+/// creation properties), stored contiguous without filters and allocated at its first write.
+fn create_contiguous(ds: hid_t, dst: hid_t, path: &str) -> Result<Hid> {
+    let n = cstr(path)?;
+    locked(|| unsafe {
+        let ft = Hid::new(h5d::H5Dget_type(ds), path, "H5Dget_type")?;
+        let t = Hid::new(h5t::H5Tcopy(ft.0), path, "H5Tcopy")?;
+        if h5t::H5Tdetect_class(t.0, H5T_class_t::H5T_REFERENCE) > 0 {
+            return Err(MarquetError::Unsupported(format!("{path}: a dataset of references is not copied")));
+        }
+        let fs = Hid::new(h5d::H5Dget_space(ds), path, "H5Dget_space")?;
+        let rank = check(h5s::H5Sget_simple_extent_ndims(fs.0), path, "H5Sget_simple_extent_ndims")?;
+        let space = if rank > 0 {
+            let mut dims = vec![0 as hsize_t; rank as usize];
+            check(h5s::H5Sget_simple_extent_dims(fs.0, dims.as_mut_ptr(), ptr::null_mut()), path, "H5Sget_simple_extent_dims")?;
+            Hid::new(h5s::H5Screate_simple(rank, dims.as_ptr(), dims.as_ptr()), path, "H5Screate_simple")?
+        } else {
+            Hid::new(h5s::H5Scopy(fs.0), path, "H5Scopy")?
+        };
+        let dcpl = Hid::new(h5d::H5Dget_create_plist(ds), path, "H5Dget_create_plist")?;
+        if check(h5p::H5Pget_external_count(dcpl.0), path, "H5Pget_external_count")? > 0 {
+            return Err(MarquetError::Unsupported(format!("{path}: external storage is not copied")));
+        }
+        match h5p::H5Pget_layout(dcpl.0) {
+            H5D_layout_t::H5D_CHUNKED => {
+                if check(h5p::H5Pget_nfilters(dcpl.0), path, "H5Pget_nfilters")? > 0 {
+                    check(h5p::H5Premove_filter(dcpl.0, h5z::H5Z_FILTER_ALL), path, "H5Premove_filter")?;
+                }
+                check(h5p::H5Pset_layout(dcpl.0, H5D_layout_t::H5D_CONTIGUOUS), path, "H5Pset_layout")?;
+            }
+            H5D_layout_t::H5D_CONTIGUOUS | H5D_layout_t::H5D_COMPACT => {}
+            _ => return Err(MarquetError::Unsupported(format!("{path}: virtual storage is not copied"))),
+        }
+        if h5p::H5Pget_layout(dcpl.0) == H5D_layout_t::H5D_CONTIGUOUS {
+            check(h5p::H5Pset_alloc_time(dcpl.0, H5D_alloc_time_t::H5D_ALLOC_TIME_LATE), path, "H5Pset_alloc_time")?;
+        }
+        // Every element is written by the copy: no fill values written first.
+        check(h5p::H5Pset_fill_time(dcpl.0, H5D_fill_time_t::H5D_FILL_TIME_NEVER), path, "H5Pset_fill_time")?;
+        Hid::new(h5d::H5Dcreate2(dst, n.as_ptr(), t.0, space.0, H5P_DEFAULT, dcpl.0, H5P_DEFAULT), path, "H5Dcreate2")
+    })
+}
+
+/// Whether elements of `t` hold pointers that HDF5 allocates on read (variable-length
+/// strings or sequences, also inside compounds and arrays).
+unsafe fn has_vlen(t: hid_t) -> bool {
+    h5t::H5Tdetect_class(t, H5T_class_t::H5T_VLEN) > 0 || h5t::H5Tis_variable_str(t) > 0 || (h5t::H5Tdetect_class(t, H5T_class_t::H5T_STRING) > 0 && h5t::H5Tget_class(t) != H5T_class_t::H5T_STRING)
+}
+
+/// Copy every attribute of `from` to `to` as stored, except reference attributes, which
+/// are noted in `refs` for [`copy_contiguous`] to write once their targets exist.
+fn copy_attrs(from: hid_t, to: hid_t, path: &str, refs: &mut Vec<(String, String)>) -> Result<()> {
+    for name in attr_names(from)? {
+        let c = cstr(&name)?;
+        let what = format!("{path} attribute {name}");
+        let is_ref = locked(|| unsafe {
+            let a = Hid::new(h5a::H5Aopen(from, c.as_ptr(), H5P_DEFAULT), &what, "H5Aopen")?;
+            let ft = Hid::new(h5a::H5Aget_type(a.0), &what, "H5Aget_type")?;
+            if h5t::H5Tget_class(ft.0) == H5T_class_t::H5T_REFERENCE {
+                return Ok(true);
+            }
+            if h5t::H5Tdetect_class(ft.0, H5T_class_t::H5T_REFERENCE) > 0 {
+                return Err(MarquetError::Unsupported(format!("{what}: references inside a compound are not copied")));
+            }
+            let t = Hid::new(h5t::H5Tcopy(ft.0), &what, "H5Tcopy")?;
+            let sp = Hid::new(h5a::H5Aget_space(a.0), &what, "H5Aget_space")?;
+            let np = check(h5s::H5Sget_simple_extent_npoints(sp.0), &what, "H5Sget_simple_extent_npoints")? as u64;
+            let size = h5t::H5Tget_size(t.0) as u64;
+            let words = np.checked_mul(size).map(|b| b.div_ceil(8)).and_then(|w| usize::try_from(w).ok()).ok_or_else(|| MarquetError::spec(&what, "HDF5 attribute", "size overflow"))?;
+            // u64 words: aligned for the pointers of variable-length elements.
+            let mut buf = vec![0u64; words];
+            if np > 0 {
+                check(h5a::H5Aread(a.0, t.0, buf.as_mut_ptr() as *mut c_void), &what, "H5Aread")?;
+            }
+            let na = Hid::new(h5a::H5Acreate2(to, c.as_ptr(), t.0, sp.0, H5P_DEFAULT, H5P_DEFAULT), &what, "H5Acreate2");
+            let res = match na {
+                Ok(na) if np > 0 => check(h5a::H5Awrite(na.0, t.0, buf.as_ptr() as *const c_void), &what, "H5Awrite").map(|_| ()),
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if np > 0 && has_vlen(t.0) {
+                h5t::H5Treclaim(t.0, sp.0, H5P_DEFAULT, buf.as_mut_ptr() as *mut c_void);
+            }
+            res.map(|()| false)
+        })?;
+        if is_ref {
+            refs.push((path.to_string(), name));
+        }
+    }
+    Ok(())
+}
+
+/// Copy the elements of dataset `path` from `src` to its copy in `dst`, in slabs of whole
+/// rows (the first dimension) of about [`SLAB_BYTES`]. Returns the bytes copied.
+fn copy_data(src: hid_t, dst: hid_t, path: &str) -> Result<u64> {
+    let s = dataset_open(src, path)?;
+    let d = dataset_open(dst, path)?;
+    wrote(locked(|| unsafe {
+        let ft = Hid::new(h5d::H5Dget_type(s.0), path, "H5Dget_type")?;
+        let t = Hid::new(h5t::H5Tcopy(ft.0), path, "H5Tcopy")?;
+        let size = h5t::H5Tget_size(t.0) as u64;
+        let vlen = has_vlen(t.0);
+        let fs = Hid::new(h5d::H5Dget_space(s.0), path, "H5Dget_space")?;
+        let rank = check(h5s::H5Sget_simple_extent_ndims(fs.0), path, "H5Sget_simple_extent_ndims")? as usize;
+        let npoints = check(h5s::H5Sget_simple_extent_npoints(fs.0), path, "H5Sget_simple_extent_npoints")? as u64;
+        if npoints == 0 || size == 0 {
+            return Ok(0);
+        }
+        let too_big = || MarquetError::spec(path, "HDF5 dataset", "size overflow");
+        if rank == 0 {
+            let words = usize::try_from(size.div_ceil(8)).map_err(|_| too_big())?;
+            let mut buf = vec![0u64; words];
+            check(h5d::H5Dread(s.0, t.0, h5s::H5S_ALL, h5s::H5S_ALL, H5P_DEFAULT, buf.as_mut_ptr() as *mut c_void), path, "H5Dread")?;
+            let r = check(h5d::H5Dwrite(d.0, t.0, h5s::H5S_ALL, h5s::H5S_ALL, H5P_DEFAULT, buf.as_ptr() as *const c_void), path, "H5Dwrite");
+            if vlen {
+                h5t::H5Treclaim(t.0, fs.0, H5P_DEFAULT, buf.as_mut_ptr() as *mut c_void);
+            }
+            r?;
+            return Ok(size);
+        }
+        let mut dims = vec![0 as hsize_t; rank];
+        check(h5s::H5Sget_simple_extent_dims(fs.0, dims.as_mut_ptr(), ptr::null_mut()), path, "H5Sget_simple_extent_dims")?;
+        let row_bytes = dims[1..].iter().try_fold(size, |a, &b| a.checked_mul(b)).ok_or_else(too_big)?;
+        let rows_per = (SLAB_BYTES / row_bytes.max(1)).max(1);
+        let ds_space = Hid::new(h5d::H5Dget_space(d.0), path, "H5Dget_space")?;
+        let mut total = 0u64;
+        let mut r = 0u64;
+        while r < dims[0] {
+            let n = rows_per.min(dims[0] - r);
+            let mut start = vec![0 as hsize_t; rank];
+            start[0] = r;
+            let mut count = dims.clone();
+            count[0] = n;
+            let bytes = n.checked_mul(row_bytes).ok_or_else(too_big)?;
+            let mut buf = vec![0u64; usize::try_from(bytes.div_ceil(8)).map_err(|_| too_big())?];
+            check(h5s::H5Sselect_hyperslab(fs.0, H5S_seloper_t::H5S_SELECT_SET, start.as_ptr(), ptr::null(), count.as_ptr(), ptr::null()), path, "H5Sselect_hyperslab")?;
+            check(h5s::H5Sselect_hyperslab(ds_space.0, H5S_seloper_t::H5S_SELECT_SET, start.as_ptr(), ptr::null(), count.as_ptr(), ptr::null()), path, "H5Sselect_hyperslab")?;
+            let ms = Hid::new(h5s::H5Screate_simple(rank as i32, count.as_ptr(), ptr::null()), path, "H5Screate_simple")?;
+            check(h5d::H5Dread(s.0, t.0, ms.0, fs.0, H5P_DEFAULT, buf.as_mut_ptr() as *mut c_void), path, "H5Dread")?;
+            let w = check(h5d::H5Dwrite(d.0, t.0, ms.0, ds_space.0, H5P_DEFAULT, buf.as_ptr() as *const c_void), path, "H5Dwrite");
+            if vlen {
+                h5t::H5Treclaim(t.0, ms.0, H5P_DEFAULT, buf.as_mut_ptr() as *mut c_void);
+            }
+            w?;
+            total += bytes;
+            r += n;
+        }
+        Ok(total)
+    }))
+}
+
+/// Where the bytes of a dataset lie: its object header's address and, for contiguous
+/// storage, the address of its data (`None` when not allocated) — for telling whether a
+/// file keeps its metadata ahead of its data (`marquet info`, issue #34).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// The object header's address.
+    pub header: u64,
+    /// Contiguous storage's address (`H5Dget_offset`), `None` for other layouts.
+    pub data: Option<u64>,
+    /// Whether the dataset is stored contiguous (or compact) and unfiltered.
+    pub plain: bool,
+}
+
+/// The [`Placement`] of the open dataset `ds`.
+pub fn placement(ds: hid_t, path: &str) -> Result<Placement> {
+    let (_, token) = object_identity(ds, path)?;
+    let header = u64::from_le_bytes(token[..8].try_into().unwrap_or([0; 8]));
+    locked(|| unsafe {
+        let dcpl = Hid::new(h5d::H5Dget_create_plist(ds), path, "H5Dget_create_plist")?;
+        let layout = h5p::H5Pget_layout(dcpl.0);
+        let nf = check(h5p::H5Pget_nfilters(dcpl.0), path, "H5Pget_nfilters")?;
+        let plain = nf == 0 && matches!(layout, H5D_layout_t::H5D_CONTIGUOUS | H5D_layout_t::H5D_COMPACT);
+        let data = if layout == H5D_layout_t::H5D_CONTIGUOUS {
+            let off = h5d::H5Dget_offset(ds);
+            (off != hdf5_sys::h5::HADDR_UNDEF).then_some(off)
+        } else {
+            None
+        };
+        Ok(Placement { header, data, plain })
+    })
+}
