@@ -494,7 +494,8 @@ impl PureDataset {
                     if c == 0 {
                         return Ok(bytes);
                     }
-                    let mut ks: Vec<u64> = ranges.iter().filter(|&&(s, n)| n > 0 && s.saturating_add(n) <= len).flat_map(|&(s, n)| s / c..=(s + n - 1) / c).collect();
+                    let wanted: Vec<(u64, u64)> = ranges.iter().filter(|&&(s, n)| n > 0 && s.saturating_add(n) <= len).copied().collect();
+                    let mut ks: Vec<u64> = wanted.iter().flat_map(|&(s, n)| s / c..=(s + n - 1) / c).collect();
                     ks.sort_unstable();
                     ks.dedup();
                     if chunk_indexing.is_none() {
@@ -503,7 +504,19 @@ impl PureDataset {
                     }
                     for k in ks {
                         if let Some(e) = self.entry(*address, dims, chunk_indexing.is_none(), k, c)? {
-                            if !self.undefined(e.address) && e.address.checked_add(e.size).is_some_and(|end| end <= r.len()) {
+                            if self.undefined(e.address) || e.address.checked_add(e.size).is_none_or(|end| end > r.len()) {
+                                continue;
+                            }
+                            if self.stored_plain(&e, c * es) {
+                                // Stored as it is: only the elements wanted, as `read` reads them.
+                                let (lo, hi) = (k * c, (k + 1) * c);
+                                for &(s, n) in &wanted {
+                                    let (a, b) = (s.max(lo), (s + n).min(hi));
+                                    if a < b {
+                                        bytes.push((e.address + (a - lo) * es, (b - a) * es));
+                                    }
+                                }
+                            } else {
                                 bytes.push((e.address, e.size));
                             }
                         }
