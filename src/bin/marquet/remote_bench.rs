@@ -326,32 +326,21 @@ fn measure(cfg: &RemoteConfig, srv: &RangeServer, rt: &tokio::runtime::Runtime, 
         fgb.push(srv, t.elapsed().as_secs_f64());
         check("flatgeobuf (HttpFgbReader)", &got)?;
 
-        if let Ok(side) = &mut mq {
+        // The default layout, then the same table in the cloud layout (`convert --cloud`).
+        for (res, url, who) in [(&mut mq, &h5_url, "marquet"), (&mut mqc, &cloud_url, "marquet cloud layout")] {
+            let Ok(side) = res else { continue };
             srv.reset_stats();
             let t = Instant::now();
-            match marquet_url(&h5_url, w) {
+            match marquet_url(url, w) {
                 Ok((rows, path)) => {
                     side.push(srv, t.elapsed().as_secs_f64());
                     if path != "byte-range" {
-                        return Err(format!("{name} window {i}: marquet read {h5_url} on the {path} path, not by byte range"));
+                        return Err(format!("{name} window {i}: {who} read {url} on the {path} path, not by byte range"));
                     }
-                    check("marquet (SpatialReader::open_url)", &ids_of_rows(&ids, &rows)?)?;
+                    check(who, &ids_of_rows(&ids, &rows)?)?;
                 }
-                Err(e) if i == 0 => mq = Err(e),
-                Err(e) => return Err(format!("{name} window {i}: marquet: {e}")),
-            }
-        }
-        // The same table in the cloud layout (`convert --cloud`).
-        if let Ok(side) = &mut mqc {
-            srv.reset_stats();
-            let t = Instant::now();
-            match marquet_url(&cloud_url, w) {
-                Ok((rows, _)) => {
-                    side.push(srv, t.elapsed().as_secs_f64());
-                    check("marquet cloud layout", &ids_of_rows(&ids, &rows)?)?;
-                }
-                Err(e) if i == 0 => mqc = Err(e),
-                Err(e) => return Err(format!("{name} window {i}: marquet cloud layout: {e}")),
+                Err(e) if i == 0 => *res = Err(e),
+                Err(e) => return Err(format!("{name} window {i}: {who}: {e}")),
             }
         }
         if let Ok(side) = &mut cli {
