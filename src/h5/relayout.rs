@@ -38,7 +38,7 @@ use super::*;
 /// Bytes of elements moved per read and write while copying data.
 const SLAB_BYTES: u64 = 32 << 20;
 
-/// What [`copy_contiguous`] copied.
+/// What a copy into the cloud layout copied (`marquet::write_cloud_copy`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RelayoutReport {
     /// Groups created (the roots' ancestors not counted).
