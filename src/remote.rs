@@ -80,7 +80,7 @@ impl Default for RemoteOptions {
         RemoteOptions {
             timeout: Duration::from_secs(30),
             retries: 4,
-            block_size: 4 << 10,
+            block_size: 1 << 10,
             first_read: 64 << 10,
             max_request_bytes: 8 << 20,
             merge_gap: 64 << 10,

@@ -86,9 +86,8 @@ pub fn copy_contiguous(src: hid_t, dst: hid_t, roots: &[String], first: &[String
         attr_write_refs(d.id(), name, &paths, matches!(space, Space::Scalar))?;
     }
     // Data: the datasets named first, in their order, then the others as they were met.
-    let mut order: Vec<&String> = first.iter().filter(|p| datasets.contains(p)).collect();
-    order.dedup();
-    order.extend(datasets.iter().filter(|p| !first.contains(p)));
+    let mut seen = std::collections::HashSet::new();
+    let order = first.iter().filter(|p| datasets.contains(p)).chain(datasets.iter()).filter(|p| seen.insert(p.as_str()));
     for path in order {
         report.data_bytes += copy_data(src, dst, path)?;
     }
