@@ -516,12 +516,12 @@ fn write_rtree_items(this: &MarquetTable, col: &str, existing: Option<&IndexInfo
     Ok(path)
 }
 
-/// The leaves of an R-tree that was valid for rows `[0, n_old)` before an append, with the
-/// open dataset and its layout — or `None` when the dataset does not pass every check an
-/// in-place rewrite relies on (our datatype and chunking inside `SEARCH_INDEXES`, its
-/// `node_size`, `num_items` ≤ `n_old`, an extent of at least T, leaves that name distinct
-/// rows below `n_old` with ordered, NaN-free boxes) or cannot be read. No write is made.
-fn stored_leaves(this: &MarquetTable, idx: &IndexInfo, node_size: u16, n_old: u64) -> Result<Option<(Hid, Layout, Vec<Entry>)>> {
+/// An R-tree that was valid for rows `[0, n_old)` before an append: the open dataset and its
+/// layout — or `None` when the dataset does not pass every check an in-place rewrite relies
+/// on (our datatype and chunking inside `SEARCH_INDEXES`, its `node_size`, `num_items` ≤
+/// `n_old`, an extent of at least T; its leaves are checked as they are read,
+/// [`scan_leaves`]). No write is made.
+fn stored_tree(this: &MarquetTable, idx: &IndexInfo, node_size: u16, n_old: u64) -> Result<Option<(Hid, Layout)>> {
     let t = this.table();
     let prefix = t.member_path(names::SEARCH_INDEXES) + "/";
     if !idx.path.starts_with(&prefix) {
@@ -540,23 +540,40 @@ fn stored_leaves(this: &MarquetTable, idx: &IndexInfo, node_size: u16, n_old: u6
     if di.dims[0] < layout.total {
         return Ok(None);
     }
-    let Ok(bytes) = h5::dataset_read(ds.id(), layout.leaf_start(), n0, &rtree_dtype(), &idx.path) else { return Ok(None) };
-    let mut leaves = Vec::new();
-    decode_entries(&bytes, &mut leaves);
-    drop(bytes);
+    Ok(Some((ds, layout)))
+}
+
+/// Leaves read at once while streaming a stored tree (2.6 MB).
+const LEAF_SLAB: u64 = 1 << 16;
+
+/// Hand every leaf of the stored tree `ds` (of `layout`) to `f` with its number, reading
+/// them a slab at a time, and check each: a row below `n_old`, an ordered NaN-free box, no
+/// row twice. `false` (and nothing more handed over) at the first leaf that fails or a read
+/// that fails: the tree is then not one an append can build on.
+fn scan_leaves(ds: &Hid, path: &str, layout: &Layout, n_old: u64, mut f: impl FnMut(u64, &Entry)) -> Result<bool> {
+    let n0 = layout.num_items;
     let mut seen = vec![0u64; (n_old as usize).div_ceil(64)];
     let ordered = |lo: f64, hi: f64| lo <= hi; // false for NaN
-    for e in &leaves {
-        if e.index >= n_old || !ordered(e.xmin, e.xmax) || !ordered(e.ymin, e.ymax) {
-            return Ok(None);
+    let mut slab = Vec::new();
+    let mut j = 0u64;
+    while j < n0 {
+        let n = LEAF_SLAB.min(n0 - j);
+        let Ok(bytes) = h5::dataset_read(ds.id(), layout.leaf_start() + j, n, &rtree_dtype(), path) else { return Ok(false) };
+        decode_entries(&bytes, &mut slab);
+        for e in &slab {
+            if e.index >= n_old || !ordered(e.xmin, e.xmax) || !ordered(e.ymin, e.ymax) {
+                return Ok(false);
+            }
+            let (w, b) = ((e.index / 64) as usize, e.index % 64);
+            if seen[w] & (1 << b) != 0 {
+                return Ok(false);
+            }
+            seen[w] |= 1 << b;
+            f(j, e);
+            j += 1;
         }
-        let (w, b) = ((e.index / 64) as usize, e.index % 64);
-        if seen[w] & (1 << b) != 0 {
-            return Ok(None);
-        }
-        seen[w] |= 1 << b;
     }
-    Ok(Some((ds, layout, leaves)))
+    Ok(true)
 }
 
 /// The R-tree of an append (HEP002 §10.4, issue #31), rebuilt from the boxes already
@@ -566,54 +583,71 @@ fn stored_leaves(this: &MarquetTable, idx: &IndexInfo, node_size: u16, n_old: u6
 /// where they are (now leaves `0..`), the first `d` old leaves move to the end, followed by
 /// the new items in Hilbert order (the leaves "MAY appear in any order"; docs/RULINGS-LOCAL.md
 /// L18). Only the upper levels and that tail are written: about `n/15 + d + k` entries for
-/// `k` new items. When the tree is too small for that (`d` ≥ its items) it is rebuilt whole
-/// from the same boxes. Returns `false`, having written nothing, when the stored tree does
-/// not pass [`stored_leaves`]; the caller then builds it from the rows.
+/// `k` new items. The stored leaves are streamed a slab at a time into the new level 1
+/// ([`packed_rtree::empty_level1`]): memory is level 1 (`n/16` entries), not the tree
+/// (a 10,000,000-row table held 870 MB for it before). When the tree is too small for that
+/// (`d` ≥ its items) it is rebuilt whole from the same boxes. Returns `false`, having
+/// written nothing, when the stored tree does not pass [`scan_leaves`]' checks; the caller
+/// then builds it from the rows.
 fn append_rtree(this: &MarquetTable, col: &str, idx: &IndexInfo, node_size: u16, tokens: (u64, u64), n_old: u64, added: &[(BBox, u64)]) -> Result<bool> {
-    let Some((ds, old, leaves)) = stored_leaves(this, idx, node_size, n_old)? else { return Ok(false) };
+    let Some((ds, old)) = stored_tree(this, idx, node_size, n_old)? else { return Ok(false) };
     packed_rtree::check_items(added, node_size)?;
-    let n0_old = leaves.len();
-    let n0_new = n0_old + added.len();
-    let new = Layout::try_new(n0_new as u64, node_size)?;
+    let n0_old = old.num_items;
+    let n0_new = n0_old + added.len() as u64;
+    let new = Layout::try_new(n0_new, node_size)?;
     let (s_old, s_new) = (old.leaf_start(), new.leaf_start());
-    let d = usize::try_from(s_new.saturating_sub(s_old)).unwrap_or(usize::MAX);
+    let d = s_new.saturating_sub(s_old);
+    let path = &idx.path;
     if d >= n0_old {
         // The old leaves would all move: one whole rebuild from the stored boxes.
-        let mut items: Vec<(BBox, u64)> = leaves.iter().map(|e| (e.bbox(), e.index)).collect();
+        let mut items: Vec<(BBox, u64)> = Vec::new();
+        if !scan_leaves(&ds, path, &old, n_old, |_, e| items.push((e.bbox(), e.index)))? {
+            return Ok(false);
+        }
         items.extend_from_slice(added);
         drop(ds);
         write_rtree_items(this, col, Some(idx), node_size, tokens, true, &items)?;
         return Ok(true);
     }
+    // One pass over the stored leaves: the extent, the level-1 boxes of the new
+    // arrangement (old leaf j is new leaf j − d, or n0_old − d + j for the first d), and
+    // the first d leaves, which move to the tail.
+    let m = u64::from(node_size);
+    let mut level1 = packed_rtree::empty_level1(&new);
     let mut extent = packed_rtree::Entry { xmin: f64::INFINITY, ymin: f64::INFINITY, xmax: f64::NEG_INFINITY, ymax: f64::NEG_INFINITY, index: 0 };
-    for e in &leaves {
-        extent.xmin = extent.xmin.min(e.xmin);
-        extent.ymin = extent.ymin.min(e.ymin);
-        extent.xmax = extent.xmax.max(e.xmax);
-        extent.ymax = extent.ymax.max(e.ymax);
+    let mut head = Vec::with_capacity(d as usize);
+    let ok = scan_leaves(&ds, path, &old, n_old, |j, e| {
+        extent.expand(e);
+        let p = if j >= d { j - d } else { n0_old - d + j };
+        if j < d {
+            head.push(*e);
+        }
+        level1[(p / m) as usize].expand(e);
+    })?;
+    if !ok {
+        return Ok(false);
     }
     let extent = extent.bbox().union(&crate::spatial::hilbert::extent_of(added.iter().map(|(b, _)| b)));
-    let mut order = Vec::with_capacity(n0_new);
-    order.extend_from_slice(&leaves[d..]);
-    order.extend_from_slice(&leaves[..d]);
-    drop(leaves);
-    order.extend(packed_rtree::hilbert_leaves(added, &extent));
-    let entries = packed_rtree::build_levels(order, node_size)?;
-    let path = &idx.path;
+    let fresh = packed_rtree::hilbert_leaves(added, &extent);
+    for (q, e) in fresh.iter().enumerate() {
+        level1[((n0_old + q as u64) / m) as usize].expand(e);
+    }
+    let upper = packed_rtree::levels_above(&new, &level1)?;
+    drop(level1);
     let dt = rtree_dtype();
     // Tokens of the state being committed first, flushed (HEP001 §12.3 step 4, local ruling
     // L6); then num_items and the content. A kill anywhere after leaves a stale tree.
     begin_write(this, path, tokens, true)?;
-    h5::attr_write_u64(ds.id(), names::NUM_ITEMS, n0_new as u64)?;
+    h5::attr_write_u64(ds.id(), names::NUM_ITEMS, n0_new)?;
     let di = h5::dataset_info(ds.id(), path)?;
     if di.dims[0] < new.total {
         h5::dataset_set_len(ds.id(), new.total, path)?;
     }
-    // Entries [s_new, s_old + n0_old) are the old leaves d.., already in place.
-    let s_new = s_new as usize;
-    let tail = s_old as usize + n0_old;
-    h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&entries[..s_new]), path)?;
-    h5::dataset_write(ds.id(), tail as u64, &dt, &encode_entries(&entries[tail..]), path)?;
+    // Entries [s_new, s_old + n0_old) are the old leaves d.., already in place; the tail
+    // (new leaves n0_old − d..) is the first d old leaves, then the new items.
+    h5::dataset_write(ds.id(), 0, &dt, &encode_entries(&upper), path)?;
+    head.extend(fresh);
+    h5::dataset_write(ds.id(), s_old + n0_old, &dt, &encode_entries(&head), path)?;
     Ok(true)
 }
 /// The body of [`MarquetTable::maintain_indexes_after_append`]: one [`IndexPlan`] fed

@@ -62,7 +62,8 @@ impl Entry {
         BBox::xy(self.xmin, self.ymin, self.xmax, self.ymax)
     }
 
-    fn expand(&mut self, o: &Entry) {
+    /// Widen this entry's box to hold `o`'s.
+    pub fn expand(&mut self, o: &Entry) {
         self.xmin = self.xmin.min(o.xmin);
         self.ymin = self.ymin.min(o.ymin);
         self.xmax = self.xmax.max(o.xmax);
@@ -271,22 +272,55 @@ pub fn build_levels(leaves: Vec<Entry>, node_size: u16) -> Result<Vec<Entry>> {
     let mut entries = Vec::with_capacity(total);
     entries.resize(leaf_start, placeholder);
     entries.extend(leaves);
-    let m = node_size as usize;
-    for k in 1..layout.num_levels() {
+    fill_levels(&mut entries, &layout, 1);
+    Ok(entries)
+}
+
+/// An internal entry with no child yet: the empty box (every child widens it).
+const EMPTY_NODE: Entry = Entry { xmin: f64::INFINITY, ymin: f64::INFINITY, xmax: f64::NEG_INFINITY, ymax: f64::NEG_INFINITY, index: 0 };
+
+/// Compute levels `from..` of `layout` in `entries` (storage order, positions absolute),
+/// each internal entry from the entries of the level below it, which must be in place.
+fn fill_levels(entries: &mut [Entry], layout: &Layout, from: usize) {
+    let m = layout.node_size as usize;
+    for k in from..layout.num_levels() {
         let lower_start = layout.starts[k - 1] as usize;
         let lower_end = lower_start + layout.sizes[k - 1] as usize;
         let start = layout.starts[k] as usize;
         for i in 0..layout.sizes[k] as usize {
             let first = lower_start + i * m;
-            let mut node = Entry {
-                index: first as u64,
-                ..placeholder
-            };
+            let mut node = Entry { index: first as u64, ..EMPTY_NODE };
             for child in &entries[first..lower_end.min(first + m)] {
                 node.expand(child);
             }
             entries[start + i] = node;
         }
+    }
+}
+
+/// The level-1 entries of a tree of `layout` before any leaf is seen: empty boxes holding
+/// the positions of their first children. Widen entry `p / node_size` with leaf `p`
+/// ([`Entry::expand`]) as the leaves go by, then [`levels_above`] — an append builds its
+/// upper levels while streaming the stored leaves instead of holding them (issue #31).
+pub fn empty_level1(layout: &Layout) -> Vec<Entry> {
+    let (Some(&n1), Some(&s0)) = (layout.sizes.get(1), layout.starts.first()) else { return Vec::new() };
+    let m = u64::from(layout.node_size);
+    (0..n1).map(|i| Entry { index: s0 + i * m, ..EMPTY_NODE }).collect()
+}
+
+/// The entries `[0, leaf_start)` of a tree of `layout` — every level above the leaves, in
+/// storage order, root first — from its level 1 (as [`empty_level1`] starts it).
+pub fn levels_above(layout: &Layout, level1: &[Entry]) -> Result<Vec<Entry>> {
+    let n1 = layout.sizes.get(1).copied().unwrap_or(0);
+    if level1.len() as u64 != n1 {
+        return Err(MarquetError::InvalidArgument(format!("{} level-1 entries for a level of {n1}", level1.len())));
+    }
+    let leaf_start = usize::try_from(layout.leaf_start()).map_err(|_| MarquetError::InvalidArgument("r-tree too large".into()))?;
+    let mut entries = vec![EMPTY_NODE; leaf_start];
+    if n1 > 0 {
+        let s1 = layout.starts[1] as usize;
+        entries[s1..s1 + level1.len()].copy_from_slice(level1);
+        fill_levels(&mut entries, layout, 2);
     }
     Ok(entries)
 }
