@@ -139,17 +139,20 @@ fn collect_datasets(file: &File, path: &str, out: &mut Vec<String>) -> Result<()
 
 /// The refusal of a write into a table whose geometry data cannot grow (contiguous storage,
 /// as in a table of the cloud layout), before anything is written: HDF5 would refuse the
-/// first extension with a message about dataspaces.
-pub(crate) fn refuse_fixed_storage(t: &MarquetTable) -> Result<()> {
-    for col in t.geometry_column_names()? {
-        let path = t.geometry_column(&col)?.path;
-        for p in [path.clone(), format!("{path}/OFFSETS"), format!("{path}/VALUES")] {
-            let Ok(ds) = h5::dataset_open(t.table.id(), &p) else { continue };
-            if h5::dataset_info(ds.id(), &p)?.chunk.is_none() {
-                return Err(MarquetError::Unsupported(format!(
-                    "{p} is stored contiguous and cannot grow (a table of the cloud layout, `marquet convert --cloud`): write to its source and make the copy again"
-                )));
-            }
+/// first extension with a message about dataspaces. `info` is the column's, as the writer
+/// read it.
+pub(crate) fn refuse_fixed_storage(t: &MarquetTable, info: &super::GeometryColumnInfo) -> Result<()> {
+    let path = &info.path;
+    let datasets = match info.form {
+        super::StorageForm::VarWkb => vec![format!("{path}/OFFSETS"), format!("{path}/VALUES")],
+        _ => vec![path.clone()],
+    };
+    for p in datasets {
+        let ds = h5::dataset_open(t.table.id(), &p)?;
+        if h5::dataset_info(ds.id(), &p)?.chunk.is_none() {
+            return Err(MarquetError::Unsupported(format!(
+                "{p} is stored contiguous and cannot grow (a table of the cloud layout, `marquet convert --cloud`): write to its source and make the copy again"
+            )));
         }
     }
     Ok(())

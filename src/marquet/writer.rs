@@ -167,21 +167,25 @@ impl<'a> TableWriter<'a> {
     /// (docs/FAULTS.md F1, F3) before anything is written.
     pub fn new(t: &'a MarquetTable, mut opts: WriteOptions) -> Result<TableWriter<'a>> {
         t.require_interpretable()?;
-        // Contiguous geometry data (the cloud layout) cannot grow: refused before any work.
-        super::cloud::refuse_fixed_storage(t)?;
         // A table that keeps its input order gets every batch in the order given (local
         // ruling L19): its producer chose that order, and an append remembers it.
         if t.keeps_input_order()? {
             opts.spatial_order = false;
         }
+        let names = t.geometry_column_names()?;
+        let mut infos = Vec::with_capacity(names.len());
+        for name in &names {
+            let info = t.geometry_column(name)?;
+            // Contiguous geometry data (the cloud layout) cannot grow: refused before any work.
+            super::cloud::refuse_fixed_storage(t, &info)?;
+            infos.push(info);
+        }
         // Refuse a non-conformant table, retire stale tokens (docs/FAULTS.md F1, F3).
         t.table.begin_mutation()?;
         let n_old = t.nrows()?;
-        let names = t.geometry_column_names()?;
         let declare = opts.layout.as_ref().map(|l| (l, opts.rows_hint));
         let mut cols = Vec::with_capacity(names.len());
-        for name in &names {
-            let info = t.geometry_column(name)?;
+        for info in infos {
             let indexes = IndexPlan::new(t, &info, n_old, opts.rtree, declare)?;
             cols.push(ColumnWrite { info, summary: SummaryAcc::default(), indexes });
         }
