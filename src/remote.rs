@@ -81,7 +81,7 @@ impl Default for RemoteOptions {
             timeout: Duration::from_secs(30),
             retries: 4,
             block_size: 1 << 10,
-            first_read: 64 << 10,
+            first_read: crate::marquet::cloud::FIRST_READ,
             max_request_bytes: 8 << 20,
             merge_gap: 64 << 10,
             concurrency: 16,

@@ -493,7 +493,8 @@ def convert(
     HDF5 to HDF5 copies the table ``table`` (or the file's only one) as stored, with its
     layout and indexes, into a new or an existing file. ``cloud=True`` writes a new HDF5
     file in the cloud layout (``marquet convert --cloud``: metadata first, every dataset
-    contiguous and uncompressed; few round trips a window over HTTP or S3; no appends)."""
+    contiguous and uncompressed but the block indexes; few round trips a window over HTTP
+    or S3; no appends)."""
     return _convert(
         os.fspath(input), os.fspath(output), table, geoparquet_version, keep_order, index, rtree, covering, crs, to_crs, cloud
     )

@@ -87,24 +87,32 @@ def test_a_missing_object_is_an_error(served):
 
 
 def test_the_cloud_layout_reads_alike(served):
-    """``convert(cloud=True)``: every dataset contiguous and uncompressed (h5py, the
-    independent reader, says so), the same rows and geometries as the default layout, read
-    locally and by URL."""
+    """``convert(cloud=True)``: every dataset contiguous and uncompressed but the block
+    indexes, each one chunk with HDF5's built-in shuffle and deflate (h5py, the independent
+    reader, says so), the same rows and geometries as the default layout, read locally and
+    by URL."""
     h5py = pytest.importorskip("h5py")
     d, base = served
     out = d / "countries-cloud.h5"
     r = marquet.convert(str(d / "countries.h5"), str(out), cloud=True)
     assert "cloud layout" in r["report"]
-    seen = []
+    seen, blocks = [], []
 
     def visit(name, obj):
         if isinstance(obj, h5py.Dataset):
             seen.append(name)
-            assert obj.chunks is None and obj.compression is None, name
+            kind = obj.attrs.get("KIND")
+            if isinstance(kind, bytes):
+                kind = kind.decode()
+            if kind == "BLOCK_BBOX":
+                blocks.append(name)
+                assert obj.chunks == obj.shape and obj.compression == "gzip" and obj.shuffle, name
+            else:
+                assert obj.chunks is None and obj.compression is None, name
 
     with h5py.File(out, "r") as f:
         f.visititems(visit)
-    assert len(seen) >= 5
+    assert len(seen) >= 5 and len(blocks) >= 1
     for bbox in [(-10, 35, 30, 60), (100, -50, 180, 0)]:
         a = marquet.read_geodataframe(str(d / "countries.h5"), bbox=bbox)
         b = marquet.read_geodataframe(f"{base}/countries-cloud.h5", bbox=bbox)

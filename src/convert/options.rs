@@ -99,7 +99,13 @@ impl std::fmt::Display for ConvertReport {
             write!(f, "{c}")?;
         }
         if let Some(c) = &self.cloud {
-            writeln!(f, "cloud layout: {} datasets contiguous and uncompressed, metadata first ({} bytes of data)", c.datasets, c.data_bytes)?;
+            writeln!(
+                f,
+                "cloud layout: {} datasets contiguous and uncompressed, {} block indexes in one compressed chunk, metadata first ({} bytes of data)",
+                c.datasets - c.one_chunk,
+                c.one_chunk,
+                c.data_bytes
+            )?;
         }
         Ok(())
     }

@@ -266,6 +266,57 @@ pub(crate) fn scan_rows(this: &MarquetTable, col: &str, start: u64, end: u64) ->
     }
     Ok(out)
 }
+/// The smallest block length the cloud layout gives a block index (issue #34): 128 point
+/// rows are 2 KiB, two of the remote reader's 1 KiB blocks.
+pub(crate) const CLOUD_MIN_BLOCK_LENGTH: u64 = 128;
+
+/// A column's block index recomputed for the cloud layout (issue #34).
+pub(crate) struct ResizedBlocks {
+    /// The new block length.
+    pub block_length: u64,
+    /// The entries' datatype (HEP002 §10.3).
+    pub dtype: Dtype,
+    /// The number of entries.
+    pub len: u64,
+    /// The entries, little-endian in `dtype`'s layout.
+    pub bytes: Vec<u8>,
+}
+
+/// The block index of column `col` (rows `[0, NROWS)`) with the smallest block length —
+/// [`CLOUD_MIN_BLOCK_LENGTH`] times a power of two, at most `at_most` — whose entries, as
+/// `stored_size` stores them, take at most `budget` bytes; `None` when none does.
+///
+/// Why (issue #34, docs/PERFORMANCE.md "The cloud layout"): a cold window over HTTP reads a
+/// block index whole, then whole every block it does not skip. Shorter blocks read fewer
+/// rows that a window does not want, and cost nothing while the index still lies inside the
+/// bytes the open reads anyway. The rows are read in slabs of [`SCAN_ROWS`]; memory is one
+/// entry per shortest block.
+pub(crate) fn blocks_within(this: &MarquetTable, col: &str, at_most: u64, budget: usize, stored_size: impl Fn(&[u8], usize) -> Result<usize>) -> Result<Option<ResizedBlocks>> {
+    let n = this.nrows()?;
+    let (mut z, mut m, mut any) = (true, true, false);
+    let mut finest = Vec::new();
+    let mut s = 0;
+    while s < n {
+        // SCAN_ROWS is a multiple of the shortest block: every slab ends on a block boundary.
+        let e = (s + SCAN_ROWS).min(n);
+        let rows = this.row_infos(col, s, e)?;
+        dims_of(&rows, &mut z, &mut m, &mut any);
+        finest.extend(block_bbox::build_blocks(rows.iter().map(summary), CLOUD_MIN_BLOCK_LENGTH)?);
+        s = e;
+    }
+    let (z, m) = (z && any, m && any);
+    let dtype = block_bbox_dtype(z, m);
+    let mut b = CLOUD_MIN_BLOCK_LENGTH;
+    while b <= at_most {
+        let entries = block_bbox::coarsen(&finest, (b / CLOUD_MIN_BLOCK_LENGTH) as usize);
+        let bytes = encode_blocks(&entries, z, m);
+        if stored_size(&bytes, dtype.size())? <= budget {
+            return Ok(Some(ResizedBlocks { block_length: b, dtype, len: entries.len() as u64, bytes }));
+        }
+        b *= 2;
+    }
+    Ok(None)
+}
 /// The body of [`MarquetTable::spatial_indexes`].
 pub(crate) fn spatial_indexes(this: &MarquetTable, col: &str) -> Result<Vec<SpatialIndex>> {
     this.geometry_column(col)?;

@@ -48,6 +48,23 @@ impl BlockEntry {
     }
 }
 
+/// The entries of block length `factor · B` from those of block length `B` (consecutive
+/// runs of `factor` entries joined: boxes united, counts summed).
+pub fn coarsen(entries: &[BlockEntry], factor: usize) -> Vec<BlockEntry> {
+    entries
+        .chunks(factor.max(1))
+        .map(|run| {
+            run.iter().fold(BlockEntry::EMPTY, |mut a, e| {
+                a.bbox = a.bbox.union(&e.bbox);
+                a.n += e.n;
+                a.null_count += e.null_count;
+                a.empty_count += e.empty_count;
+                a
+            })
+        })
+        .collect()
+}
+
 /// What the block index needs to know about one row.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RowSummary {
@@ -205,6 +222,26 @@ mod tests {
 
     fn pt(x: f64, y: f64) -> RowSummary {
         Geometry(BBox::xy(x, y, x, y))
+    }
+
+    /// Joining runs of entries equals building with the longer block length, for every
+    /// factor, a partial last block, nulls, empties and blocks without geometries.
+    #[test]
+    fn coarsen_equals_building_longer_blocks() {
+        let rows: Vec<RowSummary> = (0..1000u32)
+            .map(|i| match i % 37 {
+                0 => Null,
+                5 => Empty,
+                _ if (300..340).contains(&i) => Null,
+                _ => pt(f64::from(i % 91) - 45.0, f64::from(i / 7) * 0.5),
+            })
+            .collect();
+        let fine = build_blocks(rows.iter().copied(), 8).unwrap();
+        for factor in [1usize, 2, 3, 4, 16, 200] {
+            let want = build_blocks(rows.iter().copied(), 8 * factor as u64).unwrap();
+            assert_eq!(coarsen(&fine, factor), want, "factor {factor}");
+        }
+        assert!(coarsen(&[], 4).is_empty());
     }
 
     #[test]

@@ -150,8 +150,9 @@ struct ConvertArgs {
     #[arg(long, value_parser = ["fixed", "bytes"], value_name = "FORM")]
     strings: Option<String>,
     /// Write a new HDF5 file laid out for queries over HTTP and object storage: metadata
-    /// first, every dataset contiguous and uncompressed, R-trees before the data (few
-    /// round trips a window; about 20 % larger; its tables take no appends). Works from
+    /// first, every dataset contiguous and uncompressed (block indexes one compressed
+    /// chunk each), R-trees before the data (few round trips a window; about 20 % larger;
+    /// its tables take no appends). Works from
     /// any input, an HDF5 file too (README "Files on a web server or in object storage").
     #[arg(long)]
     cloud: bool,

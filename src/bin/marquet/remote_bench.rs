@@ -19,7 +19,8 @@
 //!   read locally once;
 //! * **marquet cloud**: the same on `points.cloud.h5` / `polygons.cloud.h5`, the files in the
 //!   cloud layout (`marquet convert X.h5 X.cloud.h5 --cloud`, made in DIR on the first run:
-//!   metadata first, every dataset contiguous and uncompressed, R-tree first);
+//!   metadata first, every dataset contiguous and uncompressed but the block indexes,
+//!   R-tree first);
 //! * **marquet query**: the whole `marquet query URL --table /bench --bbox … --count --json`
 //!   process (this executable), its count checked;
 //! * **h5coro** (PyPI, the ICESat-2 project's cloud HDF5 reader; optional, needs the test
