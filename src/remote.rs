@@ -67,6 +67,16 @@ pub struct RemoteOptions {
     pub concurrency: usize,
     /// Bytes of blocks kept; the oldest are dropped past it.
     pub cache_bytes: u64,
+    /// A file opened through libhdf5 (`File::open` of a URL: `info`, `dump`, `validate`,
+    /// `convert`, attribute filters, Python) is read by range (`h5::range_driver`: each
+    /// object and chunk libhdf5 asks for) when it is in the cloud layout (2 requests for
+    /// `marquet info`, 5 for a dump of a few rows) or at least this many bytes; a smaller
+    /// file of another layout is fetched whole into memory, in concurrent requests:
+    /// libhdf5 reads chunk indexes one node at a time (258 requests for `marquet info` of a
+    /// 413 MB polygon table of the default layout), so over a network the whole object is
+    /// often as quick, until it is too large to hold in memory. Default 1 GiB, or the
+    /// environment's `MARQUET_REMOTE_WHOLE_BELOW` (bytes).
+    pub whole_below: u64,
     /// Settings of the store, over those of the environment: the names of the
     /// `object_store` crate's configuration keys or of the environment variables that set
     /// them, any case (`aws_endpoint`, `AWS_ACCESS_KEY_ID`, `google_service_account`,
@@ -86,6 +96,7 @@ impl Default for RemoteOptions {
             merge_gap: 64 << 10,
             concurrency: 16,
             cache_bytes: 256 << 20,
+            whole_below: std::env::var("MARQUET_REMOTE_WHOLE_BELOW").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(1 << 30),
             store_options: Vec::new(),
         }
     }
@@ -425,6 +436,14 @@ impl RemoteFile {
         Ok(b)
     }
 
+    /// Whether bytes `offset..offset + len` are held in the cache (a read of them makes no
+    /// request).
+    pub(crate) fn holds(&self, offset: u64, len: u64) -> bool {
+        let bs = self.opts.block_size;
+        let held = lock(&self.blocks);
+        len == 0 || offset.checked_add(len).is_some_and(|e| e <= self.len && (offset / bs..=(e - 1) / bs).all(|b| held.map.contains_key(&b)))
+    }
+
     /// Bytes `offset..offset + len`, fetched as needed.
     pub fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(len);
@@ -473,6 +492,35 @@ impl RemoteFile {
             out[lo as usize..lo as usize + b.len()].copy_from_slice(&b);
         }
         Ok(out)
+    }
+}
+
+#[cfg(hdf5_1_14)]
+impl crate::h5::RangeSource for RemoteFile {
+    fn size(&self) -> u64 {
+        self.len
+    }
+
+    fn holds(&self, offset: u64, len: u64) -> bool {
+        RemoteFile::holds(self, offset, len)
+    }
+
+    fn fetch(&self, offset: u64, len: u64) -> Result<()> {
+        self.prefetch(&[(offset, len)])
+    }
+
+    fn read_into(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let v = self.read(offset, out.len())?;
+        out.copy_from_slice(&v);
+        Ok(())
+    }
+
+    fn keep_error(&self, e: MarquetError) {
+        LAST_ERROR.with(|l| *l.borrow_mut() = Some(e));
+    }
+
+    fn name(&self) -> &str {
+        &self.url
     }
 }
 

@@ -437,6 +437,22 @@ pub fn file_open_image(name: &str, bytes: &[u8]) -> Result<hdf5::File> {
     unsafe { hdf5::from_id(id) }.map_err(|e| MarquetError::hdf5(name, e))
 }
 
+/// Open, read-only, the file `remote` reads by URL: by range through the driver of
+/// `range_driver` (libhdf5 reads only the objects and chunks asked for) when it is laid out
+/// for that (the cloud layout: its metadata in the open's first read, no chunk index) or
+/// is at least `RemoteOptions::whole_below` bytes; else fetched whole into memory (also
+/// with HDF5 older than 1.14). libhdf5 reads a chunked file's chunk indexes one node at a
+/// time: `marquet info` of a 413 MB polygon table of the default layout made 258 requests.
+#[cfg(feature = "cloud")]
+pub fn file_open_remote(remote: std::sync::Arc<crate::remote::RemoteFile>) -> Result<hdf5::File> {
+    #[cfg(hdf5_1_14)]
+    if remote.len() >= remote.options().whole_below || super::pure::PureFile::held_layout_is_plain(&remote) {
+        let url = remote.url().to_string();
+        return file_open_ranged(&url, remote);
+    }
+    file_open_image(remote.url(), &remote.read_all()?)
+}
+
 /// Open an existing file read-only or read-write, with the filters this crate registers
 /// (zstd 32015) available to its reads, like every file entry point of this module.
 ///
@@ -445,15 +461,15 @@ pub fn file_open_image(name: &str, bytes: &[u8]) -> Result<hdf5::File> {
 /// until [`lock_timeout`] has passed (docs/FAULTS.md F5).
 pub fn file_open(path: &std::path::Path, rw: bool) -> Result<hdf5::File> {
     register_filters()?;
-    // A file named by URL (issue #34) is read whole into memory: every reader of a file
-    // (dump, convert, validate, info) then reads it as a local one. Window queries read it
-    // by range instead (`crate::query::reader::SpatialReader::open_url`).
+    // A file named by URL (issue #34) is read by range through the driver of
+    // `range_driver` (HDF5 1.14), else whole into memory. Window queries read it by range
+    // without libhdf5 (`crate::query::reader::SpatialReader::open_url`).
     #[cfg(feature = "cloud")]
     if let Some(url) = path.to_str().filter(|s| crate::remote::is_url(s)) {
         if rw {
             return Err(MarquetError::Unsupported(format!("{url}: files named by URL are read-only")));
         }
-        return file_open_image(url, &crate::remote::RemoteFile::open(url)?.read_all()?);
+        return file_open_remote(crate::remote::RemoteFile::open(url)?);
     }
     crate::error::check_regular_file(path)?;
     let open = || {

@@ -33,6 +33,8 @@ mod grid;
 mod link;
 mod reference;
 mod relayout;
+#[cfg(all(feature = "cloud", hdf5_1_14))]
+mod range_driver;
 
 pub use attr::*;
 pub use chunk::*;
@@ -44,6 +46,8 @@ pub use grid::*;
 pub use link::*;
 pub use reference::*;
 pub use relayout::*;
+#[cfg(all(feature = "cloud", hdf5_1_14))]
+pub use range_driver::*;
 
 /// Run `f` under the library lock.
 fn locked<T>(f: impl FnOnce() -> T) -> T {
@@ -53,6 +57,11 @@ fn locked<T>(f: impl FnOnce() -> T) -> T {
 /// Turn a negative HDF5 return into an error naming `path`, with the error stack.
 fn check<T: Copy + PartialOrd + Default>(v: T, path: &str, what: &str) -> Result<T> {
     if v < T::default() {
+        // A file read by URL: the typed error of the read that failed (issue #34).
+        #[cfg(feature = "cloud")]
+        if let Some(e) = crate::remote::take_last_error() {
+            return Err(e);
+        }
         let err = hdf5::Error::query().ok();
         let text = err.as_ref().map(|e| e.to_string()).unwrap_or_default();
         let frames = err

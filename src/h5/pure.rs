@@ -127,6 +127,50 @@ impl PureFile {
         self.remote.as_ref()
     }
 
+    /// Whether the file `remote` reads is laid out for reading by range, told from the
+    /// bytes it holds already (the open's first read) without a request: every object
+    /// header among them, and every dataset stored contiguous or in one chunk — the cloud
+    /// layout (`marquet::write_cloud_copy`). libhdf5 then reads such a file in a few
+    /// requests (`h5::file_open_remote`). At most 100,000 objects are looked at.
+    #[cfg(feature = "cloud")]
+    pub fn held_layout_is_plain(remote: &Arc<crate::remote::RemoteFile>) -> bool {
+        /// The bytes held, and nothing else.
+        struct Held(Arc<crate::remote::RemoteFile>);
+        impl hdf5_reader::storage::Storage for Held {
+            fn len(&self) -> u64 {
+                self.0.len()
+            }
+            fn read_range(&self, offset: u64, len: usize) -> hdf5_reader::error::Result<hdf5_reader::storage::StorageBuffer> {
+                if !self.0.holds(offset, len as u64) {
+                    return Err(hdf5_reader::error::Error::OffsetOutOfBounds(offset));
+                }
+                hdf5_reader::storage::Storage::read_range(&*self.0, offset, len)
+            }
+        }
+        let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
+        let Ok(f) = Hdf5File::from_storage_with_options(Arc::new(Held(remote.clone())), opts) else { return false };
+        let file = PureFile { f, name: remote.url().to_string(), attrs: Mutex::default(), members: Mutex::default(), remote: None };
+        let (mut todo, mut seen) = (vec!["/".to_string()], 0usize);
+        while let Some(g) = todo.pop() {
+            let Ok(Some(m)) = file.member_names(&g) else { return false };
+            let (groups, datasets) = &*m;
+            seen += groups.len() + datasets.len();
+            if seen > 100_000 {
+                return false;
+            }
+            for d in datasets {
+                let Ok(ds) = file.dataset(&join(&g, d)) else { return false };
+                let i = &ds.info;
+                let whole = i.chunk.as_ref().is_none_or(|c| c.len() == i.dims.len() && c.iter().zip(&i.dims).all(|(c, d)| d <= c));
+                if !whole {
+                    return false;
+                }
+            }
+            todo.extend(groups.iter().map(|s| join(&g, s)));
+        }
+        true
+    }
+
     /// The file's name as given to [`PureFile::open`].
     pub fn name(&self) -> &str {
         &self.name

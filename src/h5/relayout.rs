@@ -434,7 +434,9 @@ pub fn placement(ds: hid_t, path: &str) -> Result<Placement> {
     let plain = nf == 0 && matches!(layout, H5D_layout_t::H5D_CONTIGUOUS | H5D_layout_t::H5D_COMPACT);
     let data = match layout {
         H5D_layout_t::H5D_CONTIGUOUS => (offset != hdf5_sys::h5::HADDR_UNDEF).then_some(offset),
-        H5D_layout_t::H5D_CHUNKED if one_chunk => chunk_location(ds, 0, path)?.map(|(_, addr, _)| addr),
+        // A chunk index that cannot be read (damaged by a full disk, issue #38) places
+        // nothing; readers ignore such an index when it is stale.
+        H5D_layout_t::H5D_CHUNKED if one_chunk => chunk_location(ds, 0, path).ok().flatten().map(|(_, addr, _)| addr),
         _ => None,
     };
     Ok(Placement { header, data, plain, one_chunk })

@@ -49,16 +49,30 @@ impl File {
         Ok(File { inner, path: name.to_string() })
     }
     /// Open, read-only, the file at `url` (`http(s)://`, `s3://`, `gs://`, `az://`,
-    /// `file://`; issue #34) fetched whole into memory, for reads of every byte (a dump, a
-    /// conversion, a validation). Window queries read by range instead:
-    /// [`crate::SpatialReader::open_url`].
+    /// `file://`; issue #34). A file of at least
+    /// [`crate::remote::RemoteOptions::whole_below`] bytes (256 MiB) is read by range
+    /// through a block cache: each object and chunk libhdf5 asks for, with a read-ahead
+    /// that grows while reads follow each other in the file (a conversion then reads it in
+    /// few large requests); a smaller one is fetched whole, in concurrent requests. Window
+    /// queries read by range without libhdf5: [`crate::SpatialReader::open_url`].
     #[cfg(feature = "cloud")]
     pub fn open_url(url: &str) -> Result<File> {
-        let r = crate::remote::RemoteFile::open(url)?;
-        File::open_image(url, &r.read_all()?)
+        File::open_remote(crate::remote::RemoteFile::open(url)?)
+    }
+    /// [`File::open_url`] with options (timeouts, the cache, `whole_below`, the store's
+    /// settings).
+    #[cfg(feature = "cloud")]
+    pub fn open_url_with(url: &str, opts: &crate::remote::RemoteOptions) -> Result<File> {
+        File::open_remote(crate::remote::RemoteFile::open_with(url, opts)?)
+    }
+    /// [`File::open_url`] of an object already opened (its block cache shared).
+    #[cfg(feature = "cloud")]
+    pub(crate) fn open_remote(r: std::sync::Arc<crate::remote::RemoteFile>) -> Result<File> {
+        let path = r.url().to_string();
+        Ok(File { inner: h5::file_open_remote(r)?, path })
     }
     /// Open read-only. A URL (`http(s)://`, `s3://`, `gs://`, `az://`, `file://`; feature
-    /// `cloud`) is fetched whole: [`File::open_url`].
+    /// `cloud`) is read by range: [`File::open_url`].
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
         if !path.as_ref().exists() && !is_url(&p) {

@@ -161,7 +161,13 @@ pub fn cloud_layout(file: &File, path: &str) -> Result<CloudLayout> {
     let mut chunked = 0usize;
     for p in &datasets {
         let ds = h5::dataset_open(file.id(), p)?;
-        let Placement { header, data, plain, one_chunk } = h5::placement(ds.id(), p)?;
+        let Placement { header, data, plain, one_chunk } = match h5::placement(ds.id(), p) {
+            Ok(pl) => pl,
+            Err(e) => {
+                reasons.push(format!("{p} cannot be placed: {e}"));
+                continue;
+            }
+        };
         last_header = last_header.max(header);
         if let Some(d) = data {
             first_data = first_data.min(d);

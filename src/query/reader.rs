@@ -134,7 +134,8 @@ impl SpatialReader {
     /// `file://` (issue #34, [`crate::remote`]) — and a reader of its geometry column
     /// `column` (`None`: the primary one), on the byte-range read path with the default
     /// [`crate::remote::RemoteOptions`]. What that path does not read (see
-    /// [`SpatialReader::open_path`]) is read through libhdf5 from the file fetched whole.
+    /// [`SpatialReader::open_path`]) is read through libhdf5, by range too, over the same
+    /// block cache ([`crate::File::open_url`]).
     #[cfg(feature = "cloud")]
     pub fn open_url(url: &str, table: &str, column: Option<&str>) -> Result<SpatialReader> {
         SpatialReader::open_url_at(url, Some(table), column, &crate::remote::RemoteOptions::default())
@@ -150,8 +151,8 @@ impl SpatialReader {
     fn open_url_at(url: &str, table: Option<&str>, column: Option<&str>, opts: &crate::remote::RemoteOptions) -> Result<SpatialReader> {
         let remote = crate::remote::RemoteFile::open_with(url, opts)?;
         match SpatialReader::open_pure(PureFile::open_remote(remote.clone())?, table, column) {
-            // What the byte-range path does not read: the file fetched whole, through libhdf5.
-            Err(MarquetError::Unsupported(_)) => SpatialReader::open_lib(&crate::marquet::File::open_image(url, &remote.read_all()?)?, table, column),
+            // What the byte-range path does not read: through libhdf5, by range too.
+            Err(MarquetError::Unsupported(_)) => SpatialReader::open_lib(&crate::marquet::File::open_remote(remote)?, table, column),
             r => r,
         }
     }
@@ -196,12 +197,12 @@ impl SpatialReader {
     }
 
     /// The same table through libhdf5, for what the byte-range path does not read; a
-    /// file read by URL is fetched whole for it.
+    /// file read by URL keeps its block cache.
     fn to_lib(&self) -> Result<SpatialReader> {
         let Source::Pure { file, table } = &self.src else { unreachable!("a libhdf5 reader is not moved") };
         #[cfg(feature = "cloud")]
         if let Some(r) = file.remote() {
-            let f = crate::marquet::File::open_image(r.url(), &r.read_all()?)?;
+            let f = crate::marquet::File::open_remote(r.clone())?;
             return SpatialReader::open(&f, table, Some(&self.column));
         }
         SpatialReader::open(&crate::marquet::File::open(Path::new(file.name()))?, table, Some(&self.column))
