@@ -226,6 +226,9 @@ pub(crate) fn import_any(fin: Format, input: &Path, target: ImportTarget<'_>, io
 fn export_any(fout: Format, file: &File, table: &str, output: &Path, eopts: &ExportOptions, budget: usize) -> Result<ExportReport> {
     let t = crate::marquet::MarquetTable::open(file, table)?;
     let src = |shape| TableSource::for_export(&t, shape);
+    // Only the FlatGeobuf writer (feature `gis`) holds features in memory.
+    #[cfg(not(feature = "gis"))]
+    let _ = budget;
     match fout {
         Format::GeoParquet => write_geoparquet(&mut src(geoparquet::export::shape(eopts))?, output, eopts),
         Format::GeoJson => write_geojson(&mut src(geojson::shape())?, output),

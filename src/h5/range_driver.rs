@@ -267,10 +267,12 @@ unsafe extern "C" fn write(_f: *mut Fd, _t: c_int, _dxpl: hid_t, _addr: haddr_t,
     -1
 }
 
+/// The driver's identifier, once registered.
+static DRIVER: OnceLock<std::result::Result<hid_t, String>> = OnceLock::new();
+
 /// The driver's identifier, registered once.
 fn driver() -> Result<hid_t> {
-    static ID: OnceLock<std::result::Result<hid_t, String>> = OnceLock::new();
-    ID.get_or_init(|| {
+    DRIVER.get_or_init(|| {
         use hdf5_sys::h5f::H5F_mem_t::*;
         let cls = Box::leak(Box::new(Class {
             version: 1,
@@ -325,6 +327,27 @@ fn driver() -> Result<hid_t> {
     })
     .clone()
     .map_err(|m| MarquetError::Hdf5 { path: String::new(), message: m, stack: Vec::new() })
+}
+
+/// Whether the object `id` lies in a file opened through this driver (by URL): its reads
+/// then go through HDF5's pipeline, which looks up each chunk by descending the chunk index
+/// (a few nodes, each a request at most) — the direct path's chunk tables walk the whole
+/// index, a request per node (`super::direct`).
+pub fn is_ranged(id: hid_t) -> bool {
+    let Some(Ok(driver)) = DRIVER.get() else { return false };
+    locked(|| unsafe {
+        let f = hdf5_sys::h5i::H5Iget_file_id(id);
+        if f < 0 {
+            return false;
+        }
+        let fapl = hdf5_sys::h5f::H5Fget_access_plist(f);
+        let ours = fapl >= 0 && h5p::H5Pget_driver(fapl) == *driver;
+        if fapl >= 0 {
+            hdf5_sys::h5p::H5Pclose(fapl);
+        }
+        hdf5_sys::h5f::H5Fclose(f);
+        ours
+    })
 }
 
 /// Open, read-only, the file whose bytes `source` serves (`name` names it in errors),
