@@ -109,6 +109,13 @@ pub struct DatasetInfo {
     pub committed_type: bool,
 }
 
+impl DatasetInfo {
+    /// Whether the dataset is chunked in a single chunk that holds its whole extent.
+    pub fn one_chunk(&self) -> bool {
+        self.chunk.as_ref().is_some_and(|c| c.len() == self.dims.len() && c.iter().zip(&self.dims).all(|(c, d)| d <= c))
+    }
+}
+
 /// Describe a dataset.
 pub fn dataset_info(ds: hid_t, path: &str) -> Result<DatasetInfo> {
     locked(|| unsafe {

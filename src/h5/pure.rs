@@ -160,9 +160,7 @@ impl PureFile {
             }
             for d in datasets {
                 let Ok(ds) = file.dataset(&join(&g, d)) else { return false };
-                let i = &ds.info;
-                let whole = i.chunk.as_ref().is_none_or(|c| c.len() == i.dims.len() && c.iter().zip(&i.dims).all(|(c, d)| d <= c));
-                if !whole {
+                if ds.info.chunk.is_some() && !ds.info.one_chunk() {
                     return false;
                 }
             }

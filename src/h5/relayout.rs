@@ -424,8 +424,7 @@ pub struct Placement {
 pub fn placement(ds: hid_t, path: &str) -> Result<Placement> {
     let (_, token) = object_identity(ds, path)?;
     let header = u64::from_le_bytes(token[..8].try_into().unwrap_or([0; 8]));
-    let info = dataset_info(ds, path)?;
-    let one_chunk = info.chunk.as_ref().is_some_and(|c| c.len() == info.dims.len() && c.iter().zip(&info.dims).all(|(c, d)| d <= c));
+    let one_chunk = dataset_info(ds, path)?.one_chunk();
     let (layout, nf, offset) = locked(|| unsafe {
         let dcpl = Hid::new(h5d::H5Dget_create_plist(ds), path, "H5Dget_create_plist")?;
         let nf = check(h5p::H5Pget_nfilters(dcpl.0), path, "H5Pget_nfilters")?;
