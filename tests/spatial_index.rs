@@ -561,3 +561,44 @@ fn hep002_15_2_lakes_h5dump_matches_golden_ddl() {
     let all = format!("{}\n{}", common::normalize_ddl(&ddl, &file), common::normalize_ddl(&values, &file));
     common::check_golden("hep002_15_2_lakes", &all);
 }
+
+/// Issue #31: an append extends a valid block index from its stored last, partial entry
+/// (HEP002 §10.3's recomputation of that entry, as the union of its box with the new rows'
+/// boxes) instead of decoding the old rows of that block. The test changes the stored
+/// coordinates of the partial block's rows behind the index's back: the extended entry
+/// still holds the stored box, so those rows were not read. An entry whose counts do not
+/// match the rows is recomputed from them.
+#[test]
+fn an_append_extends_the_partial_block_from_its_stored_entry() {
+    for trust in [true, false] {
+        let path = tmp(&format!("partial-{trust}.h5"));
+        let f = File::create(&path).unwrap();
+        let mut t = MarquetTable::create(&f, "/t").unwrap();
+        let spec = GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false }).with_chunk_rows(10);
+        t.add_geometry_column("pt", &spec).unwrap();
+        // 95 rows: nine full blocks of 10 and rows 90..95 in the partial block 9.
+        let xs: Vec<f64> = (0..95).map(|i| i as f64).collect();
+        let ys = vec![0.5; 95];
+        t.append(&GeoBatch::new().with_geometry("pt", points(&xs, &ys))).unwrap();
+        let bpath = t.build_block_bbox("pt", Some(10)).unwrap();
+        let bdt = block_bbox_dtype(false, false);
+        // Rows 90..95 now lie at x = 500, which the stored entry of block 9 does not know.
+        let cpath = "/t/pt";
+        let cds = h5::dataset_open(f.id(), cpath).unwrap();
+        let cdt = h5::dataset_info(cds.id(), cpath).unwrap().dtype;
+        let far: Vec<u8> = (0..5).flat_map(|_| 500f64.to_le_bytes().into_iter().chain(0.5f64.to_le_bytes())).collect();
+        h5::dataset_write(cds.id(), 90, &cdt, &far, cpath).unwrap();
+        if !trust {
+            // A stored count that does not match the rows: the entry is recomputed.
+            write_u64_field(&f, &bpath, 9, &bdt, "n", 4);
+        }
+        t.append(&GeoBatch::new().with_geometry("pt", points(&[95.0, 96.0], &[0.5, 0.5]))).unwrap();
+        let ds = h5::dataset_open(f.id(), &bpath).unwrap();
+        let e = h5::dataset_read(ds.id(), 9, 1, &bdt, &bpath).unwrap();
+        let f64_at = |i: usize| f64::from_le_bytes(e[8 * i..8 * i + 8].try_into().unwrap());
+        let u64_at = |i: usize| u64::from_le_bytes(e[8 * i..8 * i + 8].try_into().unwrap());
+        let want_xmax = if trust { 96.0 } else { 500.0 };
+        assert_eq!((f64_at(0), f64_at(2), u64_at(4), u64_at(5), u64_at(6)), (if trust { 90.0 } else { 95.0 }, want_xmax, 7, 0, 0), "trust stored entry: {trust}");
+        assert!(t.spatial_indexes("pt").unwrap().iter().all(|i| i.valid), "the extended index is valid");
+    }
+}

@@ -107,6 +107,14 @@ pub fn chunk_read_raw(ds: hid_t, offset: u64, size: u64, path: &str) -> Result<(
 pub fn chunk_read_raw_into(ds: hid_t, offset: u64, size: u64, path: &str, buf: &mut Vec<u8>) -> Result<u32> {
     let len = usize::try_from(size).map_err(|_| MarquetError::spec(path, "HDF5 chunk", format!("chunk of {size} bytes")))?;
     buf.resize(len, 0);
+    chunk_read_raw_to(ds, offset, path, buf)
+}
+
+/// [`chunk_read_raw`] into `buf`, whose length must be the stored size [`chunk_info`]
+/// gives, returning the filter mask. An unfiltered chunk read this way lands in its final
+/// place without a copy.
+pub fn chunk_read_raw_to(ds: hid_t, offset: u64, path: &str, buf: &mut [u8]) -> Result<u32> {
+    let len = buf.len();
     let mut mask: u32 = 0;
     #[allow(unused_mut)]
     let mut got: usize = len;

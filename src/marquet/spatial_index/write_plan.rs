@@ -116,12 +116,19 @@ impl IndexPlan {
                     let Some(b) = scalar_uint(o.id(), names::BLOCK_LENGTH)?.filter(|&b| b > 0) else { continue };
                     drop(o);
                     let start = block_bbox::partial_block_start(n_old, b)?;
-                    let mut acc = BlockAcc { target: BlockTarget::Extend(idx), b, first: start / b, done: Vec::new(), cur: BlockEntry::EMPTY };
-                    // The old rows of the last partial block: at most b − 1 rows decoded.
-                    for r in this.scan_rows(&col, start, n_old)? {
-                        acc.add(&summary(&r));
-                    }
-                    plan.blocks.push(acc);
+                    let cur = match stored_partial_block(this, &idx, b, start, n_old)? {
+                        Some(e) => e,
+                        None => {
+                            // The stored entry does not describe those rows: recomputed from
+                            // them (at most b − 1 rows decoded).
+                            let mut e = BlockEntry::EMPTY;
+                            for r in this.scan_rows(&col, start, n_old)? {
+                                e.add(&summary(&r));
+                            }
+                            e
+                        }
+                    };
+                    plan.blocks.push(BlockAcc { target: BlockTarget::Extend(idx), b, first: start / b, done: Vec::new(), cur });
                 }
                 SpatialIndexKind::PackedRTree if rtree == RTreeOnAppend::Rebuild => {
                     let m = scalar_uint(o.id(), names::NODE_SIZE)?
@@ -192,6 +199,31 @@ impl IndexPlan {
         }
         Ok(())
     }
+}
+
+/// The stored entry of the last, partial block of a valid block index — rows `[start,
+/// n_old)` — to extend with the new rows: HEP002 §10.3 has the producer recompute that
+/// entry, and the union of its box with the new rows' boxes (and the sum of the counts) is
+/// that recomputation without decoding a single old row (issue #31: at 10,000,000 polygons,
+/// reading those rows' WKB walked the 125,000-chunk index of the geometry column).
+/// [`BlockEntry::EMPTY`] when there is no partial block; `None` when the entry cannot be
+/// used (another datatype, or counts that do not match the rows), and the rows are then
+/// read instead.
+fn stored_partial_block(this: &MarquetTable, idx: &IndexInfo, b: u64, start: u64, n_old: u64) -> Result<Option<BlockEntry>> {
+    if start == n_old {
+        return Ok(Some(BlockEntry::EMPTY));
+    }
+    let block = start / b;
+    let ds = h5::dataset_open(this.table().id(), &idx.path)?;
+    let di = h5::dataset_info(ds.id(), &idx.path)?;
+    let Some((z, m)) = block_layout(&di.dtype) else { return Ok(None) };
+    let dt = block_bbox_dtype(z, m);
+    if di.dtype.to_le() != dt || di.dims.first().is_none_or(|&len| len <= block) {
+        return Ok(None);
+    }
+    let Some(e) = decode_blocks(&h5::dataset_read(ds.id(), block, 1, &dt, &idx.path)?, z, m).pop() else { return Ok(None) };
+    let counts_fit = e.n == n_old - start && e.null_count.saturating_add(e.empty_count) <= e.n;
+    Ok(counts_fit.then_some(e))
 }
 
 /// Extend a valid block index with the entries from block `acc.first` on (HEP002 §10.3),
