@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use crate::error::{MarquetError, Result};
 use crate::h5::{self, Dtype, Space};
 use crate::h5col::{Array, ColumnValues, ListArray};
-use crate::spec::{names, BBox, GeometryKind, GeometryType};
+use crate::spec::{names, BBox, Dimensions, GeometryKind, GeometryType};
 use crate::wkb::{self, ByteOrder, WkbInfo};
 use rayon::prelude::*;
 
@@ -167,55 +167,9 @@ pub(crate) fn prepare_at(info: &GeometryColumnInfo, v: &GeometryValues, base: u6
             }
             Ok((ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) }, rows))
         }
-        (StorageForm::Point { dims, f32 }, GeometryValues::Wkb(vals)) => {
-            // Decode point WKB into coordinates.
-            let n = vals.len();
-            let (mut x, mut y) = (Vec::with_capacity(n), Vec::with_capacity(n));
-            let mut z = dims.has_z().then(|| Vec::with_capacity(n));
-            let mut m = dims.has_m().then(|| Vec::with_capacity(n));
-            let mut valid = Vec::with_capacity(n);
-            for (i, v) in vals.iter().enumerate() {
-                match v {
-                    None => {
-                        x.push(f64::NAN);
-                        y.push(f64::NAN);
-                        if let Some(v) = z.as_mut() {
-                            v.push(f64::NAN);
-                        }
-                        if let Some(v) = m.as_mut() {
-                            v.push(f64::NAN);
-                        }
-                        valid.push(false);
-                    }
-                    Some(b) => {
-                        let g = wkb::decode(b).map_err(|e| e.into_marquet(path.clone(), Some(base + i as u64)))?;
-                        let gt = g.geometry_type();
-                        let wkb::Geometry::Point(p) = g else {
-                            return Err(MarquetError::InvalidArgument(format!(
-                                "{path} row {}: a {} cannot be stored in a point column; replace the column first (HEP002 §11.2)", base + i as u64,
-                                gt
-                            )));
-                        };
-                        if p.dims != dims {
-                            return Err(MarquetError::InvalidArgument(format!(
-                                "{path} row {}: {} cannot be stored in a {dims:?} point column; replace the column first (HEP002 §11.2)", base + i as u64,
-                                gt
-                            )));
-                        }
-                        x.push(p.coord.x);
-                        y.push(p.coord.y);
-                        if let Some(v) = z.as_mut() {
-                            v.push(p.coord.z);
-                        }
-                        if let Some(v) = m.as_mut() {
-                            v.push(p.coord.m);
-                        }
-                        valid.push(true);
-                    }
-                }
-            }
-            let _ = f32;
-            prepare_at(info, &GeometryValues::Points { dims, x, y, z, m, valid: Some(valid) }, base)
+        (StorageForm::Point { dims, .. }, GeometryValues::Wkb(vals)) => {
+            let points = points_from_wkb(vals.iter().map(|v| v.as_deref()), vals.len(), dims, &path, base)?;
+            prepare_at(info, &points, base)
         }
         (StorageForm::FixedWkb { size }, GeometryValues::Wkb(vals)) => {
             let mut bytes = Vec::with_capacity(vals.len() * size);
@@ -391,3 +345,56 @@ pub(crate) fn write_exact_summaries(this: &MarquetTable, name: &str, form: Stora
     Ok(())
 }
 
+/// Point WKB values decoded into coordinates for a point column of `dims` (`None` = null
+/// row); `path` and `base` (the first row's number) name a value that is not such a point.
+/// The writer calls it for WKB handed to a point column, and the conversion hub on the
+/// borrowed values of a record batch (no copy of each value, issue #31).
+pub(crate) fn points_from_wkb<'a>(vals: impl Iterator<Item = Option<&'a [u8]>>, n: usize, dims: Dimensions, path: &str, base: u64) -> Result<GeometryValues> {
+    let (mut x, mut y) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut z = dims.has_z().then(|| Vec::with_capacity(n));
+    let mut m = dims.has_m().then(|| Vec::with_capacity(n));
+    let mut valid = Vec::with_capacity(n);
+    for (i, v) in vals.enumerate() {
+        match v {
+            None => {
+                x.push(f64::NAN);
+                y.push(f64::NAN);
+                if let Some(v) = z.as_mut() {
+                    v.push(f64::NAN);
+                }
+                if let Some(v) = m.as_mut() {
+                    v.push(f64::NAN);
+                }
+                valid.push(false);
+            }
+            Some(b) => {
+                let g = wkb::decode(b).map_err(|e| e.into_marquet(path.to_string(), Some(base + i as u64)))?;
+                let gt = g.geometry_type();
+                let wkb::Geometry::Point(p) = g else {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "{path} row {}: a {} cannot be stored in a point column; replace the column first (HEP002 §11.2)",
+                        base + i as u64,
+                        gt
+                    )));
+                };
+                if p.dims != dims {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "{path} row {}: {} cannot be stored in a {dims:?} point column; replace the column first (HEP002 §11.2)",
+                        base + i as u64,
+                        gt
+                    )));
+                }
+                x.push(p.coord.x);
+                y.push(p.coord.y);
+                if let Some(v) = z.as_mut() {
+                    v.push(p.coord.z);
+                }
+                if let Some(v) = m.as_mut() {
+                    v.push(p.coord.m);
+                }
+                valid.push(true);
+            }
+        }
+    }
+    Ok(GeometryValues::Points { dims, x, y, z, m, valid: Some(valid) })
+}

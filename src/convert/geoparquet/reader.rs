@@ -13,7 +13,8 @@ use parquet::basic::{EdgeInterpolationAlgorithm, LogicalType};
 
 use crate::convert::hub::meta;
 use crate::convert::hub::import::{import, ImportOptions, ImportReport};
-use crate::convert::hub::source::{ArrowSource, Batches, Encoding, GeoColumnMeta, GeoField, SourceSchema};
+use crate::convert::hub::source::{project, ArrowSource, Batches, Encoding, FirstRead, GeoColumnMeta, GeoField, SourceSchema};
+use arrow_array::RecordBatch;
 use crate::convert::hub::target::ImportTarget;
 use crate::h5col::File;
 use crate::convert::{code, fail, Finding};
@@ -36,6 +37,12 @@ pub struct GeoParquetSource {
     file: std::fs::File,
     metadata: ArrowReaderMetadata,
     schema: SourceSchema,
+    /// [`ArrowSource::keep_next_read`]'s budget, until the read it applies to starts.
+    keep: Option<usize>,
+    /// The batches of a kept read (every field), valid when `complete`, handed to the next
+    /// read.
+    kept: Vec<RecordBatch>,
+    complete: bool,
 }
 
 impl GeoParquetSource {
@@ -47,7 +54,7 @@ impl GeoParquetSource {
         let file = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
         let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| MarquetError::Parquet { path: path.clone(), source: e })?;
         let schema = describe(&path, &metadata)?;
-        Ok(GeoParquetSource { file, metadata, schema })
+        Ok(GeoParquetSource { file, metadata, schema, keep: None, kept: Vec::new(), complete: false })
     }
 }
 
@@ -60,7 +67,37 @@ impl ArrowSource for GeoParquetSource {
         column_may_have_nulls(self.metadata.metadata(), self.metadata.parquet_schema(), root)
     }
 
+    fn keep_next_read(&mut self, budget: usize) {
+        // The uncompressed size of the row groups: about the Arrow memory of all fields.
+        let size: i64 = self.metadata.metadata().row_groups().iter().map(|rg| rg.total_byte_size()).sum();
+        self.keep = (usize::try_from(size).is_ok_and(|s| s <= budget)).then_some(budget);
+    }
+
     fn batches(&mut self, roots: &[usize], batch_rows: usize) -> Result<Batches<'_>> {
+        let path = self.schema.path.clone();
+        let roots = roots.to_vec();
+        if self.complete {
+            // Handed over, not shared: the import's stream is the last read, and the
+            // batches go as it consumes them (later reads, if any, read the file).
+            self.complete = false;
+            let kept = std::mem::take(&mut self.kept);
+            return Ok(Box::new(kept.into_iter().map(move |b| project(&b, &roots, &path))));
+        }
+        if let Some(budget) = self.keep.take() {
+            // Every field once, kept for the reads after this one; this read gets its
+            // projection.
+            let all: Vec<usize> = (0..self.schema.schema.fields().len()).collect();
+            let it = self.read(&all, batch_rows)?;
+            let first = FirstRead::new(it, &mut self.kept, &mut self.complete, budget);
+            return Ok(Box::new(first.map(move |b| project(&b?, &roots, &path))));
+        }
+        self.read(&roots, batch_rows)
+    }
+}
+
+impl GeoParquetSource {
+    /// The batches of root fields `roots`, read from the file.
+    fn read(&self, roots: &[usize], batch_rows: usize) -> Result<Batches<'static>> {
         let path = self.schema.path.clone();
         let f = self.file.try_clone().map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
         let b = ParquetRecordBatchReaderBuilder::new_with_metadata(f, self.metadata.clone());
@@ -232,4 +269,39 @@ fn column_may_have_nulls(md: &parquet::file::metadata::ParquetMetaData, sd: &par
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The read after a kept one is served from memory (issue #31: the import's survey and
+    /// stream read a GeoParquet file once): with the file emptied in between, it still
+    /// gives every row; without keeping (a budget too small), it reads the emptied file.
+    #[test]
+    fn a_kept_read_serves_the_next_one() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/crs/geopandas_25832.parquet");
+        for budget in [usize::MAX, 1] {
+            let dir = std::env::temp_dir().join(format!("marquet-keep-{}-{budget}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("k.parquet");
+            std::fs::copy(&src, &path).unwrap();
+            let mut s = GeoParquetSource::open(&path).unwrap();
+            let n = s.describe().schema.fields().len();
+            let rows = |b: Batches<'_>| b.map(|b| b.map(|b| (b.num_rows(), b.num_columns()))).collect::<Result<Vec<_>>>();
+            s.keep_next_read(budget);
+            let first = rows(s.batches(&[0], 1024).unwrap()).unwrap();
+            assert!(first.iter().all(|&(_, c)| c == 1), "the first read is projected");
+            std::fs::write(&path, b"").unwrap();
+            let second = rows(s.batches(&(0..n).collect::<Vec<_>>(), 1024).unwrap());
+            if budget == usize::MAX {
+                let second = second.unwrap();
+                assert_eq!(second.iter().map(|r| r.0).sum::<usize>(), first.iter().map(|r| r.0).sum::<usize>());
+                assert!(second.iter().all(|&(_, c)| c == n));
+            } else {
+                assert!(second.is_err(), "a read past the budget goes to the file");
+            }
+            std::fs::remove_dir_all(&dir).ok();
+        }
+    }
 }

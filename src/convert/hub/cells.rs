@@ -39,6 +39,17 @@ pub fn binaries(a: &ArrayRef) -> Result<Vec<Option<Vec<u8>>>> {
     })
 }
 
+/// The values of a binary array, borrowed (for passes that only look at them: the
+/// survey's WKB scan and Hilbert keys, which copied every value before, issue #31).
+pub fn binary_slices(a: &ArrayRef) -> Result<Box<dyn Iterator<Item = Option<&[u8]>> + '_>> {
+    Ok(match a.data_type() {
+        DataType::Binary => Box::new(a.as_binary::<i32>().iter()),
+        DataType::LargeBinary => Box::new(a.as_binary::<i64>().iter()),
+        DataType::BinaryView => Box::new(a.as_binary_view().iter()),
+        other => return Err(MarquetError::Unsupported(format!("binary values of type {other}"))),
+    })
+}
+
 /// The array at a field index path, with parent struct nulls propagated.
 pub fn array_at(batch: &arrow_array::RecordBatch, path: &[usize]) -> ArrayRef {
     let mut a = batch.column(path[0]).clone();

@@ -390,6 +390,8 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
     let key_geom = geoms.first().filter(|_| opts.layout.spatial_order).map(|g| g.root);
     let mut keys = key_geom.map(|_| KeyCollector::with_capacity(total_rows.unwrap_or(0).min(1 << 28) as usize));
     if !str_cols.is_empty() || !scan_geom.is_empty() || key_geom.is_some() {
+        // The survey and the stream read the file once when it fits the sort budget.
+        src.keep_next_read(opts.layout.sort_memory);
         let mut roots_needed: BTreeSet<usize> = str_cols.iter().map(|&i| planned[i].path[0]).collect();
         roots_needed.extend(scan_geom.iter().map(|&g| geoms[g].root));
         roots_needed.extend(key_geom);
@@ -412,9 +414,9 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
             }
             for &g in &scan_geom {
                 let a = batch.column(pos[&geoms[g].root]);
-                for (row, v) in plan::binaries(a)?.into_iter().enumerate() {
+                for (row, v) in plan::binary_slices(a)?.enumerate() {
                     let Some(v) = v else { continue };
-                    let info = wkb::scan(&v).map_err(|e| {
+                    let info = wkb::scan(v).map_err(|e| {
                         let m = e.into_marquet(format!("{path}: column {:?}", geoms[g].meta.name), Some(row0 + row as u64));
                         fail(&path, code::WKB_PARSE, m.to_string())
                     })?;
@@ -427,9 +429,23 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
                 }
             }
             if let (Some(k), Some(root), Some(model)) = (keys.as_mut(), key_geom, model) {
-                let v = values_of(&geoms[0], &reproj[0], batch.column(pos[&root]))?;
-                for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
-                    k.push(&bx);
+                let a = batch.column(pos[&root]);
+                if geoms[0].meta.encoding == Encoding::Wkb && reproj[0].is_none() {
+                    // Each value's box straight from the borrowed WKB: what
+                    // `order::value_boxes` computes, without a copy of every value.
+                    for (row, v) in plan::binary_slices(a)?.enumerate() {
+                        let bx = match v {
+                            None => BBox::EMPTY,
+                            Some(b) => bounds::geometry_box(b, model, false)
+                                .map_err(|e| fail(&path, code::WKB_PARSE, e.into_marquet("<batch>", Some(row as u64)).to_string()))?,
+                        };
+                        k.push(&bx);
+                    }
+                } else {
+                    let v = values_of(&geoms[0], &reproj[0], a)?;
+                    for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
+                        k.push(&bx);
+                    }
                 }
             }
             row0 += batch.num_rows() as u64;
@@ -546,7 +562,19 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
         let batch: RecordBatch = batch?;
         let mut gb = GeoBatch::new();
         for (gi, gp) in geoms.iter().enumerate() {
-            let v = values_of(gp, &reproj[gi], batch.column(pos[&gp.root]))?;
+            let a = batch.column(pos[&gp.root]);
+            let decoded = match gp.form {
+                // Point WKB to coordinates straight from the borrowed values; a value that
+                // is not such a point goes to the writer as WKB, which names it.
+                StorageForm::Point { dims, .. } if gp.meta.encoding == Encoding::Wkb && reproj[gi].is_none() => {
+                    crate::marquet::points_from_wkb(plan::binary_slices(a)?, a.len(), dims, "", 0).ok()
+                }
+                _ => None,
+            };
+            let v = match decoded {
+                Some(v) => v,
+                None => values_of(gp, &reproj[gi], a)?,
+            };
             gb.geometries.insert(gp.name.clone(), v);
         }
         for p in &planned {

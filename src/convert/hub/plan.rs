@@ -577,7 +577,7 @@ fn int_or_float_values(a: &ArrayRef) -> Result<H5Array> {
     })
 }
 
-pub use super::cells::{array_at, binaries, strings};
+pub use super::cells::{array_at, binaries, binary_slices, strings};
 
 // ---------------------------------------------------------------------------------------
 // Export: H5Col → Arrow.

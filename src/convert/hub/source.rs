@@ -167,6 +167,11 @@ pub trait ArrowSource {
     /// The batches of the root fields `roots` (ascending), each batch holding those fields
     /// in that order, of about `batch_rows` rows.
     fn batches(&mut self, roots: &[usize], batch_rows: usize) -> Result<Batches<'_>>;
+    /// Keep the batches of the next read in memory, all fields, when they fit in `budget`
+    /// bytes, and hand them to the read after it (the import's survey pass is then the
+    /// only read of the file, issue #31). Sources that are held in memory already, or
+    /// cannot estimate their size, ignore it.
+    fn keep_next_read(&mut self, _budget: usize) {}
 }
 
 /// Project `b` on `roots` (ascending), naming `path` in errors.
@@ -235,13 +240,23 @@ impl ArrowSource for Cached<'_> {
 }
 
 /// The first read of a [`Cached`] source, keeping its batches while they fit.
-struct FirstRead<'s, 'a> {
+pub(crate) struct FirstRead<'s, 'a> {
     it: Batches<'a>,
     kept: &'s mut Vec<RecordBatch>,
     complete: &'s mut bool,
     size: usize,
     over: bool,
     budget: usize,
+}
+
+impl<'s, 'a> FirstRead<'s, 'a> {
+    /// Read `it`, keeping its batches in `kept` while their memory stays within `budget`;
+    /// `complete` is set when the read ended with all of them kept.
+    pub(crate) fn new(it: Batches<'a>, kept: &'s mut Vec<RecordBatch>, complete: &'s mut bool, budget: usize) -> Self {
+        kept.clear();
+        *complete = false;
+        FirstRead { it, kept, complete, size: 0, over: false, budget }
+    }
 }
 
 impl Iterator for FirstRead<'_, '_> {
