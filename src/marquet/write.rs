@@ -168,7 +168,7 @@ pub(crate) fn prepare_at(info: &GeometryColumnInfo, v: &GeometryValues, base: u6
             Ok((ColumnValues::Array { values: Array { dtype: dt, bytes }, missing: Some(missing) }, rows))
         }
         (StorageForm::Point { dims, .. }, GeometryValues::Wkb(vals)) => {
-            let points = points_from_wkb(vals.iter().map(|v| v.as_deref()), vals.len(), dims, &path, base)?;
+            let points = points_from_wkb(vals.iter().map(|v| v.as_deref()), vals.len(), dims, path, base)?;
             prepare_at(info, &points, base)
         }
         (StorageForm::FixedWkb { size }, GeometryValues::Wkb(vals)) => {
