@@ -235,6 +235,14 @@ fn check_all(t: &MarquetTable, r: &mut Rng, windows: usize, exp: Expect, label: 
                 let q = cfg(Query::new(w.clone(), p)).with_wkb(true);
                 let QueryResult { rows, stats, wkb } = t.query("geom", &q).unwrap();
                 assert_eq!(rows, want, "{label}: config {name}, {p:?}, window {w:?}");
+                // Without WKB, the rows an R-tree leaf box places inside the window are not
+                // read at all (issue #33): the same answer.
+                let plain = t.query("geom", &cfg(Query::new(w.clone(), p))).unwrap();
+                assert_eq!(plain.rows, want, "{label}: config {name}, {p:?}, window {w:?}, no WKB");
+                assert_eq!(plain.stats.rows_by_box, stats.rows_by_box, "{label}: config {name}, {p:?}");
+                assert!(stats.rows_by_box == 0 || (stats.used_rtree && matches!(p, Predicate::Intersects | Predicate::BBoxOnly)));
+                assert_eq!(stats.exact_tested + stats.rows_by_box, plain.stats.exact_tested + plain.stats.rows_by_box);
+                BY_BOX.with(|c| c.set(c.get() + stats.rows_by_box));
                 // The WKB returned with the answer is what reading those rows returns.
                 assert_eq!(wkb.unwrap(), t.take_wkb("geom", &rows).unwrap(), "{label}: config {name}, {p:?}");
                 assert!(stats.ignored_indexes.is_empty(), "{label}: {:?}", stats.ignored_indexes);
@@ -260,6 +268,11 @@ fn check_all(t: &MarquetTable, r: &mut Rng, windows: usize, exp: Expect, label: 
         }
     }
     matched
+}
+
+thread_local! {
+    /// Rows answered by their R-tree leaf box in this test's queries.
+    static BY_BOX: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 fn nulls(tr: &Truth) -> u64 {
@@ -352,6 +365,9 @@ fn run_form(form: Form, seed: u64) {
     assert_eq!(t.drop_index("geom", SpatialIndexKind::BlockBBox).unwrap(), 1);
     assert!(t.spatial_indexes("geom").unwrap().is_empty());
     check_all(&t, &mut r, 1, none, "after drop_index");
+    // Box windows of 1 to 60 units over features of up to 6: some R-tree candidates lie
+    // inside their window and were answered by their box.
+    assert!(BY_BOX.with(|c| c.get()) > 0, "no row was answered by its box");
 }
 
 #[test]

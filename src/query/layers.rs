@@ -58,6 +58,24 @@ pub(super) fn read_groups(runs: &[Range<u64>]) -> Vec<(Range<u64>, Vec<Range<u64
 }
 
 
+/// The union of two ascending, disjoint row lists, ascending.
+fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// The one query engine: query `q` on the geometry column `snap` holds, the
 /// four layers in order. A one-shot query ([`crate::query::TableQuery::query`]) runs it on
 /// a snapshot taken for that query; the warm [`SpatialReader`] on the snapshot it holds.
@@ -82,7 +100,12 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
     }
 
     // Layer 1: the R-tree (see MarquetTable::query: when it answers, block boxes and
-    // the covering column are not consulted).
+    // the covering column are not consulted). A candidate whose leaf box lies inside a box
+    // window intersects it — the box contains the geometry (HEP002 §10.4), and the exact
+    // test would find the geometry's box inside the window and say yes — so it is answered
+    // without its geometry being tested, or read at all when no WKB is wanted (issue #33).
+    let by_box = matches!(predicate, Predicate::Intersects | Predicate::BBoxOnly) && matches!(&q.window, Window::BBox(b) if b.xmin <= b.xmax);
+    let mut inside: Vec<u64> = Vec::new();
     let mut runs: Vec<Range<u64>> = std::iter::once(0..n).collect();
     if q.use_indexes && q.use_rtree {
         match snap.rtree(t)? {
@@ -97,18 +120,26 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
             let rt = src.rtree();
             let (num_items, node_size) = (rt.num_items, rt.node_size);
             rt.bytes_read = 0;
-            let found = packed_rtree::search(&mut src, num_items, node_size, n, &wbox);
+            let found = packed_rtree::search_classified(&mut src, num_items, node_size, n, &wbox);
             let rt = src.rtree();
             st.bytes_read += rt.bytes_read;
             match found {
                 Ok(rows) => {
                     st.used_rtree = true;
                     let mut kept = Vec::new();
-                    for row in rows {
-                        if row < n {
-                            push_run(&mut kept, row..row + 1);
-                            st.rtree_candidates += 1;
+                    for (row, box_inside) in rows {
+                        if row >= n {
+                            continue;
                         }
+                        st.rtree_candidates += 1;
+                        if by_box && box_inside {
+                            inside.push(row);
+                            st.rows_by_box += 1;
+                            if !q.with_wkb {
+                                continue;
+                            }
+                        }
+                        push_run(&mut kept, row..row + 1);
                     }
                     runs = kept;
                 }
@@ -166,6 +197,8 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
     let test = ExactTest::new(q, predicate, info);
     let mut rows = Vec::new();
     let mut out = q.with_wkb.then(WkbBuffer::new);
+    // Rows read only for their WKB: matched without the test.
+    let known = |row: u64| q.with_wkb && inside.binary_search(&row).is_ok();
     let groups = read_groups(&runs);
     snap.data.prefetch(&groups.iter().map(|(g, _)| (g.start, g.end)).collect::<Vec<_>>())?;
     for (group, members) in groups {
@@ -184,7 +217,7 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                         continue;
                     }
                     let el = a.element(i);
-                    if test.point(point_coord(el, x, f32), point_coord(el, y, f32), &mut st) {
+                    if known(s + i as u64) || test.point(point_coord(el, x, f32), point_coord(el, y, f32), &mut st) {
                         rows.push(s + i as u64);
                         if let Some(o) = out.as_mut() {
                             let p = points.get_or_insert_with(|| crate::marquet::points_from(&a, &miss, dims));
@@ -203,7 +236,7 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                         continue;
                     }
                     let w = &a.bytes[i * size..(i + 1) * size];
-                    if test.wkb(w, s + i as u64, &mut st)? {
+                    if known(s + i as u64) || test.wkb(w, s + i as u64, &mut st)? {
                         rows.push(s + i as u64);
                         if let Some(o) = out.as_mut() {
                             o.push(Some(w));
@@ -227,7 +260,7 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                             message: "empty slice for a non-null row (HEP002 §7.2)".into(),
                         });
                     }
-                    if test.wkb(w, s + i as u64, &mut st)? {
+                    if known(s + i as u64) || test.wkb(w, s + i as u64, &mut st)? {
                         rows.push(s + i as u64);
                         if let Some(o) = out.as_mut() {
                             o.push(Some(w));
@@ -236,6 +269,10 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                 }
             }
         }
+    }
+    if !q.with_wkb && !inside.is_empty() {
+        // The rows answered by their box were not read: merged in, ascending.
+        rows = merge_sorted(&rows, &inside);
     }
     st.rows_matched = rows.len() as u64;
     Ok(QueryResult { rows, stats: st, wkb: out })

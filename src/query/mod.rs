@@ -193,6 +193,10 @@ pub struct QueryStats {
     pub approximate: bool,
     /// Rows kept by their box because the exact predicate failed on them.
     pub predicate_fallbacks: u64,
+    /// R-tree candidates answered by their leaf box, which lies inside the (box) window of
+    /// an intersects query: their geometry was not tested (nor read, unless WKB was
+    /// wanted).
+    pub rows_by_box: u64,
 }
 
 impl QueryStats {

@@ -417,17 +417,39 @@ fn check_header(len: u64, num_items: u64, node_size: u16, nrows: u64) -> Result<
 /// [`MarquetError::SpecViolation`] citing "HEP002 §17" with an empty path (see
 /// [`crate::spatial::with_path`]). Memory is bounded by T; the descent ends after at most
 /// as many reads as there are entries, whatever the file holds.
-pub fn search<S: EntrySource>(
-    mut src: S,
-    num_items: u64,
-    node_size: u16,
-    nrows: u64,
-    query: &BBox,
-) -> Result<Vec<u64>> {
-    let layout = check_header(src.len(), num_items, node_size, nrows)?;
+pub fn search<S: EntrySource>(src: S, num_items: u64, node_size: u16, nrows: u64, query: &BBox) -> Result<Vec<u64>> {
     let mut rows = Vec::new();
+    search_leaves(src, num_items, node_size, nrows, query, |e| rows.push(e.index))?;
+    rows.sort_unstable();
+    rows.dedup();
+    Ok(rows)
+}
+
+/// [`search`], each candidate row with whether its leaf box lies inside `query` (closed,
+/// XY; never for a `query` that wraps the antimeridian): a row whose box — which contains
+/// its geometry (HEP002 §10.4) — lies inside the window intersects the window without its
+/// geometry being read (issue #33). A row listed twice by a damaged tree is inside only if
+/// every box of it is.
+pub fn search_classified<S: EntrySource>(src: S, num_items: u64, node_size: u16, nrows: u64, query: &BBox) -> Result<Vec<(u64, bool)>> {
+    let wraps = query.xmin > query.xmax;
+    let mut rows = Vec::new();
+    search_leaves(src, num_items, node_size, nrows, query, |e| rows.push((e.index, !wraps && query.contains_xy(&e.bbox()))))?;
+    rows.sort_unstable_by_key(|r| r.0);
+    rows.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 &= later.1;
+        }
+        same
+    });
+    Ok(rows)
+}
+
+/// The descent of [`search`]: `on_leaf` gets every leaf entry whose box intersects `query`.
+fn search_leaves<S: EntrySource>(mut src: S, num_items: u64, node_size: u16, nrows: u64, query: &BBox, mut on_leaf: impl FnMut(&Entry)) -> Result<()> {
+    let layout = check_header(src.len(), num_items, node_size, nrows)?;
     if layout.num_levels() == 0 || query.is_empty() {
-        return Ok(rows);
+        return Ok(());
     }
     let m = u64::from(node_size);
     let mut level = layout.num_levels() - 1;
@@ -467,7 +489,7 @@ pub fn search<S: EntrySource>(
                             )));
                         }
                         if intersects(&e.bbox(), query) {
-                            rows.push(e.index);
+                            on_leaf(e);
                         }
                         continue;
                     }
@@ -496,9 +518,7 @@ pub fn search<S: EntrySource>(
         std::mem::swap(&mut runs, &mut next);
         level -= 1;
     }
-    rows.sort_unstable();
-    rows.dedup();
-    Ok(rows)
+    Ok(())
 }
 
 /// A problem [`verify`] found in a tree whose header checks passed.
