@@ -15,6 +15,7 @@ use crate::convert::hub::meta;
 use crate::convert::hub::import::{import, ImportOptions, ImportReport};
 use crate::convert::hub::source::{project, ArrowSource, Batches, Encoding, FirstRead, GeoColumnMeta, GeoField, SourceSchema};
 use arrow_array::RecordBatch;
+use rayon::prelude::*;
 use crate::convert::hub::target::ImportTarget;
 use crate::h5col::File;
 use crate::convert::{code, fail, Finding};
@@ -35,6 +36,9 @@ pub fn import_geoparquet_into(input: &Path, target: ImportTarget<'_>, opts: &Imp
 /// A GeoParquet file opened for import.
 pub struct GeoParquetSource {
     file: std::fs::File,
+    /// The file's path: each thread decoding row groups opens it anew (clones of one
+    /// descriptor share its offset, which parquet's reader seeks).
+    input: std::path::PathBuf,
     metadata: ArrowReaderMetadata,
     schema: SourceSchema,
     /// [`ArrowSource::keep_next_read`]'s budget, until the read it applies to starts.
@@ -54,7 +58,7 @@ impl GeoParquetSource {
         let file = std::fs::File::open(input).map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
         let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| MarquetError::Parquet { path: path.clone(), source: e })?;
         let schema = describe(&path, &metadata)?;
-        Ok(GeoParquetSource { file, metadata, schema, keep: None, kept: Vec::new(), complete: false })
+        Ok(GeoParquetSource { file, input: input.to_path_buf(), metadata, schema, keep: None, kept: Vec::new(), complete: false })
     }
 }
 
@@ -84,29 +88,42 @@ impl ArrowSource for GeoParquetSource {
             return Ok(Box::new(kept.into_iter().map(move |b| project(&b, &roots, &path))));
         }
         if let Some(budget) = self.keep.take() {
-            // Every field once, kept for the reads after this one; this read gets its
+            // Every field once, its row groups decoded on every core (the whole file is to
+            // be held anyway), kept for the read after this one; this read gets its
             // projection.
             let all: Vec<usize> = (0..self.schema.schema.fields().len()).collect();
-            let it = self.read(&all, batch_rows)?;
+            let groups: Vec<usize> = (0..self.metadata.metadata().num_row_groups()).collect();
+            let decoded: Vec<Result<Vec<RecordBatch>>> =
+                groups.par_iter().map(|&g| self.read_groups(&all, Some(vec![g]), batch_rows)?.collect::<Result<Vec<_>>>()).collect();
+            let mut batches = Vec::new();
+            for d in decoded {
+                batches.extend(d?);
+            }
+            let it: Batches<'static> = Box::new(batches.into_iter().map(Ok));
             let first = FirstRead::new(it, &mut self.kept, &mut self.complete, budget);
             return Ok(Box::new(first.map(move |b| project(&b?, &roots, &path))));
         }
-        self.read(&roots, batch_rows)
+        self.read_groups(&roots, None, batch_rows)
     }
 }
 
 impl GeoParquetSource {
-    /// The batches of root fields `roots`, read from the file.
-    fn read(&self, roots: &[usize], batch_rows: usize) -> Result<Batches<'static>> {
+    /// The batches of root fields `roots` of row groups `groups` (all when `None`), read
+    /// from the file.
+    fn read_groups(&self, roots: &[usize], groups: Option<Vec<usize>>, batch_rows: usize) -> Result<Batches<'static>> {
         let path = self.schema.path.clone();
-        let f = self.file.try_clone().map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
+        let f = match &groups {
+            Some(_) => std::fs::File::open(&self.input),
+            None => self.file.try_clone(),
+        };
+        let f = f.map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
         let b = ParquetRecordBatchReaderBuilder::new_with_metadata(f, self.metadata.clone());
         let mask = ProjectionMask::roots(b.parquet_schema(), roots.iter().copied());
-        let reader = b
-            .with_batch_size(batch_rows.max(1))
-            .with_projection(mask)
-            .build()
-            .map_err(|e| MarquetError::Parquet { path: path.clone(), source: e })?;
+        let mut b = b.with_batch_size(batch_rows.max(1)).with_projection(mask);
+        if let Some(g) = groups {
+            b = b.with_row_groups(g);
+        }
+        let reader = b.build().map_err(|e| MarquetError::Parquet { path: path.clone(), source: e })?;
         Ok(Box::new(reader.map(move |b| b.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))))
     }
 }

@@ -25,6 +25,7 @@ use crate::h5col::File;
 use crate::marquet::{bounds, layout, order, Crs, Edges, GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
 use crate::spec::{names, BBox, Dimensions, GeometryKind, GeometryType};
 use crate::wkb;
+use rayon::prelude::*;
 
 /// How point geometries are stored (HEP002 §7.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -414,9 +415,11 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
             }
             for &g in &scan_geom {
                 let a = batch.column(pos[&geoms[g].root]);
-                for (row, v) in plan::binary_slices(a)?.enumerate() {
-                    let Some(v) = v else { continue };
-                    let info = wkb::scan(v).map_err(|e| {
+                let values: Vec<Option<&[u8]>> = plan::binary_slices(a)?.collect();
+                let scanned: Vec<Option<std::result::Result<wkb::WkbInfo, wkb::WkbError>>> = values.par_iter().map(|v| v.map(wkb::scan)).collect();
+                for (row, (v, info)) in values.iter().zip(scanned).enumerate() {
+                    let (Some(v), Some(info)) = (v, info) else { continue };
+                    let info = info.map_err(|e| {
                         let m = e.into_marquet(format!("{path}: column {:?}", geoms[g].meta.name), Some(row0 + row as u64));
                         fail(&path, code::WKB_PARSE, m.to_string())
                     })?;
@@ -433,12 +436,17 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
                 if geoms[0].meta.encoding == Encoding::Wkb && reproj[0].is_none() {
                     // Each value's box straight from the borrowed WKB: what
                     // `order::value_boxes` computes, without a copy of every value.
-                    for (row, v) in plan::binary_slices(a)?.enumerate() {
-                        let bx = match v {
-                            None => BBox::EMPTY,
-                            Some(b) => bounds::geometry_box(b, model, false)
-                                .map_err(|e| fail(&path, code::WKB_PARSE, e.into_marquet("<batch>", Some(row as u64)).to_string()))?,
-                        };
+                    // On every core; the first failing row (in row order) is the error.
+                    let values: Vec<Option<&[u8]>> = plan::binary_slices(a)?.collect();
+                    let boxes: Vec<std::result::Result<BBox, wkb::WkbError>> = values
+                        .par_iter()
+                        .map(|v| match v {
+                            None => Ok(BBox::EMPTY),
+                            Some(b) => bounds::geometry_box(b, model, false),
+                        })
+                        .collect();
+                    for (row, bx) in boxes.into_iter().enumerate() {
+                        let bx = bx.map_err(|e| fail(&path, code::WKB_PARSE, e.into_marquet("<batch>", Some(row as u64)).to_string()))?;
                         k.push(&bx);
                     }
                 } else {
