@@ -1165,8 +1165,10 @@ int32_t marquet_query_result_approximate(const struct marquet_query_result *resu
  * How the query was answered, as counts: `stats` receives up to `stats_len` of, in
  * this order, rows in the table, row blocks of the block index used, blocks skipped,
  * R-tree candidates, rows the covering column rejected, rows whose geometry was read
- * and tested, rows matched, bytes read (HEP002 §10 layers; `marquet query --stats`).
- * `*needed` (if not NULL) receives 8, the number of counts there are.
+ * and tested, rows matched, bytes read (HEP002 §10 layers; `marquet query --stats`),
+ * R-tree candidates answered by their box (inside a box window, not tested). Counts added
+ * later come at the end. `*needed` (if not NULL) receives 9, the number of counts there
+ * are.
  */
 int32_t marquet_query_result_stats(const struct marquet_query_result *result,
                                    int64_t *stats,

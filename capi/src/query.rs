@@ -179,8 +179,10 @@ pub unsafe extern "C" fn marquet_query_result_approximate(result: *const marquet
 /// How the query was answered, as counts: `stats` receives up to `stats_len` of, in
 /// this order, rows in the table, row blocks of the block index used, blocks skipped,
 /// R-tree candidates, rows the covering column rejected, rows whose geometry was read
-/// and tested, rows matched, bytes read (HEP002 §10 layers; `marquet query --stats`).
-/// `*needed` (if not NULL) receives 8, the number of counts there are.
+/// and tested, rows matched, bytes read (HEP002 §10 layers; `marquet query --stats`),
+/// R-tree candidates answered by their box (inside a box window, not tested). Counts added
+/// later come at the end. `*needed` (if not NULL) receives 9, the number of counts there
+/// are.
 #[no_mangle]
 pub unsafe extern "C" fn marquet_query_result_stats(
     result: *const marquet_query_result,
@@ -193,7 +195,7 @@ pub unsafe extern "C" fn marquet_query_result_stats(
         let out = unsafe { ffi::out_slice(stats, stats_len, "stats")? };
         let s = &r.result.stats;
         let all = s.counters();
-        let mut vals = [0i64; 8];
+        let mut vals = [0i64; 9];
         for (d, (_, v)) in vals.iter_mut().zip(all) {
             *d = ffi::to_i64(v, "stat")?;
         }

@@ -202,7 +202,8 @@ pub struct QueryStats {
 impl QueryStats {
     /// The counters, by name, in the one order every interface reports them: the C ABI's
     /// `marquet_query_result_stats` array and the `stats` object of `marquet query --json`.
-    pub fn counters(&self) -> [(&'static str, u64); 8] {
+    /// New counters are added at the end.
+    pub fn counters(&self) -> [(&'static str, u64); 9] {
         [
             ("rows_total", self.rows_total),
             ("blocks_total", self.blocks_total),
@@ -212,6 +213,7 @@ impl QueryStats {
             ("exact_tested", self.exact_tested),
             ("rows_matched", self.rows_matched),
             ("bytes_read", self.bytes_read),
+            ("rows_by_box", self.rows_by_box),
         ]
     }
 }

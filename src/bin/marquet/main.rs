@@ -502,8 +502,8 @@ fn query(a: QueryArgs) -> ExitCode {
     let describe = |b: marquet::BBox, r: marquet::query::CombinedResult| -> (Vec<u64>, String, serde_json::Value) {
         let stats = match &r.spatial {
             Some(s) => format!(
-                "rows {} | blocks skipped {}/{} | r-tree candidates {} | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
-                s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
+                "rows {} | blocks skipped {}/{} | r-tree candidates {} (by box {}) | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
+                s.rows_total, s.blocks_skipped, s.blocks_total, s.rtree_candidates, s.rows_by_box, s.covering_rejected, s.exact_tested, s.rows_matched, s.bytes_read,
                 if s.stale_indexes.is_empty() { String::new() } else { format!(" | stale indexes ignored: {}", s.stale_indexes.join(", ")) }
             ),
             None => "spatial query skipped: the attribute filters matched nothing".to_string(),
