@@ -88,43 +88,92 @@ impl ArrowSource for GeoParquetSource {
             return Ok(Box::new(kept.into_iter().map(move |b| project(&b, &roots, &path))));
         }
         if let Some(budget) = self.keep.take() {
-            // Every field once, its row groups decoded on every core (the whole file is to
-            // be held anyway), kept for the read after this one; this read gets its
-            // projection.
-            let all: Vec<usize> = (0..self.schema.schema.fields().len()).collect();
-            let groups: Vec<usize> = (0..self.metadata.metadata().num_row_groups()).collect();
-            let decoded: Vec<Result<Vec<RecordBatch>>> =
-                groups.par_iter().map(|&g| self.read_groups(&all, Some(vec![g]), batch_rows)?.collect::<Result<Vec<_>>>()).collect();
-            let mut batches = Vec::new();
-            for d in decoded {
-                batches.extend(d?);
-            }
-            let it: Batches<'static> = Box::new(batches.into_iter().map(Ok));
-            let first = FirstRead::new(it, &mut self.kept, &mut self.complete, budget);
+            // Every field once, row groups decoded on every core, kept (within the budget)
+            // for the read after this one; this read gets its projection.
+            let groups = ParallelGroups {
+                src: GroupReader { input: self.input.clone(), metadata: self.metadata.clone(), path: path.clone(), batch_rows },
+                all: (0..self.schema.schema.fields().len()).collect(),
+                next: 0,
+                count: self.metadata.metadata().num_row_groups(),
+                ready: std::collections::VecDeque::new(),
+            };
+            let first = FirstRead::new(Box::new(groups), &mut self.kept, &mut self.complete, budget);
             return Ok(Box::new(first.map(move |b| project(&b?, &roots, &path))));
         }
-        self.read_groups(&roots, None, batch_rows)
+        self.read(&roots, batch_rows)
     }
 }
 
 impl GeoParquetSource {
-    /// The batches of root fields `roots` of row groups `groups` (all when `None`), read
-    /// from the file.
-    fn read_groups(&self, roots: &[usize], groups: Option<Vec<usize>>, batch_rows: usize) -> Result<Batches<'static>> {
+    /// The batches of root fields `roots`, read from the file.
+    fn read(&self, roots: &[usize], batch_rows: usize) -> Result<Batches<'static>> {
         let path = self.schema.path.clone();
-        let f = match &groups {
-            Some(_) => std::fs::File::open(&self.input),
-            None => self.file.try_clone(),
-        };
-        let f = f.map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
-        let b = ParquetRecordBatchReaderBuilder::new_with_metadata(f, self.metadata.clone());
-        let mask = ProjectionMask::roots(b.parquet_schema(), roots.iter().copied());
-        let mut b = b.with_batch_size(batch_rows.max(1)).with_projection(mask);
-        if let Some(g) = groups {
-            b = b.with_row_groups(g);
+        let f = self.file.try_clone().map_err(|e| MarquetError::Io { path: path.clone(), source: e })?;
+        reader(f, &self.metadata, roots, None, batch_rows, path)
+    }
+}
+
+/// A record batch reader of `roots` (and row groups `groups`, all when `None`) of `f`.
+fn reader(f: std::fs::File, md: &ArrowReaderMetadata, roots: &[usize], groups: Option<Vec<usize>>, batch_rows: usize, path: String) -> Result<Batches<'static>> {
+    let b = ParquetRecordBatchReaderBuilder::new_with_metadata(f, md.clone());
+    let mask = ProjectionMask::roots(b.parquet_schema(), roots.iter().copied());
+    let mut b = b.with_batch_size(batch_rows.max(1)).with_projection(mask);
+    if let Some(g) = groups {
+        b = b.with_row_groups(g);
+    }
+    let reader = b.build().map_err(|e| MarquetError::Parquet { path: path.clone(), source: e })?;
+    Ok(Box::new(reader.map(move |b| b.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))))
+}
+
+/// What a thread needs to decode one row group: each opens the file anew (clones of one
+/// descriptor share the offset that parquet's reader seeks).
+#[derive(Clone)]
+struct GroupReader {
+    input: std::path::PathBuf,
+    metadata: ArrowReaderMetadata,
+    path: String,
+    batch_rows: usize,
+}
+
+impl GroupReader {
+    fn group(&self, roots: &[usize], g: usize) -> Result<Vec<RecordBatch>> {
+        let f = std::fs::File::open(&self.input).map_err(|e| MarquetError::Io { path: self.path.clone(), source: e })?;
+        reader(f, &self.metadata, roots, Some(vec![g]), self.batch_rows, self.path.clone())?.collect()
+    }
+}
+
+/// Every row group's batches in order, decoded as many row groups at a time as rayon has
+/// threads: memory holds one such window besides what the consumer keeps (a
+/// dictionary-encoded column can decode to many times its size in the file, so the whole
+/// file is never decoded ahead).
+struct ParallelGroups {
+    src: GroupReader,
+    all: Vec<usize>,
+    next: usize,
+    count: usize,
+    ready: std::collections::VecDeque<Result<RecordBatch>>,
+}
+
+impl Iterator for ParallelGroups {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        if self.ready.is_empty() && self.next < self.count {
+            let end = (self.next + rayon::current_num_threads().max(1)).min(self.count);
+            let decoded: Vec<Result<Vec<RecordBatch>>> = (self.next..end).into_par_iter().map(|g| self.src.group(&self.all, g)).collect();
+            self.next = end;
+            for d in decoded {
+                match d {
+                    Ok(b) => self.ready.extend(b.into_iter().map(Ok)),
+                    Err(e) => {
+                        self.ready.push_back(Err(e));
+                        self.next = self.count; // the first error ends the read
+                        break;
+                    }
+                }
+            }
         }
-        let reader = b.build().map_err(|e| MarquetError::Parquet { path: path.clone(), source: e })?;
-        Ok(Box::new(reader.map(move |b| b.map_err(|e| MarquetError::Arrow { path: path.clone(), source: e }))))
+        self.ready.pop_front()
     }
 }
 
@@ -320,5 +369,45 @@ mod tests {
             }
             std::fs::remove_dir_all(&dir).ok();
         }
+    }
+
+    /// A file whose size in Parquet fits the budget but whose batches do not (a
+    /// dictionary-encoded column decodes to many times its size): every row still comes
+    /// through the first read, nothing is kept past the budget, and the read after it goes
+    /// to the file.
+    #[test]
+    fn a_read_past_the_budget_is_not_kept() {
+        use arrow_array::{ArrayRef, BinaryArray, StringArray};
+        use std::sync::Arc;
+        let dir = std::env::temp_dir().join(format!("marquet-keep-dict-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.parquet");
+        let n = 20_000;
+        let point: Vec<u8> = [vec![1u8, 1, 0, 0, 0], 1f64.to_le_bytes().to_vec(), 2f64.to_le_bytes().to_vec()].concat();
+        let long = "x".repeat(1_000);
+        let batch = RecordBatch::try_from_iter([
+            ("geometry", Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(point.as_slice(), n))) as ArrayRef),
+            ("label", Arc::new(StringArray::from_iter_values(std::iter::repeat_n(long.as_str(), n))) as ArrayRef),
+        ])
+        .unwrap();
+        let geo = r#"{"version":"1.1.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB","geometry_types":["Point"]}}}"#;
+        let schema = batch.schema();
+        let props = parquet::file::properties::WriterProperties::builder().set_max_row_group_row_count(Some(n / 4)).build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema, Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.append_key_value_metadata(parquet::file::metadata::KeyValue::new("geo".to_string(), geo.to_string()));
+        w.close().unwrap();
+        let mut s = GeoParquetSource::open(&path).unwrap();
+        let in_file: i64 = s.metadata.metadata().row_groups().iter().map(|rg| rg.total_byte_size()).sum();
+        let budget = 4 << 20;
+        assert!((in_file as usize) < budget, "{in_file} bytes in the file");
+        s.keep_next_read(budget);
+        assert!(s.keep.is_some(), "the file's size fits the budget");
+        let rows: usize = s.batches(&[0, 1], 1024).unwrap().map(|b| b.unwrap().num_rows()).sum();
+        assert_eq!(rows, n);
+        assert!(!s.complete && s.kept.is_empty(), "20 MB of labels were not kept");
+        std::fs::write(&path, b"").unwrap();
+        assert!(s.batches(&[0], 1024).unwrap().collect::<Result<Vec<_>>>().is_err(), "the next read goes to the file");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
