@@ -20,14 +20,7 @@ use super::{GeoBatch, GeometryValues};
 /// The boxes of geometry values (empty box for null and empty rows).
 pub fn value_boxes(v: &GeometryValues, model: EdgeModel) -> Result<Vec<BBox>> {
     match v {
-        GeometryValues::Wkb(vals) => vals
-            .iter()
-            .enumerate()
-            .map(|(i, w)| match w {
-                None => Ok(BBox::EMPTY),
-                Some(b) => bounds::geometry_box(b, model, false).map_err(|e| e.into_marquet("<batch>", Some(i as u64))),
-            })
-            .collect(),
+        GeometryValues::Wkb(vals) => wkb_boxes(&vals.iter().map(|w| w.as_deref()).collect::<Vec<_>>(), model),
         GeometryValues::Points { x, y, valid, .. } => Ok((0..x.len())
             .map(|i| {
                 let mut b = BBox::EMPTY;
@@ -42,6 +35,21 @@ pub fn value_boxes(v: &GeometryValues, model: EdgeModel) -> Result<Vec<BBox>> {
             })
             .collect()),
     }
+}
+
+/// The box of each WKB value (`None`, a null row: empty), computed on every core; the
+/// first value that fails, in row order, is the error. [`value_boxes`] of WKB values, and
+/// the import's survey over the borrowed values of a record batch (issue #31).
+pub fn wkb_boxes(vals: &[Option<&[u8]>], model: EdgeModel) -> Result<Vec<BBox>> {
+    use rayon::prelude::*;
+    let boxes: Vec<std::result::Result<BBox, crate::wkb::WkbError>> = vals
+        .par_iter()
+        .map(|w| match w {
+            None => Ok(BBox::EMPTY),
+            Some(b) => bounds::geometry_box(b, model, false),
+        })
+        .collect();
+    boxes.into_iter().enumerate().map(|(i, b)| b.map_err(|e| e.into_marquet("<batch>", Some(i as u64)))).collect()
 }
 
 /// Hilbert order of geometry values (HEP002 §10.6): positions, null/empty last.

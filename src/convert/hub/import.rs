@@ -433,27 +433,14 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
             }
             if let (Some(k), Some(root), Some(model)) = (keys.as_mut(), key_geom, model) {
                 let a = batch.column(pos[&root]);
-                if geoms[0].meta.encoding == Encoding::Wkb && reproj[0].is_none() {
-                    // Each value's box straight from the borrowed WKB: what
-                    // `order::value_boxes` computes, without a copy of every value.
-                    // On every core; the first failing row (in row order) is the error.
-                    let values: Vec<Option<&[u8]>> = plan::binary_slices(a)?.collect();
-                    let boxes: Vec<std::result::Result<BBox, wkb::WkbError>> = values
-                        .par_iter()
-                        .map(|v| match v {
-                            None => Ok(BBox::EMPTY),
-                            Some(b) => bounds::geometry_box(b, model, false),
-                        })
-                        .collect();
-                    for (row, bx) in boxes.into_iter().enumerate() {
-                        let bx = bx.map_err(|e| fail(&path, code::WKB_PARSE, e.into_marquet("<batch>", Some(row as u64)).to_string()))?;
-                        k.push(&bx);
-                    }
+                // WKB boxed straight from the borrowed values, without a copy of each.
+                let boxes = if geoms[0].meta.encoding == Encoding::Wkb && reproj[0].is_none() {
+                    order::wkb_boxes(&plan::binary_slices(a)?.collect::<Vec<_>>(), model)
                 } else {
-                    let v = values_of(&geoms[0], &reproj[0], a)?;
-                    for bx in order::value_boxes(&v, model).map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
-                        k.push(&bx);
-                    }
+                    order::value_boxes(&values_of(&geoms[0], &reproj[0], a)?, model)
+                };
+                for bx in boxes.map_err(|e| fail(&path, code::WKB_PARSE, e.to_string()))? {
+                    k.push(&bx);
                 }
             }
             row0 += batch.num_rows() as u64;
