@@ -57,6 +57,7 @@ struct Tally {
     files: usize,
     columns: usize,
     queries: usize,
+    takes: usize,
     both_failed: usize,
     refused: Vec<String>,
 }
@@ -140,6 +141,48 @@ fn compare_file(path: &Path, own: bool, t: &mut Tally, bad: &mut Vec<String>) {
                         _ => bad.push(format!("{}:{tp}/{col} {w:?}: libhdf5 {:?} / byte-range {:?}", path.display(), a.as_ref().map(|r| r.rows.len()), b.as_ref().map(|r| r.rows.len()))),
                     }
                 }
+            }
+            compare_takes(path, &tp, &mt, extent, &mut lib, &mut br, t, bad);
+        }
+    }
+}
+
+/// `SpatialReader::take` of every attribute column through both readers, against
+/// `Column::take` (the h5col read of those rows): the rows of the extent's answer, every
+/// seventh row, and none. Equal arrays everywhere, or errors everywhere (of the same kind
+/// from the two readers, which decode chunks with the same codecs; `Column::take` may
+/// decode through HDF5's pipeline, where a corrupt chunk is another kind of error).
+#[allow(clippy::too_many_arguments)]
+fn compare_takes(path: &Path, tp: &str, mt: &MarquetTable, extent: Option<BBox>, lib: &mut SpatialReader, br: &mut SpatialReader, t: &mut Tally, bad: &mut Vec<String>) {
+    let (Ok(names), Ok(nrows)) = (mt.column_names(), mt.nrows()) else { return };
+    let answer = match extent {
+        Some(e) => lib.query(&Query::bbox(e)).map(|r| r.rows).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let every7: Vec<u64> = (0..nrows.min(1 << 20)).step_by(7).collect();
+    for name in names {
+        if mt.kind_of(&name).ok().flatten() != Some(marquet::h5col::ColumnKind::Dataset) {
+            continue;
+        }
+        for rows in [&answer, &every7, &Vec::new()] {
+            t.takes += 1;
+            let want = mt.column(&name).and_then(|c| c.take(rows));
+            let got = [lib.take(&name, rows), br.take(&name, rows)];
+            let same = match (&got[0], &got[1], &want) {
+                (Ok(a), Ok(b), Ok(w)) => a.dtype == w.dtype && a.bytes == w.bytes && b.dtype == w.dtype && b.bytes == w.bytes,
+                (Err(a), Err(b), Err(_)) => kind(a) == kind(b),
+                _ => false,
+            };
+            if !same {
+                let show = |r: &marquet::Result<marquet::h5col::Array>| r.as_ref().map(|a| (a.dtype.clone(), a.bytes.len())).map_err(|e| e.to_string());
+                bad.push(format!(
+                    "{}:{tp}/{name}: take of {} rows: libhdf5 reader {:?} / byte-range reader {:?} / Column::take {:?}",
+                    path.display(),
+                    rows.len(),
+                    show(&got[0]),
+                    show(&got[1]),
+                    show(&want)
+                ));
             }
         }
     }

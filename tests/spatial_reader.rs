@@ -221,3 +221,54 @@ fn a_reader_can_move_between_threads() {
     fn send<T: Send>() {}
     send::<SpatialReader>();
 }
+
+/// `SpatialReader::take`: a query's rows of the attribute columns, read by the reader
+/// itself — by byte range for fixed-size columns, through libhdf5 for a column of
+/// variable-length strings (written here by hdf5-metno, as h5py and netCDF-C write them) —
+/// equal to `Column::take` of the same rows, whichever reader; and its refusals.
+#[test]
+fn take_reads_the_answer_rows_of_attribute_columns() {
+    let p = tmp("take.h5");
+    let n = 300u64;
+    {
+        let f = File::create(&p).unwrap();
+        let mut t = MarquetTable::create(&f, "/bench").unwrap();
+        t.add_column("id", &marquet::h5col::ColumnSpec::new(marquet::h5col::Dtype::U64).with_chunk_rows(32)).unwrap();
+        t.add_column("temp", &marquet::h5col::ColumnSpec::new(marquet::h5col::Dtype::F64).with_chunk_rows(50)).unwrap();
+        t.add_geometry_column("geometry", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false })).unwrap();
+        let pts: Vec<Option<Vec<u8>>> = (0..n).map(|i| Some(wkb::encode(&Geometry::Point(Point::new(Dimensions::Xy, Coord::xy(i as f64, 0.5))), ByteOrder::LittleEndian))).collect();
+        let ids: Vec<u64> = (0..n).map(|i| 1000 + i).collect();
+        let temps: Vec<f64> = (0..n).map(|i| i as f64 * 0.25).collect();
+        t.append(&GeoBatch::new().with_array("id", Array::from_u64(&ids)).with_array("temp", Array::from_f64(&temps)).with_geometry("geometry", GeometryValues::Wkb(pts)))
+            .unwrap();
+    }
+    {
+        // A column of variable-length strings by another producer.
+        let h = hdf5::File::open_rw(&p).unwrap();
+        let names: Vec<hdf5::types::VarLenUnicode> = (0..n).map(|i| format!("station {i}").parse().unwrap()).collect();
+        h.group("/bench").unwrap().new_dataset_builder().with_data(&names).create("name").unwrap();
+    }
+    let f = File::open(&p).unwrap();
+    let t = MarquetTable::open(&f, "/bench").unwrap();
+    let w = BBox::xy(10.0, 0.0, 110.5, 1.0);
+    for mut r in [SpatialReader::open_byte_range(&p, "/bench", None).unwrap(), SpatialReader::open(&f, "/bench", None).unwrap()] {
+        let rows = r.query(&Query::bbox(w)).unwrap().rows;
+        assert_eq!(rows, (10..=110).collect::<Vec<u64>>());
+        let ids = r.take("id", &rows).unwrap();
+        assert_eq!(ids.bytes, Array::from_u64(&(1010..=1110).collect::<Vec<u64>>()).bytes);
+        for c in ["id", "temp", "name"] {
+            let want = t.column(c).unwrap().take(&rows).unwrap();
+            let got = r.take(c, &rows).unwrap();
+            assert_eq!((&got.dtype, &got.bytes), (&want.dtype, &want.bytes), "{c} through {}", r.read_path());
+            // Again, from the reader's cache.
+            assert_eq!(r.take(c, &rows).unwrap().bytes, want.bytes);
+        }
+        assert_eq!(r.take("name", &[0, 299]).unwrap().get_str(1).unwrap(), "station 299");
+        assert!(r.take("id", &[]).unwrap().bytes.is_empty());
+        // Rows out of order, past NROWS, a column that is not there: typed refusals.
+        assert!(matches!(r.take("id", &[5, 4]), Err(marquet::Error::InvalidArgument(_))));
+        assert!(matches!(r.take("id", &[n]), Err(marquet::Error::InvalidArgument(m)) if m.contains("NROWS = 300")));
+        assert!(matches!(r.take("nope", &[1]), Err(marquet::Error::InvalidArgument(_))));
+        assert_eq!(r.read_path(), if r.table().is_some() { "libhdf5" } else { "byte-range" });
+    }
+}

@@ -21,10 +21,14 @@
 //! process; [`SpatialReader::refresh`] does so on demand, e.g. after another process
 //! changed the file.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::error::{MarquetError, Result};
+use crate::h5::cached::CachedDataset;
 use crate::h5::objects::{LibObjects, Objects};
+use crate::h5::Dtype;
+use crate::h5col::Array;
 use crate::h5::pure::PureFile;
 use crate::marquet::facts::TableView;
 use crate::marquet::snapshot::ColumnSnapshot;
@@ -53,9 +57,18 @@ pub struct SpatialReader {
     interpretable: bool,
     column: String,
     snap: ColumnSnapshot,
+    /// Attribute columns read by [`SpatialReader::take`], opened on first use, each with
+    /// its own cache of decoded chunks.
+    attributes: HashMap<String, CachedDataset>,
+    /// The table through libhdf5, opened on first use for what a byte-range reader's
+    /// [`SpatialReader::take`] does not read (variable-length strings, conversions).
+    lib: Option<MarquetTable>,
     /// Queries answered since the reader was opened or last refreshed.
     queries: u64,
 }
+
+/// Decoded bytes of one attribute column a reader keeps (its chunks; at least one).
+const ATTRIBUTE_CACHE_BYTES: usize = 8 << 20;
 
 impl std::fmt::Debug for SpatialReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -84,7 +97,7 @@ impl SpatialReader {
         let interpretable = table.is_interpretable();
         let src = Source::Lib(table);
         let snap = ColumnSnapshot::open(&view(&src, &mut None, interpretable), &column)?;
-        Ok(SpatialReader { src, interpretable, column, snap, queries: 0 })
+        Ok(SpatialReader { src, interpretable, column, snap, attributes: HashMap::new(), lib: None, queries: 0 })
     }
 
     /// Open table `table` of `file` and a reader of its geometry column `column`
@@ -186,7 +199,7 @@ impl SpatialReader {
         };
         let src = Source::Pure { file, table: table.to_string() };
         let snap = ColumnSnapshot::open(&view(&src, &mut None, interpretable), &column)?;
-        Ok(SpatialReader { src, interpretable, column, snap, queries: 0 })
+        Ok(SpatialReader { src, interpretable, column, snap, attributes: HashMap::new(), lib: None, queries: 0 })
     }
 
     fn open_lib(f: &crate::marquet::File, table: Option<&str>, column: Option<&str>) -> Result<SpatialReader> {
@@ -199,13 +212,18 @@ impl SpatialReader {
     /// The same table through libhdf5, for what the byte-range path does not read; a
     /// file read by URL keeps its block cache.
     fn to_lib(&self) -> Result<SpatialReader> {
-        let Source::Pure { file, table } = &self.src else { unreachable!("a libhdf5 reader is not moved") };
+        SpatialReader::new(self.lib_table()?, Some(&self.column))
+    }
+
+    /// The reader's table through libhdf5: the one it holds, or the byte-range reader's
+    /// file opened there (a file read by URL keeps its block cache).
+    fn lib_table(&self) -> Result<MarquetTable> {
+        let Source::Pure { file, table } = &self.src else { unreachable!("a libhdf5 reader holds its table") };
         #[cfg(feature = "cloud")]
         if let Some(r) = file.remote() {
-            let f = crate::marquet::File::open_remote(r.clone())?;
-            return SpatialReader::open(&f, table, Some(&self.column));
+            return MarquetTable::open(&crate::marquet::File::open_remote(r.clone())?, table);
         }
-        SpatialReader::open(&crate::marquet::File::open(Path::new(file.name()))?, table, Some(&self.column))
+        MarquetTable::open(&crate::marquet::File::open(Path::new(file.name()))?, table)
     }
 
     /// Which read path the reader uses: `"byte-range"` or `"libhdf5"`.
@@ -243,8 +261,76 @@ impl SpatialReader {
             self.src = Source::Pure { file: reopen(file)?, table: table.clone() };
         }
         self.snap = ColumnSnapshot::open(&view(&self.src, &mut None, self.interpretable), &self.column)?;
+        self.attributes.clear();
+        self.lib = None;
         self.queries = 0;
         Ok(())
+    }
+
+    /// The values of attribute column `name` at `rows` (strictly ascending, each below
+    /// NROWS — what [`SpatialReader::query`] returns), in that order: the ids, names or
+    /// measurements of a query's answer, read by the same engine as the query. What
+    /// [`crate::h5col::Column::take`] returns for the same rows (missing rows hold the
+    /// column's fill, HEP001 §8.5; elements little-endian).
+    ///
+    /// A byte-range reader reads the column by byte range too, keeping its decoded chunks
+    /// for later calls; a column that path does not read (variable-length strings, a
+    /// datatype conversion, a filter it does not decode) is read through libhdf5. List
+    /// columns are refused, as by [`crate::Table::column`].
+    pub fn take(&mut self, name: &str, rows: &[u64]) -> Result<Array> {
+        if !self.snap.is_current() {
+            self.refresh()?;
+        }
+        let nrows = self.snap.nrows;
+        if let Some(&last) = rows.last().filter(|&&r| r >= nrows) {
+            return Err(MarquetError::InvalidArgument(format!("{}: row {last} to take is not below NROWS = {nrows}", self.column_path(name))));
+        }
+        let spans = crate::h5col::take_spans(rows, &self.column_path(name))?;
+        if !self.attributes.contains_key(name) {
+            let mut lib = None;
+            let opened = view(&self.src, &mut lib, self.interpretable).column(name).and_then(|c| match c.info.dtype {
+                Dtype::VarString { .. } => Err(MarquetError::Unsupported(format!("{}: variable-length strings", c.path))),
+                _ => CachedDataset::from_elements(c, None, ATTRIBUTE_CACHE_BYTES),
+            });
+            match opened {
+                Ok(c) => {
+                    self.attributes.insert(name.to_string(), c);
+                }
+                Err(MarquetError::Unsupported(_)) => {
+                    if let Source::Lib(t) = &self.src {
+                        return t.column(name)?.take(rows);
+                    }
+                    if self.lib.is_none() {
+                        self.lib = Some(self.lib_table()?);
+                    }
+                    let Some(t) = &self.lib else { unreachable!("opened above") };
+                    return t.column(name)?.take(rows);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let Some(c) = self.attributes.get_mut(name) else { unreachable!("inserted above") };
+        let es = c.elem_size();
+        let mut bytes = Vec::with_capacity(rows.len() * es);
+        for s in spans {
+            let (mut data, mut first) = c.piece_of(s.start)?;
+            for &r in &rows[s.first..s.last] {
+                if r >= first + (data.len() / es) as u64 {
+                    (data, first) = c.piece_of(r)?;
+                }
+                let i = (r - first) as usize * es;
+                bytes.extend_from_slice(&data[i..i + es]);
+            }
+        }
+        Ok(Array { dtype: c.dtype().clone(), bytes })
+    }
+
+    fn column_path(&self, name: &str) -> String {
+        let t = match &self.src {
+            Source::Lib(t) => t.path(),
+            Source::Pure { table, .. } => table.as_str(),
+        };
+        format!("{}/{name}", t.trim_end_matches('/'))
     }
 
     /// Answer one query (see [`crate::query`] for its semantics); rows ascending.

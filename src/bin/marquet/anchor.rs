@@ -9,13 +9,13 @@
 //!
 //! * **cold**: the file opened for every window (FlatGeobuf: `File::open`, `FgbReader::open`
 //!   and `select_bbox`; Marquet count: `SpatialReader::open_path` and `query` on the
-//!   byte-range read path, as `marquet query --count` does; Marquet ids and WKB:
-//!   `File::open`, `Table::open`, `query` and the id column, through libhdf5,
-//!   because attribute columns are not read by the byte-range path yet);
+//!   byte-range read path, as `marquet query --count` does; Marquet ids and WKB: the
+//!   same, then the answer's rows of the id column through the same reader,
+//!   `SpatialReader::take`);
 //! * **warm**: opened once, then every window (FlatGeobuf keeps the `File` and re-reads its
 //!   header and index per `select_bbox`, which consumes the reader; Marquet keeps one
 //!   byte-range `SpatialReader` per answer form, so the count and the ids + WKB runs each
-//!   start with an empty chunk cache, and the id column opened once through libhdf5);
+//!   start with an empty chunk cache, and reads the id column through its own cache);
 //!
 //! each answering as a **count** and as **ids + WKB**. FlatGeobuf's candidates are finished
 //! with the predicate Marquet applies (`Intersects` of the closed window: for points the
@@ -33,11 +33,8 @@ use std::time::Instant;
 use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureProperties, FgbReader, FgbWriter, FgbWriterOptions, GeometryType};
 use geo::Intersects;
 use super::bench::{median, BenchReport, GEOMETRY, ID, TABLE};
-use marquet::h5col::Column;
-use marquet::File;
-use marquet::Table;
 use marquet::query::reader::SpatialReader;
-use marquet::query::{Query, TableQuery};
+use marquet::query::Query;
 use marquet::BBox;
 
 type Res<T> = std::result::Result<T, String>;
@@ -154,27 +151,21 @@ fn fgb_query<R: std::io::Read + Seek>(r: R, w: &BBox, points: bool, with_wkb: bo
     Ok((ids, wkb.len() as u64))
 }
 
-fn ids_of(c: &Column, rows: &[u64]) -> Res<Vec<u64>> {
-    let a = c.take(rows).map_err(|e| e.to_string())?;
+fn ids_of(a: marquet::h5col::Array) -> Vec<u64> {
     let mut ids: Vec<u64> = a.bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
     ids.sort_unstable();
-    Ok(ids)
+    ids
 }
 
+/// One cold Marquet query: what `marquet query FILE --bbox …` does, on the byte-range read
+/// path; the ids are the answer's rows of the id column, read by the same reader.
 fn marquet_cold(path: &Path, w: &BBox, with_wkb: bool) -> Res<Vec<u64>> {
+    let mut r = SpatialReader::open_path(path, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?;
+    let q = r.query(&Query::bbox(*w).with_wkb(with_wkb)).map_err(|e| e.to_string())?;
     if !with_wkb {
-        // What `marquet query FILE --bbox … --count` does: the byte-range read path.
-        let mut r = SpatialReader::open_path(path, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?;
-        return Ok(r.query(&Query::bbox(*w)).map_err(|e| e.to_string())?.rows);
+        return Ok(q.rows);
     }
-    // Ids are an attribute column, read through libhdf5 (not yet on the byte-range path).
-    let f = File::open(path).map_err(|e| e.to_string())?;
-    let t = Table::open(&f, TABLE).map_err(|e| e.to_string())?;
-    let r = t.query(GEOMETRY, &Query::bbox(*w).with_wkb(with_wkb)).map_err(|e| e.to_string())?;
-    if !with_wkb {
-        return Ok(r.rows);
-    }
-    ids_of(&t.column(ID).map_err(|e| e.to_string())?, &r.rows)
+    Ok(ids_of(r.take(ID, &q.rows).map_err(|e| e.to_string())?))
 }
 
 /// Measure one data set (see the module documentation); `expect[i]` are Marquet's ids for
@@ -189,16 +180,13 @@ pub fn measure(dir: &Path, name: &str, windows: &[BBox], expect: &[Vec<u64>]) ->
     drop(values);
     let fgb_size = std::fs::metadata(&fgb_path).map_err(|e| e.to_string())?.len();
     let h5 = dir.join(format!("{name}.h5"));
-    let f = File::open(&h5).map_err(|e| e.to_string())?;
     // One reader per warm mode, so that neither finds chunks the other decoded.
-    // Both on the byte-range read path (`SpatialReader::open_path`, what the CLI uses); the
-    // id column is opened once through libhdf5.
+    // Both on the byte-range read path (`SpatialReader::open_path`, what the CLI uses),
+    // which reads the id column too.
     let mut readers = [
         SpatialReader::open_path(&h5, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?,
         SpatialReader::open_path(&h5, TABLE, Some(GEOMETRY)).map_err(|e| e.to_string())?,
     ];
-    let id_table = Table::open(&f, TABLE).map_err(|e| e.to_string())?;
-    let id_col = id_table.column(ID).map_err(|e| e.to_string())?;
     let mut fgb_warm = BufReader::new(StdFile::open(&fgb_path).map_err(|e| e.to_string())?);
     let (mut fgb, mut mq) = (Timings::default(), Timings::default());
     let mut matched = 0;
@@ -235,7 +223,7 @@ pub fn measure(dir: &Path, name: &str, windows: &[BBox], expect: &[Vec<u64>]) ->
             // Warm Marquet: one reader.
             let t = Instant::now();
             let r = readers[m].query(&Query::bbox(*w).with_wkb(with_wkb)).map_err(|e| e.to_string())?;
-            let ids = if with_wkb { ids_of(&id_col, &r.rows)? } else { r.rows };
+            let ids = if with_wkb { ids_of(readers[m].take(ID, &r.rows).map_err(|e| e.to_string())?) } else { r.rows };
             mq.s[m + 2].push(t.elapsed().as_secs_f64());
             if with_wkb {
                 check(&format!("marquet {}", MODES[m + 2]), &ids)?;
