@@ -26,8 +26,9 @@ use crate::error::{MarquetError, Result};
 
 /// Bytes per cached piece of a dataset that is not chunked.
 pub const CONTIGUOUS_PIECE_BYTES: u64 = 64 << 10;
-/// Bytes per cached piece of a dataset read by URL whose stored bytes have no filters
-/// (the packed R-tree): about one block of the byte source.
+/// Bytes per cached piece of a dataset read by byte range whose stored bytes have no
+/// filters (the packed R-tree; about one block of a URL's byte source), and of a
+/// contiguous dataset read by URL.
 pub const REMOTE_PIECE_BYTES: u64 = 4 << 10;
 
 /// A rank-1 dataset with a private cache of decoded chunks (see the module documentation).
@@ -85,9 +86,11 @@ impl CachedDataset {
             return Err(MarquetError::spec(path, "HEP001 §6", "an element type of size 0"));
         }
         let piece = match info.chunk.as_deref() {
-            // Over a network, stored bytes without filters are read by the piece, not the
-            // chunk (issue #34): one R-tree node costs its bytes, not its chunk's 40 KB.
-            Some([c]) if *c > 0 && src.is_remote() && info.filters.is_empty() => (*c).min((REMOTE_PIECE_BYTES / elem as u64).max(1)),
+            // By byte range, stored bytes without filters are read by the piece, not the
+            // chunk (issue #34): one R-tree node costs its bytes, not its chunk's 40 KB —
+            // over a network a round's bytes, locally the copy (and zeroing) of 40 KB per
+            // chunk a cold window touches.
+            Some([c]) if *c > 0 && src.is_byte_range() && info.filters.is_empty() => (*c).min((REMOTE_PIECE_BYTES / elem as u64).max(1)),
             Some([c]) if *c > 0 => *c,
             _ if src.is_remote() => (REMOTE_PIECE_BYTES / elem as u64).max(1),
             _ => (CONTIGUOUS_PIECE_BYTES / elem as u64).max(1),

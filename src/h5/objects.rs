@@ -65,6 +65,11 @@ impl Elements {
         }
     }
 
+    /// Whether the dataset is read on the byte-range path (a local file or a URL).
+    pub fn is_byte_range(&self) -> bool {
+        matches!(&self.src, Src::Pure(_))
+    }
+
     /// Whether the dataset is read by URL, where [`Elements::prefetch`] pays off.
     pub fn is_remote(&self) -> bool {
         matches!(&self.src, Src::Pure(p) if p.is_remote())

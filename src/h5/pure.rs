@@ -365,7 +365,7 @@ impl PureFile {
             #[cfg(feature = "cloud")]
             remote: self.remote.clone(),
             file: self.f.clone(),
-            layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(),
+            layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(), nodes: Mutex::default(),
             info, path: path.to_string(), readable })
     }
 }
@@ -382,6 +382,9 @@ pub struct PureDataset {
     entries: std::sync::OnceLock<std::result::Result<Vec<(u64, ChunkEntry)>, String>>,
     /// Chunks looked up one by one in a v1 B-tree (`None`: not allocated).
     looked_up: Mutex<HashMap<u64, Option<ChunkEntry>>>,
+    /// The v1 B-tree nodes parsed so far, by address: chunks of one window share the root
+    /// and mostly one leaf node, which are then read and parsed once.
+    nodes: Mutex<HashMap<u64, Arc<hdf5_reader::btree_v1::BTreeV1Node>>>,
     /// Its description, as [`super::dataset_info`] gives it.
     pub info: DatasetInfo,
     path: String,
@@ -708,17 +711,27 @@ impl PureDataset {
             if self.undefined(addr) {
                 break;
             }
-            // Header: signature, type, level, entries used, two sibling addresses; then
-            // entries used + 1 keys of 8 + 2 × 8 bytes (rank 1) and as many children.
-            let header_len = 8 + 2 * usize::from(os);
-            let head = st.read_range(addr, header_len)?;
-            let used = usize::from(u16::from_le_bytes([head.get(6).copied().unwrap_or(0), head.get(7).copied().unwrap_or(0)]));
-            let node_len = header_len + (used + 1) * 24 + used * usize::from(os);
-            let bytes = st.read_range(addr, node_len)?;
-            let node = BTreeV1Node::parse(&mut hdf5_reader::io::Cursor::new(&bytes), os, ls, Some(1))?;
-            if node.node_type != 1 || node.children.len() != usize::from(node.entries_used) || node.keys.len() != node.children.len() + 1 {
-                return Err(Error::InvalidData(format!("malformed chunk B-tree node at {addr:#x}")));
-            }
+            let cached = lock(&self.nodes).get(&addr).cloned();
+            let node = match cached {
+                Some(n) => n,
+                None => {
+                    // Header: signature, type, level, entries used, two sibling addresses;
+                    // then entries used + 1 keys of 8 + 2 × 8 bytes (rank 1) and as many
+                    // children.
+                    let header_len = 8 + 2 * usize::from(os);
+                    let head = st.read_range(addr, header_len)?;
+                    let used = usize::from(u16::from_le_bytes([head.get(6).copied().unwrap_or(0), head.get(7).copied().unwrap_or(0)]));
+                    let node_len = header_len + (used + 1) * 24 + used * usize::from(os);
+                    let bytes = st.read_range(addr, node_len)?;
+                    let node = BTreeV1Node::parse(&mut hdf5_reader::io::Cursor::new(&bytes), os, ls, Some(1))?;
+                    if node.node_type != 1 || node.children.len() != usize::from(node.entries_used) || node.keys.len() != node.children.len() + 1 {
+                        return Err(Error::InvalidData(format!("malformed chunk B-tree node at {addr:#x}")));
+                    }
+                    let node = Arc::new(node);
+                    lock(&self.nodes).insert(addr, node.clone());
+                    node
+                }
+            };
             // Child i holds the chunks from key i up to key i + 1.
             let mut pick = None;
             for (i, child) in node.children.iter().enumerate() {
