@@ -561,9 +561,7 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
             let decoded = match gp.form {
                 // Point WKB to coordinates straight from the borrowed values; a value that
                 // is not such a point goes to the writer as WKB, which names it.
-                StorageForm::Point { dims, .. } if gp.meta.encoding == Encoding::Wkb && reproj[gi].is_none() => {
-                    crate::marquet::points_from_wkb(plan::binary_slices(a)?, a.len(), dims, "", 0).ok()
-                }
+                StorageForm::Point { dims, .. } if gp.meta.encoding == Encoding::Wkb && reproj[gi].is_none() => points_in_parallel(a, dims),
                 _ => None,
             };
             let v = match decoded {
@@ -754,4 +752,39 @@ pub(crate) fn spill_dir_of(name: &str) -> std::path::PathBuf {
         Some(_) if p.is_file() => std::path::PathBuf::from("."),
         _ => std::env::temp_dir(),
     }
+}
+
+/// Point WKB values of `a` as coordinates, decoded in slices on rayon's threads (the
+/// writer's rayon workers are idle while the next batch is prepared); `None` when a value
+/// is not such a point, which the writer then names.
+fn points_in_parallel(a: &ArrayRef, dims: Dimensions) -> Option<GeometryValues> {
+    let n = a.len();
+    let step = n.div_ceil(rayon::current_num_threads().max(1)).max(8_192);
+    let offsets: Vec<usize> = (0..n).step_by(step).collect();
+    let parts: Vec<GeometryValues> = offsets
+        .into_par_iter()
+        .map(|off| {
+            let s = a.slice(off, step.min(n - off));
+            let v = crate::marquet::points_from_wkb(plan::binary_slices(&s)?, s.len(), dims, "", 0);
+            v
+        })
+        .collect::<Result<_>>()
+        .ok()?;
+    let (mut x, mut y, mut z, mut m, mut valid) = (Vec::with_capacity(n), Vec::with_capacity(n), dims.has_z().then(|| Vec::with_capacity(n)), dims.has_m().then(|| Vec::with_capacity(n)), Vec::with_capacity(n));
+    for p in parts {
+        let GeometryValues::Points { x: px, y: py, z: pz, m: pm, valid: pv, .. } = p else { return None };
+        x.extend_from_slice(&px);
+        y.extend_from_slice(&py);
+        if let (Some(z), Some(pz)) = (z.as_mut(), pz) {
+            z.extend_from_slice(&pz);
+        }
+        if let (Some(m), Some(pm)) = (m.as_mut(), pm) {
+            m.extend_from_slice(&pm);
+        }
+        match pv {
+            Some(v) => valid.extend_from_slice(&v),
+            None => valid.resize(x.len(), true),
+        }
+    }
+    Some(GeometryValues::Points { dims, x, y, z, m, valid: Some(valid) })
 }
