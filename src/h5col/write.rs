@@ -97,7 +97,7 @@ impl Table {
 
     /// Check `batch` against the table's columns and encode it, column by column (nothing
     /// is written): the first step of every append, serial or collective.
-    pub(crate) fn prepare_rows(&self, batch: &Batch) -> Result<Vec<Prepared>> {
+    pub(crate) fn prepare_rows<'b>(&self, batch: &'b Batch) -> Result<Vec<Prepared<'b>>> {
         let k = batch.nrows()?;
         let cols = self.discover_columns()?;
         for name in batch.columns.keys() {
@@ -123,15 +123,15 @@ impl Table {
                 Some(ColumnKind::List) => {
                     let lc = self.list_column(name)?;
                     let v = match batch.columns.get(name) {
-                        Some(ColumnValues::List(l)) => l.clone(),
+                        Some(ColumnValues::List(l)) => std::borrow::Cow::Borrowed(l),
                         // Strings into text stored as a list of bytes (local ruling L17).
                         Some(ColumnValues::Array { values, missing }) if values.dtype.is_string() && lc.leaf_dtype()?.size() == 1 => {
-                            ListArray::from_bytes_rows((0..values.len()).map(|i| {
+                            std::borrow::Cow::Owned(ListArray::from_bytes_rows((0..values.len()).map(|i| {
                                 if missing.as_ref().is_some_and(|m| m[i]) { None } else { values.get_str_bytes(i) }
-                            }))
+                            })))
                         }
                         Some(_) => return Err(MarquetError::InvalidArgument(format!("column '{name}' is a list column"))),
-                        None => ListArray::nulls(k as usize, lc.leaf_dtype()?),
+                        None => std::borrow::Cow::Owned(ListArray::nulls(k as usize, lc.leaf_dtype()?)),
                     };
                     lc.check_values(&v)?;
                     out.push(Prepared::List(lc, v));
@@ -346,9 +346,10 @@ impl Table {
 }
 
 /// One column's share of a batch, checked and encoded by [`Table::prepare_rows`].
-pub(crate) enum Prepared {
+pub(crate) enum Prepared<'b> {
     /// A column dataset and its encoded rows.
     Dataset(super::Column, Vec<u8>),
-    /// A list column and its entries.
-    List(super::list::ListColumn, ListArray),
+    /// A list column and its entries: the batch's own (a WKB column's values are not
+    /// copied again), or made here.
+    List(super::list::ListColumn, std::borrow::Cow<'b, ListArray>),
 }

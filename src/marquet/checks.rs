@@ -239,14 +239,18 @@ pub fn check_values<'a>(
 /// R-tree items, covering values) are finite doubles computed ignoring NaN (§6.4).
 pub const RULE_FINITE: &str = "HEP002 §6.4 (finite boxes: no infinite ordinate, NaN ignored; docs/FAULTS.md F6)";
 
-/// Refuse a geometry with an infinite ordinate, or with a position on one axis only (every
-/// X NaN but some Y not, or the reverse), naming the table row; NaN ordinates are kept
-/// ([`crate::wkb::check_finite`]).
-pub(crate) fn refuse_non_finite(info: &GeometryColumnInfo, row: u64, wkb: &[u8]) -> Result<()> {
-    match crate::wkb::check_finite(wkb) {
-        Ok(()) => Ok(()),
-        Err(e) => Err(refused(info, row, RULE_FINITE, format!("vertex {}: {}", e.vertex, e.message))),
-    }
+/// The box of a WKB value, refusing, with the table row, a geometry with an infinite
+/// ordinate or with a position on one axis only (every X NaN but some Y not, or the
+/// reverse); NaN ordinates are kept ([`crate::wkb::check_finite`]). One walk of the
+/// value: the structural error first, then a refused ordinate.
+pub(crate) fn scan_and_refuse_non_finite(info: &GeometryColumnInfo, row: u64, wkb: &[u8]) -> Result<crate::wkb::WkbInfo> {
+    let (scan, verdict) = crate::wkb::scan_finite(wkb).map_err(|e| e.into_marquet(info.path.clone(), Some(row)))?;
+    refuse_verdict(info, row, verdict)?;
+    Ok(scan)
+}
+
+fn refuse_verdict(info: &GeometryColumnInfo, row: u64, v: std::result::Result<(), crate::wkb::NonFinite>) -> Result<()> {
+    v.map_err(|e| refused(info, row, RULE_FINITE, format!("vertex {}: {}", e.vertex, e.message)))
 }
 
 #[cfg(test)]

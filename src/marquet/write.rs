@@ -189,8 +189,7 @@ pub(crate) fn prepare_at(info: &GeometryColumnInfo, v: &GeometryValues, base: u6
                                 b.len()
                             )));
                         }
-                        let inf = wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(base + i as u64)))?;
-                        checks::refuse_non_finite(info, base + i as u64, b)?;
+                        let inf = checks::scan_and_refuse_non_finite(info, base + i as u64, b)?;
                         bytes.extend_from_slice(b);
                         rows.push(RowInfo::Geometry(inf));
                     }
@@ -221,11 +220,7 @@ pub(crate) fn prepare_at(info: &GeometryColumnInfo, v: &GeometryValues, base: u6
             let mut rows = par_rows(vals.len(), |i| {
                 Ok(match &vals[i] {
                     None => RowInfo::Null,
-                    Some(b) => {
-                        let g = wkb::scan(b).map_err(|e| e.into_marquet(path.clone(), Some(base + i as u64)))?;
-                        checks::refuse_non_finite(info, base + i as u64, b)?;
-                        RowInfo::Geometry(g)
-                    }
+                    Some(b) => RowInfo::Geometry(checks::scan_and_refuse_non_finite(info, base + i as u64, b)?),
                 })
             })?;
             bounds::grow_rows(info, &mut rows, |i| vals[i].as_deref())?;

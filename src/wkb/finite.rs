@@ -13,7 +13,8 @@
 //!
 //! NaN X or Y in a non-empty point of a *point column* is refused separately (§7.4).
 
-use super::reader::{visit, CoordSeq, WkbVisitor};
+use super::reader::{scan_with, visit, CoordSeq, WkbInfo, WkbVisitor};
+use super::WkbError;
 
 /// The first offending vertex: `(vertex index in the value, what is wrong)`.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,13 +67,29 @@ pub fn check_finite(bytes: &[u8]) -> Result<(), NonFinite> {
     if visit(bytes, &mut v).is_err() {
         return Ok(());
     }
-    if let Some(bad) = v.bad {
-        return Err(bad);
-    }
-    match (v.first_x, v.first_y) {
-        (Some(i), None) => Err(NonFinite { vertex: i, message: "every Y of the geometry is NaN but this vertex has an X: no box holds it".into() }),
-        (None, Some(i)) => Err(NonFinite { vertex: i, message: "every X of the geometry is NaN but this vertex has a Y: no box holds it".into() }),
-        _ => Ok(()),
+    v.verdict()
+}
+
+/// [`super::scan`] and [`check_finite`] of a value in one walk: the structural error
+/// first, then the ordinate verdict (what calling the two in turn gives).
+pub(crate) fn scan_finite(bytes: &[u8]) -> Result<(WkbInfo, Result<(), NonFinite>), WkbError> {
+    let mut v = FiniteVisitor::default();
+    let info = scan_with(bytes, &mut v)?;
+    Ok((info, v.verdict()))
+}
+
+impl FiniteVisitor {
+    /// The verdict once the walk is over: the first infinite ordinate, else a position on
+    /// one axis only.
+    fn verdict(self) -> Result<(), NonFinite> {
+        if let Some(bad) = self.bad {
+            return Err(bad);
+        }
+        match (self.first_x, self.first_y) {
+            (Some(i), None) => Err(NonFinite { vertex: i, message: "every Y of the geometry is NaN but this vertex has an X: no box holds it".into() }),
+            (None, Some(i)) => Err(NonFinite { vertex: i, message: "every X of the geometry is NaN but this vertex has a Y: no box holds it".into() }),
+            _ => Ok(()),
+        }
     }
 }
 

@@ -85,6 +85,7 @@ mod reader;
 
 pub use error::{WkbError, WkbErrorKind};
 pub use finite::{check_finite, NonFinite};
+pub(crate) use finite::scan_finite;
 pub use geometry::{
     decode, encode, Coord, Geometry, GeometryCollection, LineString, MultiLineString, MultiPoint,
     MultiPolygon, Point, Polygon,

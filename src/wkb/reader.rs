@@ -393,6 +393,32 @@ pub fn scan(bytes: &[u8]) -> Result<WkbInfo, WkbError> {
     Ok(finish_scan(v))
 }
 
+/// [`scan`] and another visitor `other` in one walk of `bytes` (e.g. the writer's ordinate
+/// check, `super::finite::scan_finite`): each value is walked once.
+pub(crate) fn scan_with<V: WkbVisitor>(bytes: &[u8], other: &mut V) -> Result<WkbInfo, WkbError> {
+    struct Pair<'a, V> {
+        s: ScanVisitor,
+        o: &'a mut V,
+    }
+    impl<V: WkbVisitor> WkbVisitor for Pair<'_, V> {
+        fn begin_geometry(&mut self, h: &Header) {
+            self.s.begin_geometry(h);
+            self.o.begin_geometry(h);
+        }
+        fn coords(&mut self, ring: Option<usize>, seq: CoordSeq<'_>) {
+            self.s.coords(ring, seq);
+            self.o.coords(ring, seq);
+        }
+        fn end_geometry(&mut self, h: &Header) {
+            self.s.end_geometry(h);
+            self.o.end_geometry(h);
+        }
+    }
+    let mut p = Pair { s: ScanVisitor::default(), o: other };
+    visit(bytes, &mut p)?;
+    Ok(finish_scan(p.s))
+}
+
 /// Like [`scan`] for the WKB value at the start of `bytes`, ignoring what follows it;
 /// also returns the value's length. For concatenated WKB streams.
 pub fn scan_prefix(bytes: &[u8]) -> Result<(WkbInfo, usize), WkbError> {
