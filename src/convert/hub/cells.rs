@@ -30,11 +30,26 @@ pub fn strings(a: &ArrayRef) -> Result<Vec<Option<&str>>> {
 }
 
 /// The byte strings of a Binary / LargeBinary / BinaryView array.
+/// Copied on every core: a batch of polygons is tens of MB, copied value by value.
 pub fn binaries(a: &ArrayRef) -> Result<Vec<Option<Vec<u8>>>> {
+    use rayon::prelude::*;
+    fn copy<'a>(n: usize, get: impl Fn(usize) -> Option<&'a [u8]> + Sync) -> Vec<Option<Vec<u8>>> {
+        (0..n).into_par_iter().with_min_len(1024).map(|i| get(i).map(|b| b.to_vec())).collect()
+    }
+    let n = a.len();
     Ok(match a.data_type() {
-        DataType::Binary => a.as_binary::<i32>().iter().map(|x| x.map(|b| b.to_vec())).collect(),
-        DataType::LargeBinary => a.as_binary::<i64>().iter().map(|x| x.map(|b| b.to_vec())).collect(),
-        DataType::BinaryView => a.as_binary_view().iter().map(|x| x.map(|b| b.to_vec())).collect(),
+        DataType::Binary => {
+            let b = a.as_binary::<i32>();
+            copy(n, |i| (!b.is_null(i)).then(|| b.value(i)))
+        }
+        DataType::LargeBinary => {
+            let b = a.as_binary::<i64>();
+            copy(n, |i| (!b.is_null(i)).then(|| b.value(i)))
+        }
+        DataType::BinaryView => {
+            let b = a.as_binary_view();
+            copy(n, |i| (!b.is_null(i)).then(|| b.value(i)))
+        }
         other => return Err(MarquetError::Unsupported(format!("binary values of type {other}"))),
     })
 }
