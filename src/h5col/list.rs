@@ -73,7 +73,8 @@ impl ListArray {
         // WKB polygons is tens of MB, grown and copied on one thread before.
         const GROUP: usize = 4096;
         let mut bytes = vec![0u8; total as usize];
-        let mut groups: Vec<(&[Option<&[u8]>], &mut [u8])> = Vec::with_capacity(rows.len().div_ceil(GROUP));
+        type Group<'r, 'b> = (&'r [Option<&'b [u8]>], &'r mut [u8]);
+        let mut groups: Vec<Group> = Vec::with_capacity(rows.len().div_ceil(GROUP));
         let mut rest: &mut [u8] = &mut bytes;
         for (g, rs) in rows.chunks(GROUP).enumerate() {
             let len = (offsets[(g * GROUP + rs.len()).min(rows.len())] - offsets[g * GROUP]) as usize;
