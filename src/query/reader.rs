@@ -215,8 +215,8 @@ impl SpatialReader {
         SpatialReader::new(self.lib_table()?, Some(&self.column))
     }
 
-    /// The reader's table through libhdf5: the one it holds, or the byte-range reader's
-    /// file opened there (a file read by URL keeps its block cache).
+    /// A byte-range reader's table opened through libhdf5 (a file read by URL keeps its
+    /// block cache).
     fn lib_table(&self) -> Result<MarquetTable> {
         let Source::Pure { file, table } = &self.src else { unreachable!("a libhdf5 reader holds its table") };
         #[cfg(feature = "cloud")]
@@ -297,13 +297,10 @@ impl SpatialReader {
                     self.attributes.insert(name.to_string(), c);
                 }
                 Err(MarquetError::Unsupported(_)) => {
-                    if let Source::Lib(t) = &self.src {
-                        return t.column(name)?.take(rows);
-                    }
-                    if self.lib.is_none() {
+                    if self.lib.is_none() && matches!(self.src, Source::Pure { .. }) {
                         self.lib = Some(self.lib_table()?);
                     }
-                    let Some(t) = &self.lib else { unreachable!("opened above") };
+                    let ((Source::Lib(t), _) | (_, Some(t))) = (&self.src, &self.lib) else { unreachable!("opened above") };
                     return t.column(name)?.take(rows);
                 }
                 Err(e) => return Err(e),
