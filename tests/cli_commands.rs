@@ -284,7 +284,7 @@ fn bench_writes_the_layout_it_is_given() {
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{out_dir}/marquet.json")).unwrap()).unwrap();
     assert_eq!(
         json["config"]["marquet_layout"],
-        serde_json::json!({"default": true, "spatial_order": true, "chunk_rows": 2048, "values_chunk_bytes": 32768,
+        serde_json::json!({"default": true, "spatial_order": true, "chunk_rows": 2048, "values_chunk_bytes": 16384,
             "block_index": true, "block_length": 1024, "rtree": "auto", "covering": true, "compression": "deflate:4"})
     );
     // Layout options reach the files.

@@ -14,7 +14,7 @@
 //! `docs/PERFORMANCE.md`, "Default layout"):
 //! * rows in Hilbert order ([`WriteLayout::spatial_order`]);
 //! * [`DEFAULT_CHUNK_ROWS`]-row (2,048) chunks and [`DEFAULT_VALUES_CHUNK_BYTES`]-byte
-//!   (32 KiB) WKB value chunks: a window query decompresses small chunks;
+//!   (16 KiB) WKB value chunks: a window query decompresses small chunks;
 //! * a BLOCK_BBOX index of [`DEFAULT_BLOCK_LENGTH`]-row blocks on every geometry column;
 //! * a PACKED_RTREE on geometry columns that are not point columns ([`RTreeChoice::Auto`]):
 //!   over Hilbert-ordered points a fine block index prunes as well at a fraction of the size;

@@ -97,6 +97,11 @@ pub const GEOMETRY_ZSTD_LEVEL: u32 = compression::DEFAULT_ZSTD_LEVEL;
 pub const GEOMETRY_CHUNK_ROWS: u64 = 2_048;
 
 /// Default chunk length in bytes of variable-length WKB `VALUES` (see
-/// [`GEOMETRY_CHUNK_ROWS`]): 32 KiB chunks cost 25 % fewer instructions per polygon query
-/// than 256 KiB with deflate, at the same file size (docs/PERFORMANCE.md, "Default layout").
-pub const GEOMETRY_VALUES_CHUNK_BYTES: u64 = 32 * 1024;
+/// [`GEOMETRY_CHUNK_ROWS`]): a window query inflates the whole chunks holding its
+/// candidates. With libhdf5 reading the chunks, 32 KiB cost 25 % fewer instructions per
+/// polygon query than 256 KiB at the same file size. On the byte-range read path (issue
+/// #33) 16 KiB cost 0.91× the instructions of 32 KiB cold and 0.87× warm (polygon windows
+/// 0.85× and 0.70× the time against FlatGeobuf) for 0.2 % more bytes; 8 KiB saves a little
+/// more there but costs the libhdf5 paths (`MarquetTable::query`, full reads) a chunk call
+/// per 8 KiB (docs/PERFORMANCE.md, "Default layout" and "Session 17").
+pub const GEOMETRY_VALUES_CHUNK_BYTES: u64 = 16 * 1024;

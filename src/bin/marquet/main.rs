@@ -191,7 +191,7 @@ struct LayoutArgs {
     /// Chunk length in rows of geometry and attribute columns (default 2048).
     #[arg(long, help_heading = "Layout")]
     chunk_rows: Option<u64>,
-    /// Chunk length in bytes of variable-length WKB values (default 32768).
+    /// Chunk length in bytes of variable-length WKB values (default 16384).
     #[arg(long, help_heading = "Layout")]
     values_chunk_bytes: Option<u64>,
     /// Memory budget of the external Hilbert sort, in MiB (default 256).
