@@ -74,17 +74,25 @@ fn box_field(b: &BBox, n: &str) -> f64 {
 }
 
 fn set_box_field(b: &mut BBox, n: &str, v: f64) {
-    match n {
-        "xmin" => b.xmin = v,
-        "ymin" => b.ymin = v,
-        "zmin" => b.zmin = v,
-        "mmin" => b.mmin = v,
-        "xmax" => b.xmax = v,
-        "ymax" => b.ymax = v,
-        "zmax" => b.zmax = v,
-        "mmax" => b.mmax = v,
-        _ => {}
+    if let Some(set) = box_field_setter(n) {
+        set(b, v);
     }
+}
+
+/// The setter of the box field named `n` (one of [`box_field_names`]), resolved once so
+/// that a decoder of many boxes does not match names per box; `None` for any other name.
+pub fn box_field_setter(n: &str) -> Option<fn(&mut BBox, f64)> {
+    Some(match n {
+        "xmin" => |b, v| b.xmin = v,
+        "ymin" => |b, v| b.ymin = v,
+        "zmin" => |b, v| b.zmin = v,
+        "mmin" => |b, v| b.mmin = v,
+        "xmax" => |b, v| b.xmax = v,
+        "ymax" => |b, v| b.ymax = v,
+        "zmax" => |b, v| b.zmax = v,
+        "mmax" => |b, v| b.mmax = v,
+        _ => return None,
+    })
 }
 
 /// Decode one box element of any compound with box field names (fields by name, any
