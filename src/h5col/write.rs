@@ -75,6 +75,10 @@ impl Table {
         if k == 0 {
             return Ok(0);
         }
+        // HDF5's end of allocation and the file's length brought together first, so that
+        // the flush of the extents below writes their headers without a truncation in
+        // between (`h5::flush_unpadded`; local rulings L8, L9).
+        h5::flush_unpadded(self.id())?;
         // Step 2: extend every column dataset back to back (no data writes in between),
         // so that extents stay equal (HEP001 §13 req 2) in any state that reaches disk.
         for p in &prepared {
