@@ -1106,6 +1106,8 @@ int32_t marquet_geometry_column_options_set_deflate(struct marquet_geometry_colu
  * `use_indexes` 1 the column's valid search indexes and covering column prune the
  * search (HEP002 §10); with 0 every row is read and tested. `xmin > xmax` wraps around
  * the antimeridian (geographic CRS only). NaN bounds or `ymin > ymax` are refused.
+ * A table of a file opened read-only keeps what its queries read (the column's metadata,
+ * index nodes and chunks, by byte range) for its next queries, as a spatial reader does.
  * On success `*out` receives a result to free with `marquet_query_result_free`.
  */
 int32_t marquet_table_query_box(const struct marquet_table *table,
@@ -1177,8 +1179,10 @@ int32_t marquet_query_result_stats(const struct marquet_query_result *result,
 
 /**
  * Open a reader of geometry column `column` of `table` (`column` NULL with
- * `column_len` 0: the primary geometry column). On success `*out` receives a reader to
- * free with `marquet_spatial_reader_free`.
+ * `column_len` 0: the primary geometry column). A table of a file opened read-only
+ * (`marquet_file_open`, `marquet_file_open_url`) is read by byte range, without libhdf5;
+ * any other through libhdf5. On success `*out` receives a reader to free with
+ * `marquet_spatial_reader_free`.
  */
 int32_t marquet_spatial_reader_open(const struct marquet_table *table,
                                     const char *column,

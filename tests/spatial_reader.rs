@@ -57,6 +57,9 @@ fn check_file(path: &std::path::Path, label: &str) -> u64 {
     let one_shot = MarquetTable::open(&f, "/bench").unwrap();
     let mut reader = SpatialReader::open(&f, "/bench", None).unwrap();
     assert_eq!(reader.column(), "geometry");
+    // What the shells hold for a read-only file: the byte-range path, the same answers.
+    let mut fast = SpatialReader::for_file(&f, "bench", None).unwrap();
+    assert_eq!((fast.read_path(), fast.column()), ("byte-range", "geometry"));
     let mut matched = 0;
     for (k, w) in windows().iter().enumerate() {
         let want = full_scan(path, w);
@@ -66,6 +69,7 @@ fn check_file(path: &std::path::Path, label: &str) -> u64 {
                 let q = Query::bbox(*w).with_indexes(indexes).with_wkb(with_wkb);
                 let got = reader.query(&q).unwrap();
                 assert_eq!(got.rows, want, "{label}: window {k} {w:?}, indexes {indexes}");
+                assert_eq!(fast.query(&q).unwrap(), got, "{label}: window {k}, indexes {indexes}, byte range");
                 // Row for row, layer for layer what the one-shot query answers.
                 assert_eq!(got, one_shot.query("geometry", &q).unwrap(), "{label}: window {k}, indexes {indexes}");
                 if with_wkb {
@@ -116,6 +120,9 @@ fn reader_equals_query_and_full_scan_points_and_polygons() {
             let p = tmp(&format!("{kind}-{}.h5", name.replace(' ', "-")));
             write_marquet(&p, values, layout).unwrap();
             let m = check_file(&p, &format!("{kind}, {name}"));
+            // A file open for writing: through libhdf5, which holds its last changes.
+            let rw = File::open_rw(&p).unwrap();
+            assert_eq!(SpatialReader::for_file(&rw, "/bench", None).unwrap().read_path(), "libhdf5");
             assert!(m > 100, "{kind} {name}: the windows should match rows ({m})");
         }
     }

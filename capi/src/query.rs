@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use mq::query::{Predicate, Query, QueryResult, TableQuery, Window};
+use mq::query::{Predicate, Query, QueryResult, Window};
 
 use crate::ffi::{self, Handle, Kind};
 use crate::panic::{guard, guard_void};
@@ -67,7 +67,7 @@ unsafe fn run_query(
     out: *mut *mut marquet_query_result,
 ) -> FfiResult {
     let out = ffi::out_ptr(out, "out")?;
-    let t = unsafe { ffi::handle(table)? }.lock();
+    let t = unsafe { ffi::handle(table)? };
     let name = unsafe { ffi::name_arg(column, column_len, "column")? };
     let predicate = predicate_arg(predicate)?;
     let use_indexes = ffi::flag_arg(use_indexes, "use_indexes")?;
@@ -82,6 +82,8 @@ unsafe fn run_query(
 /// `use_indexes` 1 the column's valid search indexes and covering column prune the
 /// search (HEP002 §10); with 0 every row is read and tested. `xmin > xmax` wraps around
 /// the antimeridian (geographic CRS only). NaN bounds or `ymin > ymax` are refused.
+/// A table of a file opened read-only keeps what its queries read (the column's metadata,
+/// index nodes and chunks, by byte range) for its next queries, as a spatial reader does.
 /// On success `*out` receives a result to free with `marquet_query_result_free`.
 #[no_mangle]
 pub unsafe extern "C" fn marquet_table_query_box(

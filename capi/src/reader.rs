@@ -6,7 +6,7 @@
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
-use mq::{File, Table as MarquetTable};
+use mq::File;
 use mq::SpatialReader;
 use mq::query::{Query, Window};
 
@@ -32,8 +32,10 @@ impl Handle for marquet_spatial_reader {
 }
 
 /// Open a reader of geometry column `column` of `table` (`column` NULL with
-/// `column_len` 0: the primary geometry column). On success `*out` receives a reader to
-/// free with `marquet_spatial_reader_free`.
+/// `column_len` 0: the primary geometry column). A table of a file opened read-only
+/// (`marquet_file_open`, `marquet_file_open_url`) is read by byte range, without libhdf5;
+/// any other through libhdf5. On success `*out` receives a reader to free with
+/// `marquet_spatial_reader_free`.
 #[no_mangle]
 pub unsafe extern "C" fn marquet_spatial_reader_open(
     table: *const marquet_table,
@@ -47,7 +49,7 @@ pub unsafe extern "C" fn marquet_spatial_reader_open(
         let col = ffi::opt_name_arg(column, column_len, "column")?;
         let file = th.file();
         let path = th.lock().path().to_string();
-        let reader = SpatialReader::new(MarquetTable::open(&file, &path)?, col)?;
+        let reader = SpatialReader::for_file(&file, &path, col)?;
         ffi::write(out, ffi::into_handle(marquet_spatial_reader { _file: Some(file), inner: Mutex::new(reader) }));
         Ok(())
     })

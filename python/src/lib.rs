@@ -9,6 +9,8 @@
 //!   crosses through the C data / C stream interfaces (arrow-pyarrow), without copies.
 
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -22,7 +24,7 @@ use marquet::File;
 use marquet::RTreeOnAppend;
 use marquet::{is_marquet_table, RTreeChoice, Table as MarquetTable, WriteLayout};
 use marquet::query::{Predicate, Query, TableQuery, Window};
-use marquet::{BBox, Error as MarquetError};
+use marquet::{BBox, Error as MarquetError, SpatialReader};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -119,7 +121,10 @@ fn only_table(file: &File) -> marquet::Result<String> {
 
 /// An open Marquet table.
 struct Open {
-    // Field order: the table's HDF5 objects close before the file.
+    // Field order: the readers and the table's HDF5 objects close before the file.
+    /// The warm readers of the geometry columns queried so far (issue #33: the byte-range
+    /// read path, each column's metadata, index nodes and chunks read once and kept).
+    readers: Mutex<HashMap<String, SpatialReader>>,
     table: MarquetTable,
     file: File,
 }
@@ -132,7 +137,19 @@ impl Open {
             None => only_table(&file)?,
         };
         let table = MarquetTable::open(&file, &name)?;
-        Ok(Open { table, file })
+        Ok(Open { readers: Mutex::new(HashMap::new()), table, file })
+    }
+
+    /// Spatial query `q` of geometry column `col` through the column's warm reader, opened
+    /// on first use (`SpatialReader::for_file`: by byte range, or through libhdf5 for what
+    /// that path does not read; the same answers either way).
+    fn spatial_rows(&self, col: &str, q: &Query) -> marquet::Result<Vec<u64>> {
+        let mut readers = self.readers.lock().map_err(|_| MarquetError::InvalidArgument("reader lock poisoned".into()))?;
+        let reader = match readers.entry(col.to_string()) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => v.insert(SpatialReader::for_file(&self.file, self.table.path(), Some(col))?),
+        };
+        Ok(reader.query(q)?.rows)
     }
 
     /// Columns returned by default: every column but the covering columns (an index).
@@ -182,6 +199,9 @@ impl Open {
             Some((x0, y0, x1, y1)) => {
                 let col = self.geometry_column(column)?;
                 let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), pred);
+                if filters.is_empty() {
+                    return self.spatial_rows(&col, &q).map(Some);
+                }
                 Ok(Some(self.table.query_where(&col, &q, &filters)?.rows))
             }
             None if !filters.is_empty() => Ok(Some(self.table.filter_rows(&filters, true)?.0)),

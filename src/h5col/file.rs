@@ -11,6 +11,9 @@ use super::*;
 pub struct File {
     pub(super) inner: hdf5::File,
     pub(super) path: String,
+    /// Opened read-only by [`File::open`] or [`File::open_url`] from `path`, so a reader
+    /// of that path by byte range sees what libhdf5 sees ([`File::byte_range_source`]).
+    pub(super) by_path_read_only: bool,
 }
 
 impl Drop for File {
@@ -35,18 +38,18 @@ impl File {
     pub fn create(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
         let inner = h5::file_create(&p)?;
-        Ok(File { inner, path: p })
+        Ok(File { inner, path: p, by_path_read_only: false })
     }
     /// A file in memory only, never written to a disk (HDF5's core driver without a backing store):
     /// for table definitions that are compared, not kept.
     pub fn create_in_memory(name: &str) -> Result<File> {
         let inner = h5::file_create_in_memory(name)?;
-        Ok(File { inner, path: name.to_string() })
+        Ok(File { inner, path: name.to_string(), by_path_read_only: false })
     }
     /// Open, read-only, a file whose bytes are in memory (`name` names it in errors).
     pub fn open_image(name: &str, bytes: &[u8]) -> Result<File> {
         let inner = h5::file_open_image(name, bytes)?;
-        Ok(File { inner, path: name.to_string() })
+        Ok(File { inner, path: name.to_string(), by_path_read_only: false })
     }
     /// Open, read-only, the file at `url` (`http(s)://`, `s3://`, `gs://`, `az://`,
     /// `file://`; issue #34). A file of at least
@@ -69,7 +72,7 @@ impl File {
     #[cfg(feature = "cloud")]
     pub(crate) fn open_remote(r: std::sync::Arc<crate::remote::RemoteFile>) -> Result<File> {
         let path = r.url().to_string();
-        Ok(File { inner: h5::file_open_remote(r)?, path })
+        Ok(File { inner: h5::file_open_remote(r)?, path, by_path_read_only: true })
     }
     /// Open read-only. A URL (`http(s)://`, `s3://`, `gs://`, `az://`, `file://`; feature
     /// `cloud`) is read by range: [`File::open_url`].
@@ -82,14 +85,14 @@ impl File {
             });
         }
         let inner = h5::file_open(path.as_ref(), false)?;
-        Ok(File { inner, path: p })
+        Ok(File { inner, path: p, by_path_read_only: true })
     }
     /// Open read-write. An in-place update that a killed writer left half done is rolled
     /// back first (its undo record is replayed; docs/FAULTS.md F10).
     pub fn open_rw(path: impl AsRef<std::path::Path>) -> Result<File> {
         let p = path.as_ref().display().to_string();
         let inner = h5::file_open(path.as_ref(), true)?;
-        let f = File { inner, path: p };
+        let f = File { inner, path: p, by_path_read_only: false };
         super::undo::recover(&f)?;
         Ok(f)
     }
@@ -101,7 +104,7 @@ impl File {
     pub fn from_caller_id(id: hdf5_sys::h5i::hid_t) -> Result<(File, String)> {
         let (inner, group) = h5::file_from_caller_id(id)?;
         let path = inner.filename();
-        Ok((File { inner, path }, group))
+        Ok((File { inner, path, by_path_read_only: false }, group))
     }
     /// The file's size in bytes (HDF5's view of it: the end of the file its driver holds;
     /// also for a file read by URL into memory).
@@ -111,6 +114,14 @@ impl File {
     /// The file's name on disk.
     pub fn filename(&self) -> &str {
         &self.path
+    }
+    /// The path or URL a byte-range reader can read this file from with the same result
+    /// as libhdf5: `Some` for a file opened read-only from a path or URL ([`File::open`],
+    /// [`File::open_url`]); `None` for a file open for writing (its last changes may still
+    /// sit in libhdf5's caches), one handed over by a caller's identifier, or one in
+    /// memory.
+    pub fn byte_range_source(&self) -> Option<&str> {
+        self.by_path_read_only.then_some(self.path.as_str())
     }
     internal_pub! {
         /// The raw HDF5 file id (for interop).

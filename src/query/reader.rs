@@ -106,6 +106,19 @@ impl SpatialReader {
         SpatialReader::new(MarquetTable::open(file, table)?, column)
     }
 
+    /// The reader of geometry column `column` (`None`: the primary one) of table `table`
+    /// of an open file that answers fastest with the same answers: on the byte-range read
+    /// path ([`SpatialReader::open_path`]) when the file was opened read-only from a path
+    /// or URL ([`crate::File::byte_range_source`]), else through libhdf5
+    /// ([`SpatialReader::open`]: a file open for writing, one handed over by a caller's
+    /// identifier, one in memory). What the shells hold for a table's repeated queries.
+    pub fn for_file(file: &crate::marquet::File, table: &str, column: Option<&str>) -> Result<SpatialReader> {
+        match file.byte_range_source() {
+            Some(p) => SpatialReader::open_path(Path::new(p), &crate::h5col::normalize_table_path(table), column),
+            None => SpatialReader::open(file, table, column),
+        }
+    }
+
     /// Open table `table` of the file at `path` and a reader of its geometry column
     /// `column` (`None`: the primary one) on the byte-range read path (issue #33): no
     /// libhdf5 call at all, so opening costs the bytes it reads. A table the byte-range
