@@ -17,7 +17,7 @@ impl File {
     pub fn create_parallel(path: impl AsRef<std::path::Path>, comm: MPI_Comm) -> Result<File> {
         let p = path.as_ref().display().to_string();
         let inner = mpio::create(&p, comm)?;
-        Ok(File { inner, path: p })
+        Ok(File { inner, path: p, by_path_read_only: false })
     }
 
     /// Open `path` for parallel I/O on `comm` (collective), read-only or read-write.
@@ -30,7 +30,7 @@ impl File {
             });
         }
         let inner = mpio::open(&p, comm, rw)?;
-        Ok(File { inner, path: p })
+        Ok(File { inner, path: p, by_path_read_only: false })
     }
 }
 
