@@ -80,7 +80,7 @@ pub use crate::marquet::{
 /// Options of a write through [`TableWriter`] / [`Table::write`].
 pub use crate::marquet::WriteOptions;
 pub use crate::progress::{Progress, ProgressFn};
-pub use crate::query::reader::SpatialReader;
+pub use crate::query::reader::{ColumnReaders, SpatialReader};
 pub use crate::query::{CombinedResult, Predicate, Query, QueryResult, QueryStats, TableQuery, Window};
 pub use crate::spec::{BBox, Dimensions, GeometryKind, GeometryType};
 /// The `ndarray` of [`arrays`]' signatures (the version hdf5-metno uses), so that callers

@@ -14,7 +14,7 @@ use marquet::h5col::Array;
 use marquet::marquet::File;
 use marquet::marquet::layout::RTreeChoice;
 use marquet::marquet::{GeoBatch, GeometryColumnSpec, GeometryValues, MarquetTable, StorageForm, WriteLayout};
-use marquet::query::reader::SpatialReader;
+use marquet::query::reader::{ColumnReaders, SpatialReader};
 use marquet::query::{Predicate, Query, TableQuery, Window};
 use marquet::wkb::{self, ByteOrder, Coord, Geometry, Point, Polygon};
 use marquet::{BBox, Dimensions};
@@ -60,6 +60,15 @@ fn check_file(path: &std::path::Path, label: &str) -> u64 {
     // What the shells hold for a read-only file: the byte-range path, the same answers.
     let mut fast = SpatialReader::for_file(&f, "bench", None).unwrap();
     assert_eq!((fast.read_path(), fast.column()), ("byte-range", "geometry"));
+    // The shells' held readers (ColumnReaders): a read-only file keeps one; one open for
+    // writing is queried one-shot, holds none.
+    let held = ColumnReaders::new();
+    // (A copy: HDF5 opens a file either read-only or for writing within one process.)
+    let copy = path.with_extension("rw.h5");
+    std::fs::copy(path, &copy).unwrap();
+    let rw = File::open_rw(&copy).unwrap();
+    let rw_table = MarquetTable::open(&rw, "/bench").unwrap();
+    let unheld = ColumnReaders::new();
     let mut matched = 0;
     for (k, w) in windows().iter().enumerate() {
         let want = full_scan(path, w);
@@ -70,6 +79,10 @@ fn check_file(path: &std::path::Path, label: &str) -> u64 {
                 let got = reader.query(&q).unwrap();
                 assert_eq!(got.rows, want, "{label}: window {k} {w:?}, indexes {indexes}");
                 assert_eq!(fast.query(&q).unwrap(), got, "{label}: window {k}, indexes {indexes}, byte range");
+                assert_eq!(held.query(&f, &one_shot, "geometry", &q).unwrap(), got, "{label}: window {k}, held reader");
+                if indexes && !with_wkb {
+                    assert_eq!(unheld.query(&rw, &rw_table, "geometry", &q).unwrap(), got, "{label}: window {k}, file open rw");
+                }
                 // Row for row, layer for layer what the one-shot query answers.
                 assert_eq!(got, one_shot.query("geometry", &q).unwrap(), "{label}: window {k}, indexes {indexes}");
                 if with_wkb {
@@ -83,6 +96,7 @@ fn check_file(path: &std::path::Path, label: &str) -> u64 {
             assert_eq!(reader.query(&q).unwrap(), one_shot.query("geometry", &q).unwrap(), "{label}: {p:?} window {k}");
         }
     }
+    assert_eq!((format!("{held:?}"), format!("{unheld:?}")), ("ColumnReaders { open: 1 }".into(), "ColumnReaders { open: 0 }".into()));
     matched
 }
 

@@ -1,8 +1,6 @@
 //! `marquet_table`: a Marquet table in an open file: columns, append, and reads into
 //! caller buffers.
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -10,8 +8,8 @@ use mq::h5col::{Array, ColumnSpec, ScalarType};
 use mq::File;
 use mq::ValueType;
 use mq::Table as MarquetTable;
-use mq::SpatialReader;
-use mq::query::{Query, QueryResult, TableQuery};
+use mq::ColumnReaders;
+use mq::query::{Query, QueryResult};
 
 use crate::batch::marquet_batch;
 use crate::ffi::{self, Handle, Kind};
@@ -43,10 +41,9 @@ pub enum marquet_type {
 /// A Marquet table (opaque), from `marquet_table_create` or `marquet_table_open`;
 /// released by `marquet_table_free`. It keeps its file open until freed.
 pub struct marquet_table {
-    /// The warm readers of the geometry columns queried so far, when the file was opened
-    /// read-only (`File::byte_range_source`): a query of the table reuses the metadata,
-    /// index nodes and chunks the earlier ones read (issue #33).
-    readers: Mutex<HashMap<String, SpatialReader>>,
+    /// The warm readers of the geometry columns queried so far (`ColumnReaders::query`:
+    /// held when the file was opened read-only, issue #33).
+    readers: ColumnReaders,
     inner: Mutex<MarquetTable>,
     _file: Arc<File>,
 }
@@ -68,23 +65,9 @@ impl marquet_table {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Spatial query `q` of geometry column `col`: through the column's warm reader
-    /// (`SpatialReader::for_file`, opened on first use) when the file was opened read-only,
-    /// else the one-shot query of the table (a file being written, or one handed over by a
-    /// caller's identifier, whose last changes only libhdf5 may hold). The same answers.
+    /// Spatial query `q` of geometry column `col` (`ColumnReaders::query`).
     pub(crate) fn query(&self, col: &str, q: &Query) -> mq::Result<QueryResult> {
-        if self._file.byte_range_source().is_none() {
-            return self.lock().query(col, q);
-        }
-        let mut readers = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-        let reader = match readers.entry(col.to_string()) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(v) => {
-                let table = self.lock().path().to_string();
-                v.insert(SpatialReader::for_file(&self._file, &table, Some(col))?)
-            }
-        };
-        reader.query(q)
+        self.readers.query(&self._file, &self.lock(), col, q)
     }
 }
 
@@ -100,7 +83,7 @@ unsafe fn table_open(
     let f = fh.get()?;
     let path = fh.resolve(unsafe { ffi::name_arg(path, path_len, "path")? });
     let t = how(&f, &path)?;
-    let h = ffi::into_handle(marquet_table { readers: Mutex::new(HashMap::new()), inner: Mutex::new(t), _file: f });
+    let h = ffi::into_handle(marquet_table { readers: ColumnReaders::new(), inner: Mutex::new(t), _file: f });
     unsafe { ffi::write(out, h) };
     Ok(())
 }

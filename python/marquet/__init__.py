@@ -148,6 +148,10 @@ class Table(_RsTable):
     file's only Marquet table when ``None``). Use it as a context manager, or call
     :meth:`close`. Attributes: ``file``, ``name``, ``num_rows``, ``columns`` (in
     COLUMN_ORDER), ``geometry_columns`` (primary first).
+
+    :func:`write`, :func:`append` and :func:`convert` may write to a file a ``Table`` of
+    this process holds open (HDF5 would refuse a file open read-only): the table lets go
+    of the file for the write and opens it again at its next call, seeing the new rows.
     """
 
     def __enter__(self) -> "Table":

@@ -9,10 +9,8 @@
 //!   crosses through the C data / C stream interfaces (arrow-pyarrow), without copies.
 
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, UInt64Array};
 use arrow_array::ffi_stream::RecordBatchStreamReader;
@@ -24,7 +22,7 @@ use marquet::File;
 use marquet::RTreeOnAppend;
 use marquet::{is_marquet_table, RTreeChoice, Table as MarquetTable, WriteLayout};
 use marquet::query::{Predicate, Query, TableQuery, Window};
-use marquet::{BBox, Error as MarquetError, SpatialReader};
+use marquet::{BBox, ColumnReaders, Error as MarquetError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -122,34 +120,27 @@ fn only_table(file: &File) -> marquet::Result<String> {
 /// An open Marquet table.
 struct Open {
     // Field order: the readers and the table's HDF5 objects close before the file.
-    /// The warm readers of the geometry columns queried so far (issue #33: the byte-range
-    /// read path, each column's metadata, index nodes and chunks read once and kept).
-    readers: Mutex<HashMap<String, SpatialReader>>,
+    /// The warm readers of the geometry columns queried so far (issue #33).
+    readers: ColumnReaders,
     table: MarquetTable,
     file: File,
 }
 
 impl Open {
-    fn new(path: &PathBuf, table: Option<&str>) -> marquet::Result<Open> {
+    fn new(path: &Path, table: Option<&str>) -> marquet::Result<Open> {
         let file = File::open(path)?;
         let name = match table {
             Some(t) => t.to_string(),
             None => only_table(&file)?,
         };
         let table = MarquetTable::open(&file, &name)?;
-        Ok(Open { readers: Mutex::new(HashMap::new()), table, file })
+        Ok(Open { readers: ColumnReaders::new(), table, file })
     }
 
-    /// Spatial query `q` of geometry column `col` through the column's warm reader, opened
-    /// on first use (`SpatialReader::for_file`: by byte range, or through libhdf5 for what
-    /// that path does not read; the same answers either way).
+    /// Spatial query `q` of geometry column `col` through the column's warm reader
+    /// (`ColumnReaders::query`; the file is open read-only, so the reader is held).
     fn spatial_rows(&self, col: &str, q: &Query) -> marquet::Result<Vec<u64>> {
-        let mut readers = self.readers.lock().map_err(|_| MarquetError::InvalidArgument("reader lock poisoned".into()))?;
-        let reader = match readers.entry(col.to_string()) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(v) => v.insert(SpatialReader::for_file(&self.file, self.table.path(), Some(col))?),
-        };
-        Ok(reader.query(q)?.rows)
+        Ok(self.readers.query(&self.file, &self.table, col, q)?.rows)
     }
 
     /// Columns returned by default: every column but the covering columns (an index).
@@ -241,18 +232,63 @@ fn to_table(py: Python<'_>, schema: SchemaRef, batches: Vec<RecordBatch>) -> PyR
 /// threads at once: calls on one object are serialized.
 #[pyclass(module = "marquet._marquet", subclass)]
 struct Table {
-    inner: Mutex<Option<Open>>,
+    state: Arc<Mutex<State>>,
     path: String,
     name: String,
+}
+
+/// What a [`Table`] holds.
+enum State {
+    Open(Open),
+    /// Its HDF5 handles were released for a write to its file ([`release_tables`]); the next
+    /// call opens the table again.
+    Released,
+    /// `close()` was called.
+    Closed,
+}
+
+/// The tables open in this process, by file. Within one process HDF5 opens a file either
+/// read-only or for writing, so a write to a file a `Table` holds open (`write`, `append`,
+/// `convert`'s output) would fail with "file is already open for read-only": the write
+/// first releases those tables' handles ([`release_tables`]), and each opens its file again
+/// at its next call, seeing the rows written.
+static OPEN_TABLES: Mutex<Vec<(PathBuf, Weak<Mutex<State>>)>> = Mutex::new(Vec::new());
+
+/// The key of a file in [`OPEN_TABLES`] (its canonical path; the path as given when it
+/// cannot be resolved).
+fn file_key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Release the HDF5 handles of the tables open on the file at `path` (see [`OPEN_TABLES`]).
+/// Waits for a call in progress on such a table to end.
+fn release_tables(path: &Path) {
+    let key = file_key(path);
+    let mut open = OPEN_TABLES.lock().unwrap_or_else(|p| p.into_inner());
+    open.retain(|(_, w)| w.strong_count() > 0);
+    for (k, w) in open.iter() {
+        if *k != key {
+            continue;
+        }
+        if let Some(state) = w.upgrade() {
+            let mut g = state.lock().unwrap_or_else(|p| p.into_inner());
+            if matches!(*g, State::Open(_)) {
+                *g = State::Released;
+            }
+        }
+    }
 }
 
 impl Table {
     fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Open) -> marquet::Result<T> + Send) -> PyResult<T> {
         let r = py.detach(|| {
-            let g = self.inner.lock().map_err(|_| MarquetError::InvalidArgument("table lock poisoned".into()))?;
-            match g.as_ref() {
-                Some(o) => f(o),
-                None => Err(MarquetError::InvalidArgument(format!("{}: {}: the table is closed", self.path, self.name))),
+            let mut g = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            if matches!(*g, State::Released) {
+                *g = State::Open(Open::new(Path::new(&self.path), Some(&self.name))?);
+            }
+            match &*g {
+                State::Open(o) => f(o),
+                _ => Err(MarquetError::InvalidArgument(format!("{}: {}: the table is closed", self.path, self.name))),
             }
         });
         r.py(py)
@@ -266,7 +302,11 @@ impl Table {
     fn new(py: Python<'_>, path: PathBuf, table: Option<String>) -> PyResult<Table> {
         let o = py.detach(|| Open::new(&path, table.as_deref())).py(py)?;
         let name = o.table.path().to_string();
-        Ok(Table { inner: Mutex::new(Some(o)), path: path.display().to_string(), name })
+        let state = Arc::new(Mutex::new(State::Open(o)));
+        let mut open = OPEN_TABLES.lock().unwrap_or_else(|p| p.into_inner());
+        open.retain(|(_, w)| w.strong_count() > 0);
+        open.push((file_key(&path), Arc::downgrade(&state)));
+        Ok(Table { state, path: path.display().to_string(), name })
     }
 
     /// The HDF5 file's path.
@@ -416,9 +456,7 @@ impl Table {
     /// Close the file (further calls raise).
     fn close(&self, py: Python<'_>) {
         py.detach(|| {
-            if let Ok(mut g) = self.inner.lock() {
-                g.take();
-            }
+            *self.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Closed;
         })
     }
 
@@ -482,6 +520,7 @@ fn _write(
     let geometry = geometry.unwrap_or_default();
     let table = if table.starts_with('/') { table } else { format!("/{table}") };
     py.detach(move || {
+        release_tables(&path);
         let existed = path.exists();
         let file = if existed { File::open_rw(&path)? } else { File::create(&path)? };
         let (schema, batches) = stream_batches(data.0);
@@ -514,6 +553,7 @@ fn _append(
     };
     let geometry = geometry.unwrap_or_default();
     py.detach(move || {
+        release_tables(&path);
         let file = File::open_rw(&path)?;
         let table = match table {
             Some(t) => t,
@@ -564,6 +604,7 @@ fn convert<'py>(
     };
     let r = py
         .detach(move || {
+            release_tables(&output);
             let opts = ConvertOptions { table, geoparquet_version: version, layout: lay, crs, to_crs, cloud, ..ConvertOptions::default() };
             conv::convert(&input, &output, &opts)
         })

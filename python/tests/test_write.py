@@ -114,6 +114,40 @@ def test_append(tmp_path, polygons):
         marquet.append(p, make_points(10))  # other columns
 
 
+def test_writes_while_a_table_is_open(tmp_path, polygons):
+    """HDF5 opens a file either read-only or for writing within one process: `append`,
+    `write` and `convert` to a file a `Table` holds open release the table's handles, and
+    the table reopens at its next call, seeing the new rows (before, the write failed with
+    "file is already open for read-only")."""
+    p = tmp_path / "open.h5"
+    marquet.write(p, polygons.iloc[:100], "t")
+    box = (0, 0, 500, 500)
+    win = shapely.box(*box)
+
+    def want(n):
+        return [i for i, g in enumerate(polygons.geometry.values[:n]) if g is not None and g.intersects(win)]
+
+    t = marquet.Table(p)
+    other = marquet.open(p).table("t")  # a second Table on the same file
+    assert t.num_rows == 100
+    assert sorted(t.query(box, output="arrow").column("id").to_pylist()) == want(100)
+    assert marquet.append(p, polygons.iloc[100:].reset_index(drop=True)) == len(polygons) - 100
+    for tab in (t, other):
+        assert tab.num_rows == len(polygons)
+        assert sorted(tab.query(box, output="arrow").column("id").to_pylist()) == want(len(polygons))
+    # A second table written into the same file while both are open.
+    assert marquet.write(p, polygons.iloc[:10], "u") == 10
+    assert sorted(marquet.list_tables(p)) == ["/t", "/u"]
+    assert t.num_rows == len(polygons)
+    # A closed table stays closed.
+    t.close()
+    marquet.append(p, polygons.iloc[:5].reset_index(drop=True), table="t")
+    with pytest.raises(errors.MarquetError, match="closed"):
+        t.num_rows
+    assert other.num_rows == len(polygons) + 5
+    assert marquet.validate(p).conformant
+
+
 def test_convert_both_ways(tmp_path, points):
     import geopandas
     from geopandas.testing import assert_geodataframe_equal

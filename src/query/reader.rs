@@ -418,3 +418,52 @@ impl SpatialReader {
         super::combine(attributes, || self.query(q))
     }
 }
+
+/// The warm readers of one table's geometry columns, opened on first use: what a shell
+/// that answers many windows on one open table holds (Python's `Table`, the C ABI's
+/// `marquet_table`), so that each window reuses the metadata, index nodes and chunks the
+/// earlier ones read (issue #33). One statement of the rule for both shells:
+/// [`ColumnReaders::query`].
+#[derive(Default)]
+pub struct ColumnReaders {
+    readers: std::sync::Mutex<HashMap<String, SpatialReader>>,
+}
+
+impl std::fmt::Debug for ColumnReaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.readers.lock().map(|r| r.len()).unwrap_or(0);
+        f.debug_struct("ColumnReaders").field("open", &n).finish()
+    }
+}
+
+impl ColumnReaders {
+    /// No reader open yet.
+    pub fn new() -> ColumnReaders {
+        ColumnReaders::default()
+    }
+
+    /// Spatial query `q` of geometry column `column` of `table` in `file`. When the file was
+    /// opened read-only from a path or URL ([`crate::File::byte_range_source`]) it goes
+    /// through the column's held reader ([`SpatialReader::for_file`], opened by the first
+    /// query of the column); otherwise it is the table's one-shot query
+    /// ([`TableQuery::query`](crate::query::TableQuery::query)): the file may change under
+    /// a held snapshot in ways this library does not see (a caller's HDF5 identifier written
+    /// through its own calls). The answers are the same either way.
+    pub fn query(&self, file: &crate::marquet::File, table: &MarquetTable, column: &str, q: &Query) -> Result<QueryResult> {
+        if file.byte_range_source().is_none() {
+            return crate::query::TableQuery::query(table, column, q);
+        }
+        // A query that panicked may have left its reader half updated: drop them all.
+        let mut readers = self.readers.lock().unwrap_or_else(|poisoned| {
+            let mut r = poisoned.into_inner();
+            r.clear();
+            r
+        });
+        self.readers.clear_poison();
+        let reader = match readers.entry(column.to_string()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => v.insert(SpatialReader::for_file(file, table.path(), Some(column))?),
+        };
+        reader.query(q)
+    }
+}
