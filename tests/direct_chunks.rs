@@ -400,3 +400,66 @@ fn reading_many_small_chunks_walks_the_chunk_index_once() {
     // A shared HDF5 1.12 (no H5Dchunk_iter) still asks chunk by chunk.
     assert!(w <= 2 || !cfg!(hdf5_1_14), "{w} walks of the chunk index to read 2,000 chunks");
 }
+
+/// Datasets of `f`, one per filter pipeline, each `n` elements of `data` (16-byte points).
+fn write_filtered(f: hdf5_sys::h5i::hid_t, data: &[u8], n: u64) -> Vec<&'static str> {
+    let pt = Dtype::f64_compound(&["x", "y"]);
+    let mut names = Vec::new();
+    for (name, filters) in [
+        ("shuffle_deflate4", vec![Filter::Shuffle, Filter::Deflate(4)]),
+        ("deflate1", vec![Filter::Deflate(1)]),
+        ("shuffle_zstd3", vec![Filter::Shuffle, Filter::Zstd(3)]),
+        ("none", vec![]),
+    ] {
+        let spec = DatasetSpec { dtype: pt.clone(), len: n, chunk: Some(CHUNK), filters, fill: None };
+        let ds = h5::dataset_create(f, name, &spec).unwrap();
+        h5::dataset_write(ds.id(), 0, &pt, data, name).unwrap();
+        names.push(name);
+    }
+    names
+}
+
+/// Read every dataset of `names` in `f` whole, in a middle range and in small pieces (the
+/// decoded-chunk cache's path) and compare with `data`; returns the chunks read by file
+/// offset meanwhile.
+fn read_back(f: &File, names: &[&str], data: &[u8], n: u64) -> u64 {
+    let pt = Dtype::f64_compound(&["x", "y"]);
+    let before = h5::chunks_read_by_offset();
+    for name in names {
+        let ds = h5::dataset_open(f.id(), name).unwrap();
+        assert!(h5::dataset_read(ds.id(), 0, n, &pt, name).unwrap() == data, "{name}: whole read");
+        let (a, b) = (1_234u64, 7_777u64);
+        assert!(h5::dataset_read(ds.id(), a, b - a, &pt, name).unwrap() == data[(a * 16) as usize..(b * 16) as usize], "{name}: range");
+        for at in [0u64, 999, 1_000, 5_432, n - 3] {
+            let got = h5::dataset_read(ds.id(), at, 3, &pt, name).unwrap();
+            assert!(got == data[(at * 16) as usize..((at + 3) * 16) as usize], "{name}: 3 rows at {at}");
+        }
+    }
+    h5::chunks_read_by_offset() - before
+}
+
+#[test]
+fn chunks_of_a_read_only_file_are_read_by_offset() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("by-offset");
+    let n = 10_500u64;
+    let pts = doubles(n as usize, 5);
+    // A plain file, and one with a 512-byte user block (HDF5 addresses are then relative
+    // to the superblock, not file offsets: that file must keep HDF5's chunk reads).
+    let plain = dir.join("plain.h5");
+    let names = write_filtered(File::create(&plain).unwrap().id(), &pts, n);
+    let ub = dir.join("userblock.h5");
+    hdf5::File::with_options().with_fcpl(|p| p.userblock(512)).create(&ub).unwrap().close().unwrap();
+    {
+        let f = File::open_rw(&ub).unwrap();
+        write_filtered(f.id(), &pts, n);
+    }
+    // Read-only: by offset, every chunk of the reads above (11 chunks a dataset whole, 7
+    // for the range, and the small reads' 4 distinct chunks once each, the cache keeping
+    // them) — at least the whole reads' chunks, 11 per dataset.
+    let by_offset = read_back(&File::open(&plain).unwrap(), &names, &pts, n);
+    assert!(by_offset >= 11 * names.len() as u64, "chunks read by offset: {by_offset}");
+    // Open for writing, or with a user block: through HDF5 only, the same values.
+    assert_eq!(read_back(&File::open_rw(&plain).unwrap(), &names, &pts, n), 0, "a file open for writing");
+    assert_eq!(read_back(&File::open(&ub).unwrap(), &names, &pts, n), 0, "a file with a user block");
+}

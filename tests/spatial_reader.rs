@@ -69,6 +69,14 @@ fn check_file(path: &std::path::Path, label: &str) -> u64 {
     let rw = File::open_rw(&copy).unwrap();
     let rw_table = MarquetTable::open(&rw, "/bench").unwrap();
     let unheld = ColumnReaders::new();
+    // The one-shot query of a file libhdf5 has open read-only reads by byte range (no
+    // chunk through libhdf5); of a file open for writing, through libhdf5.
+    let everything = Query::bbox(BBox::xy(-180.0, -90.0, 180.0, 90.0)).with_wkb(true);
+    let before = marquet::h5::direct::chunks_moved().1;
+    let a = one_shot.query("geometry", &everything).unwrap();
+    assert_eq!(marquet::h5::direct::chunks_moved().1, before, "{label}: one-shot query of a read-only file");
+    assert_eq!(rw_table.query("geometry", &everything).unwrap(), a, "{label}: the same through libhdf5");
+    assert!(marquet::h5::direct::chunks_moved().1 > before, "{label}: one-shot query of a file open for writing");
     let mut matched = 0;
     for (k, w) in windows().iter().enumerate() {
         let want = full_scan(path, w);
@@ -292,4 +300,27 @@ fn take_reads_the_answer_rows_of_attribute_columns() {
         assert!(matches!(r.take("nope", &[1]), Err(marquet::Error::InvalidArgument(_))));
         assert_eq!(r.read_path(), if r.table().is_some() { "libhdf5" } else { "byte-range" });
     }
+}
+
+#[test]
+fn a_table_without_geometry_values_reads_by_byte_range() {
+    // A geometry column holding only nulls has an empty one-dimensional GEOMETRY_TYPES; the byte-range parser gives it the shape of a null attribute (`[0]`), and
+    // the reader refused the table ("GEOMETRY_TYPES must be one-dimensional"; found by the
+    // crash test of tests/crash_marquet.rs). Through both paths it now reads as libhdf5 reads it.
+    let p = tmp("emptied.h5");
+    {
+        let f = File::create(&p).unwrap();
+        let mut t = MarquetTable::create(&f, "/bench").unwrap();
+        t.add_column("id", &marquet::h5col::ColumnSpec::new(marquet::h5col::Dtype::U64)).unwrap();
+        t.add_geometry_column("geometry", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_covering("bbox")).unwrap();
+        t.append(&batch(vec![None, None], 0)).unwrap();
+        assert_eq!(t.geometry_column("geometry").unwrap().types, None);
+    }
+    let w = BBox::xy(-180.0, -90.0, 180.0, 90.0);
+    let mut br = SpatialReader::open_byte_range(&p, "/bench", None).unwrap();
+    let f = File::open(&p).unwrap();
+    let lib = SpatialReader::open(&f, "/bench", None).unwrap().query(&Query::bbox(w)).unwrap();
+    assert_eq!(lib.rows, Vec::<u64>::new());
+    assert_eq!(br.query(&Query::bbox(w)).unwrap(), lib);
+    assert_eq!(br.nrows(), 2);
 }

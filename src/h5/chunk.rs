@@ -28,38 +28,149 @@ pub fn chunk_info(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64
 /// that dataset at that extent; other processes' writes are not seen by an open file anyway
 /// (no SWMR). Older HDF5 asks per chunk.
 pub fn chunk_location(ds: hid_t, offset: u64, path: &str) -> Result<Option<(u32, u64, u64)>> {
+    Ok(chunk_place(ds, offset, path)?.0)
+}
+
+/// A stored chunk's filter mask, file address and byte size.
+pub type ChunkLocation = (u32, u64, u64);
+
+/// [`chunk_location`], and the [`ByOffset`] source its stored bytes can be read from.
+pub fn chunk_place(ds: hid_t, offset: u64, path: &str) -> Result<(Option<ChunkLocation>, Option<ByOffset>)> {
     #[cfg(hdf5_1_14)]
     if let Some(t) = table::get(ds, path)? {
-        return Ok(t.find(offset));
+        return Ok((t.find(offset), t.by_offset));
     }
-    chunk_location_by_coord(ds, offset, path)
+    Ok((chunk_location_by_coord(ds, offset, path)?, None))
+}
+
+/// A file whose chunks are read by file offset, without HDF5 (issue #33: `H5Dread_chunk`
+/// descends the chunk index again for every chunk, although the chunk table already holds
+/// its address): the descriptor of a file HDF5 opened read-only with its default (sec2)
+/// driver and no user block. Its chunk addresses are then byte offsets in the file, and no
+/// write of this process can be waiting in HDF5's caches (a process cannot open a file for
+/// writing while it holds it open read-only). Other processes' writes are not seen by an
+/// open file anyway (no SWMR). Valid while the dataset it was found for is open.
+#[derive(Clone, Copy, Debug)]
+pub struct ByOffset(i32);
+
+impl ByOffset {
+    /// The source of the chunks of the file that object `id` lies in, when the file
+    /// qualifies (see [`ByOffset`]).
+    pub(crate) fn of(id: hid_t) -> Option<ByOffset> {
+        let (fid, fd) = sec2_fd(id)?;
+        if opened_for_writing(&fid) {
+            return None;
+        }
+        let no_user_block = locked(|| unsafe {
+            let fcpl = hdf5_sys::h5f::H5Fget_create_plist(fid.0);
+            if fcpl < 0 {
+                return false;
+            }
+            let fcpl = Hid(fcpl);
+            let mut size: hsize_t = 0;
+            hdf5_sys::h5p::H5Pget_userblock(fcpl.0, &mut size) >= 0 && size == 0
+        });
+        no_user_block.then_some(ByOffset(fd))
+    }
+
+    /// A descriptor of its own for the same open file (close-on-exec), e.g. for the
+    /// byte-range parser (`super::pure::PureFile::of_object`).
+    pub(crate) fn dup(self) -> std::io::Result<std::fs::File> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: fcntl on a descriptor HDF5 holds open; the new descriptor is owned by the
+        // returned File alone.
+        let fd = unsafe { libc::fcntl(self.0, libc::F_DUPFD_CLOEXEC, 0) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+    }
+
+    /// Read the stored chunk at file address `addr` into `buf` (its stored size long).
+    fn read(self, addr: u64, buf: &mut [u8], path: &str, offset: u64) -> Result<()> {
+        let len = buf.len();
+        let past_end = || MarquetError::spec(path, "HDF5 chunk", format!("chunk at element {offset} lies past the end of the file (address {addr}, {len} bytes)"));
+        let mut done = 0;
+        while done < buf.len() {
+            let at = addr.checked_add(done as u64).and_then(|a| libc::off_t::try_from(a).ok()).ok_or_else(past_end)?;
+            let rest = &mut buf[done..];
+            // SAFETY: pread into `rest`, which is `rest.len()` bytes of writable memory, on the
+            // descriptor of a file open while the caller's dataset is.
+            let n = unsafe { libc::pread(self.0, rest.as_mut_ptr() as *mut c_void, rest.len(), at) };
+            match n {
+                0 => return Err(past_end()),
+                n if n > 0 => done += n as usize,
+                _ => {
+                    let e = std::io::Error::last_os_error();
+                    if e.kind() != std::io::ErrorKind::Interrupted {
+                        return Err(MarquetError::spec(path, "HDF5 chunk", format!("chunk at element {offset}: {e}")));
+                    }
+                }
+            }
+        }
+        count(READ_BY_OFFSET);
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// This thread's counts for I/O-pattern tests: [`chunk_index_walks`] and
+    /// [`chunks_read_by_offset`].
+    static COUNTS: std::cell::Cell<[u64; 2]> = const { std::cell::Cell::new([0; 2]) };
+}
+const WALKS: usize = 0;
+const READ_BY_OFFSET: usize = 1;
+
+fn count(k: usize) {
+    COUNTS.with(|c| {
+        let mut v = c.get();
+        v[k] += 1;
+        c.set(v);
+    });
+}
+
+fn counted(k: usize) -> u64 {
+    COUNTS.with(|c| c.get()[k])
+}
+
+/// How many chunks this thread has read by file offset ([`ByOffset`]) so far, for tests
+/// that must know which path read.
+pub fn chunks_read_by_offset() -> u64 {
+    counted(READ_BY_OFFSET)
+}
+
+/// Read the stored bytes of the chunk at element `offset` of `ds`, located at `loc`
+/// (filter mask, address, size: from [`chunk_place`] / [`chunk_locations`]), into `buf`
+/// (`loc`'s size long), returning the filter mask: by file offset when `by` is given,
+/// else `H5Dread_chunk`.
+pub fn chunk_read_located(ds: hid_t, offset: u64, loc: (u32, u64, u64), by: Option<ByOffset>, path: &str, buf: &mut [u8]) -> Result<u32> {
+    match by {
+        Some(f) => f.read(loc.1, buf, path, offset).map(|_| loc.0),
+        None => chunk_read_raw_to(ds, offset, path, buf),
+    }
 }
 
 /// [`chunk_location`] of each chunk at element offsets `offsets`, the dataset's chunk table
 /// looked up once (a large read asks for many chunks: asking one by one cost a
-/// `dataset_info` and an `object_identity` per chunk, issue #33 item 6).
-pub fn chunk_locations(ds: hid_t, offsets: &[u64], path: &str) -> Result<Vec<Option<(u32, u64, u64)>>> {
+/// `dataset_info` and an `object_identity` per chunk, issue #33 item 6), and the
+/// [`ByOffset`] source of their bytes.
+pub fn chunk_locations(ds: hid_t, offsets: &[u64], path: &str) -> Result<(Vec<Option<ChunkLocation>>, Option<ByOffset>)> {
     #[cfg(hdf5_1_14)]
     if let Some(t) = table::get(ds, path)? {
-        return Ok(offsets.iter().map(|&o| t.find(o)).collect());
+        return Ok((offsets.iter().map(|&o| t.find(o)).collect(), t.by_offset));
     }
-    offsets.iter().map(|&o| chunk_location_by_coord(ds, o, path)).collect()
-}
-
-thread_local! {
-    /// Walks of a whole chunk index made by this thread (see [`chunk_index_walks`]).
-    static WALKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    Ok((offsets.iter().map(|&o| chunk_location_by_coord(ds, o, path)).collect::<Result<_>>()?, None))
 }
 
 /// How many times this thread has had HDF5 walk a dataset's whole chunk index (each
 /// `H5Dget_chunk_info_by_coord` does, and each chunk table of [`chunk_location`] is one
 /// walk): for I/O-pattern tests that reading n chunks costs O(n), not O(n²) (issue #38).
 pub fn chunk_index_walks() -> u64 {
-    WALKS.with(|w| w.get())
+    counted(WALKS)
 }
 
 fn walked() {
-    WALKS.with(|w| w.set(w.get() + 1));
+    count(WALKS);
 }
 
 /// One chunk's location, asked of HDF5 directly (O(chunks) per call, see [`chunk_location`]).
@@ -168,11 +279,15 @@ mod table {
 
     /// Every stored chunk of one 1-D dataset: element offset → (filter mask, address, size),
     /// sorted by offset.
-    pub(super) struct Table(Vec<(u64, (u32, u64, u64))>);
+    pub(super) struct Table {
+        entries: Vec<(u64, (u32, u64, u64))>,
+        /// Where the chunks can be read by file offset, if the file allows it.
+        pub(super) by_offset: Option<ByOffset>,
+    }
 
     impl Table {
         pub(super) fn find(&self, offset: u64) -> Option<(u32, u64, u64)> {
-            self.0.binary_search_by_key(&offset, |e| e.0).ok().map(|i| self.0[i].1)
+            self.entries.binary_search_by_key(&offset, |e| e.0).ok().map(|i| self.entries[i].1)
         }
     }
 
@@ -215,7 +330,7 @@ mod table {
             )
         })?;
         entries.sort_unstable_by_key(|e| e.0);
-        let t = Rc::new(Table(entries));
+        let t = Rc::new(Table { entries, by_offset: ByOffset::of(ds) });
         TABLES.with(|c| {
             let mut c = c.borrow_mut();
             c.retain(|(k, _)| !(k.0 == key.0 && k.1 == key.1));

@@ -172,11 +172,12 @@ pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, b
     let first = (start / c) * c;
     let offsets: Vec<u64> = (first..end).step_by(c as usize).collect();
     let mut infos = Vec::with_capacity(offsets.len());
-    for (&o, loc) in offsets.iter().zip(super::chunk_locations(ds, &offsets, path)?) {
+    let (locations, by_offset) = super::chunk_locations(ds, &offsets, path)?;
+    for (&o, loc) in offsets.iter().zip(locations) {
         match loc {
             // An unallocated chunk reads as the fill value: HDF5's pipeline knows the rules.
             None => return Ok(false),
-            Some((mask, _, size)) if size <= max_stored => infos.push((mask, size)),
+            Some(l @ (_, _, size)) if size <= max_stored => infos.push(l),
             Some((_, _, size)) => {
                 return Err(chunk_err(path, o, format!("stores {size} bytes, more than any encoding of {chunk_bytes} bytes")))
             }
@@ -203,11 +204,14 @@ pub(super) fn read(ds: hid_t, start: u64, count: u64, mem: &Dtype, path: &str, b
         // streams an R-tree's leaf level this way, 400 MB at 10,000,000 rows; issue #31).
         let mut placed = [false; CHUNKS_PER_ROUND];
         for (k, slot) in (idx..idx + n).zip(raw.iter_mut()) {
-            if p.stages.is_empty() && infos[k].1 == chunk_bytes as u64 && slices[k].len() == chunk_bytes {
-                super::chunk_read_raw_to(ds, offsets[k], path, slices[k])?;
+            let size = infos[k].2;
+            if p.stages.is_empty() && size == chunk_bytes as u64 && slices[k].len() == chunk_bytes {
+                super::chunk_read_located(ds, offsets[k], infos[k], by_offset, path, slices[k])?;
                 placed[k - idx] = true;
             } else {
-                slot.0 = super::chunk_read_raw_into(ds, offsets[k], infos[k].1, path, &mut slot.1)?;
+                // `size` ≤ max_stored, checked above.
+                slot.1.resize(size as usize, 0);
+                slot.0 = super::chunk_read_located(ds, offsets[k], infos[k], by_offset, path, &mut slot.1)?;
             }
             tally(0, 1);
         }
@@ -265,7 +269,8 @@ fn read_cached(ds: hid_t, start: u64, count: u64, p: &Plan, path: &str, buf: &mu
     let mut o = (start / c) * c;
     while o < end {
         let generation = super::write_generation();
-        let Some((mask, addr, size)) = super::chunk_location(ds, o, path)? else { return Ok(false) };
+        let (loc, by_offset) = super::chunk_place(ds, o, path)?;
+        let Some((mask, addr, size)) = loc else { return Ok(false) };
         if size > max_stored {
             return Err(chunk_err(path, o, format!("stores {size} bytes, more than any encoding of {chunk_bytes} bytes")));
         }
@@ -283,7 +288,8 @@ fn read_cached(ds: hid_t, start: u64, count: u64, p: &Plan, path: &str, buf: &mu
         let data = match hit {
             Some(d) => d,
             None => {
-                let (m, stored) = super::chunk_read_raw(ds, o, size, path)?;
+                let mut stored = vec![0u8; size as usize];
+                let m = super::chunk_read_located(ds, o, (mask, addr, size), by_offset, path, &mut stored)?;
                 tally(0, 1);
                 let mut dec = vec![0u8; chunk_bytes];
                 codec::decode_into(&p.stages, m, &stored, &mut dec).map_err(|msg| chunk_err(path, o, msg))?;

@@ -157,7 +157,7 @@ unsafe extern "C" {
 /// The file (a reference of its own) and file descriptor of `loc`'s file when it was opened
 /// with HDF5's default (sec2) driver; `None` for any
 /// other driver (in memory, MPI-IO, a caller's own driver), whose space is not ours to manage.
-fn sec2_fd(loc: hid_t) -> Option<(Hid, i32)> {
+pub(super) fn sec2_fd(loc: hid_t) -> Option<(Hid, i32)> {
     locked(|| unsafe {
         let fid = hdf5_sys::h5i::H5Iget_file_id(loc);
         if fid < 0 {
@@ -199,7 +199,7 @@ fn close_on_exec(loc: hid_t) {
 }
 
 /// Was the file opened read-write (`H5Fget_intent`)?
-fn opened_for_writing(fid: &Hid) -> bool {
+pub(super) fn opened_for_writing(fid: &Hid) -> bool {
     let mut intent: u32 = 0;
     locked(|| unsafe { hdf5_sys::h5f::H5Fget_intent(fid.0, &mut intent) }) >= 0 && intent & hdf5_sys::h5f::H5F_ACC_RDWR != 0
 }

@@ -121,6 +121,26 @@ impl PureFile {
         Ok(PureFile { f, name, attrs: Mutex::default(), members: Mutex::default(), remote: Some(remote) })
     }
 
+    /// The file that the HDF5 object `id` lies in, read by byte range through a
+    /// descriptor of its own for the file libhdf5 has open — when libhdf5 opened it
+    /// read-only with its default driver and without a user block (`super::ByOffset`: what
+    /// libhdf5 sees is then what is on disk); `None` otherwise. `name` names it in errors.
+    pub fn of_object(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<PureFile>> {
+        let Some(by) = super::ByOffset::of(id) else { return Ok(None) };
+        let io = |e: std::io::Error| MarquetError::Io { path: name.to_string(), source: e };
+        let storage = hdf5_reader::storage::FileStorage::from_file(by.dup().map_err(io)?).map_err(|e| perr(name, e))?;
+        let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
+        let f = Hdf5File::from_storage_with_options(Arc::new(storage), opts).map_err(|e| perr(name, e))?;
+        Ok(Some(PureFile {
+            f,
+            name: name.to_string(),
+            attrs: Mutex::default(),
+            members: Mutex::default(),
+            #[cfg(feature = "cloud")]
+            remote: None,
+        }))
+    }
+
     /// The byte source of a file opened by URL.
     #[cfg(feature = "cloud")]
     pub fn remote(&self) -> Option<&Arc<crate::remote::RemoteFile>> {
@@ -229,7 +249,30 @@ impl PureFile {
     pub fn attr(&self, path: &str, name: &str) -> Result<Option<RawAttr>> {
         let all = self.attributes(path)?;
         let Some(a) = all.iter().find(|a| a.name == name) else { return Ok(None) };
-        raw_attr(a).map(Some).map_err(|m| MarquetError::Unsupported(format!("{path}: attribute {name}: {m}")))
+        let mut r = raw_attr(a).map_err(|m| MarquetError::Unsupported(format!("{path}: attribute {name}: {m}")))?;
+        if r.space == Space::Null && self.attr_null_in_header(path, name) == Some(false) {
+            // An empty one-dimensional attribute (e.g. GEOMETRY_TYPES of a column whose
+            // rows were all removed), which libhdf5's path reads as such.
+            r.space = Space::Simple(vec![0]);
+        }
+        Ok(Some(r))
+    }
+
+    /// Whether attribute `name` of the object at `path` has the null dataspace, read from
+    /// its message in the object header; `None` when it is not there (attributes in dense
+    /// storage). The parser's attributes give a null dataspace and an empty
+    /// one-dimensional one the same shape, `[0]`; without the message the attribute is
+    /// taken as null (an unknown CRS, HEP002 §8.1, is the null attribute Marquet writes).
+    fn attr_null_in_header(&self, path: &str, name: &str) -> Option<bool> {
+        let addr = match self.kind(path).ok()?? {
+            ObjKind::Group => self.f.group(path).ok()?.address(),
+            ObjKind::Dataset => self.f.dataset(path).ok()?.address(),
+        };
+        let header = self.f.get_or_parse_header(addr).ok()?;
+        header.messages.iter().find_map(|m| match m {
+            HdfMessage::Attribute(a) if a.name == name => Some(a.dataspace.dataspace_type == hdf5_reader::messages::dataspace::DataspaceType::Null),
+            _ => None,
+        })
     }
 
     /// A reference attribute resolved to the absolute paths of its targets (`None` for a
