@@ -143,7 +143,7 @@ pub fn chunks_read_by_offset() -> u64 {
 /// (filter mask, address, size: from [`chunk_place`] / [`chunk_locations`]), into `buf`
 /// (`loc`'s size long), returning the filter mask: by file offset when `by` is given,
 /// else `H5Dread_chunk`.
-pub fn chunk_read_located(ds: hid_t, offset: u64, loc: (u32, u64, u64), by: Option<ByOffset>, path: &str, buf: &mut [u8]) -> Result<u32> {
+pub fn chunk_read_located(ds: hid_t, offset: u64, loc: ChunkLocation, by: Option<ByOffset>, path: &str, buf: &mut [u8]) -> Result<u32> {
     match by {
         Some(f) => f.read(loc.1, buf, path, offset).map(|_| loc.0),
         None => chunk_read_raw_to(ds, offset, path, buf),

@@ -92,33 +92,22 @@ fn remote_or(e: MarquetError) -> MarquetError {
 }
 
 impl PureFile {
-    /// Open `path` read-only. The file is memory-mapped; nothing but the superblock is
-    /// read until objects are asked for.
+    /// Open `path` read-only. Nothing but the superblock is read until objects are asked
+    /// for.
     pub fn open(path: &Path) -> Result<PureFile> {
         let name = path.display().to_string();
         crate::error::check_regular_file(path)?;
-        // Chunks are located and decoded here (`PureDataset`), not by the parser's own
-        // chunk reader: its chunk cache is not used.
-        let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
-        let f = Hdf5File::open_with_options(path, opts).map_err(|e| perr(&name, e))?;
-        Ok(PureFile {
-            f,
-            name,
-            attrs: Mutex::default(),
-            members: Mutex::default(),
-            #[cfg(feature = "cloud")]
-            remote: None,
-        })
+        let storage = hdf5_reader::storage::FileStorage::open(path).map_err(|e| perr(&name, e))?;
+        PureFile::from_storage(name, Arc::new(storage))
     }
 
     /// Open a file on a web server or in object storage, read through `remote`'s block
     /// cache (issue #34).
     #[cfg(feature = "cloud")]
     pub fn open_remote(remote: Arc<crate::remote::RemoteFile>) -> Result<PureFile> {
-        let name = remote.url().to_string();
-        let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
-        let f = Hdf5File::from_storage_with_options(remote.clone(), opts).map_err(|e| perr(&name, e))?;
-        Ok(PureFile { f, name, attrs: Mutex::default(), members: Mutex::default(), remote: Some(remote) })
+        let mut f = PureFile::from_storage(remote.url().to_string(), remote.clone())?;
+        f.remote = Some(remote);
+        Ok(f)
     }
 
     /// The file that the HDF5 object `id` lies in, read by byte range through a
@@ -129,16 +118,23 @@ impl PureFile {
         let Some(by) = super::ByOffset::of(id) else { return Ok(None) };
         let io = |e: std::io::Error| MarquetError::Io { path: name.to_string(), source: e };
         let storage = hdf5_reader::storage::FileStorage::from_file(by.dup().map_err(io)?).map_err(|e| perr(name, e))?;
+        PureFile::from_storage(name.to_string(), Arc::new(storage)).map(Some)
+    }
+
+    /// The parser over `storage` (`name` names the file in errors). Chunks are located and
+    /// decoded here (`PureDataset`), not by the parser's own chunk reader: its chunk cache
+    /// is not used.
+    fn from_storage(name: String, storage: hdf5_reader::storage::DynStorage) -> Result<PureFile> {
         let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
-        let f = Hdf5File::from_storage_with_options(Arc::new(storage), opts).map_err(|e| perr(name, e))?;
-        Ok(Some(PureFile {
+        let f = Hdf5File::from_storage_with_options(storage, opts).map_err(|e| perr(&name, e))?;
+        Ok(PureFile {
             f,
-            name: name.to_string(),
+            name,
             attrs: Mutex::default(),
             members: Mutex::default(),
             #[cfg(feature = "cloud")]
             remote: None,
-        }))
+        })
     }
 
     /// The byte source of a file opened by URL.
