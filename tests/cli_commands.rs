@@ -273,6 +273,16 @@ fn bench_writes_the_layout_it_is_given() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("marquet points         300 rows: write "), "{out}");
     assert!(out.contains("marquet polygons        40 rows: write "), "{out}");
+    // Process start (issue #33 item 5): three commands as whole processes, their counts
+    // checked against the in-process answer by the bench itself.
+    for c in ["marquet --version", "marquet query points --count", "marquet query polygons --count"] {
+        assert!(out.lines().any(|l| l.starts_with(c) && l.ends_with("<= 3") | l.ends_with("<= 2")), "{c}: {out}");
+    }
+    let ps: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{out_dir}/process_start.json")).unwrap()).unwrap();
+    for k in ["--version", "query points --count", "query polygons --count"] {
+        assert_eq!(ps[k]["wall_s"].as_array().map(Vec::len), Some(41), "{k}: {ps}");
+        assert!(ps[k]["median_s"].as_f64().is_some_and(|s| s > 0.0), "{k}: {ps}");
+    }
     // The default layout (what `marquet convert` writes): a block index for points, a block
     // index and an R-tree for polygons.
     let idx = |name: &str| marquet(&["index", &format!("{out_dir}/{name}.h5")]).1;

@@ -376,3 +376,49 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport> {
     std::fs::write(&p, report.to_json().to_string()).map_err(|e| io_err(&p, e))?;
     Ok(report)
 }
+
+/// Runs of each command in [`process_start`].
+pub const PROCESS_RUNS: usize = 41;
+
+/// Issue #33 item 5 as a user meets it: this very binary started as a whole process,
+/// [`PROCESS_RUNS`] times each, interleaved, wall time from spawn to exit (the loader, the
+/// argument parser, the open of the file, the query and the exit included): `marquet
+/// --version` and, per data set, `marquet query NAME.h5 --table /bench --bbox W --count`
+/// for the first window, whose printed count must equal `report`'s answer. Returns the
+/// table printed by `marquet bench` and writes `process_start.json` (every run's seconds
+/// and the medians) next to `marquet.json`.
+pub fn process_start(report: &BenchReport) -> Result<String> {
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().map_err(|e| io_err(Path::new("current_exe"), e))?;
+    let dir = &report.config.out_dir;
+    let Some(w) = report.windows.first() else { return Ok(String::new()) };
+    let bbox = format!("{},{},{},{}", w.xmin, w.ymin, w.xmax, w.ymax);
+    let mut cmds: Vec<(String, Vec<String>, Option<usize>)> = vec![("--version".into(), vec!["--version".into()], None)];
+    for d in &report.datasets {
+        let args = ["query", &d.path.display().to_string(), "--table", TABLE, "--bbox", &bbox, "--count"].map(String::from).to_vec();
+        cmds.push((format!("query {} --count", d.name), args, d.query_ids.first().map(Vec::len)));
+    }
+    let mut secs = vec![Vec::with_capacity(PROCESS_RUNS); cmds.len()];
+    for _ in 0..PROCESS_RUNS {
+        for (k, (name, args, want)) in cmds.iter().enumerate() {
+            let t0 = Instant::now();
+            let out = Command::new(&exe).args(args).stdin(Stdio::null()).stderr(Stdio::inherit()).output().map_err(|e| io_err(&exe, e))?;
+            secs[k].push(t0.elapsed().as_secs_f64());
+            let printed = String::from_utf8_lossy(&out.stdout);
+            let bad = !out.status.success() || want.is_some_and(|n| printed.trim() != n.to_string());
+            if bad {
+                return Err(MarquetError::InvalidArgument(format!("`marquet {name}` printed {printed:?} ({}), expected {want:?}", out.status)));
+            }
+        }
+    }
+    let mut s = format!("{:<34}{:>10}{:>10}   (whole processes, medians of {PROCESS_RUNS}, issue #33 item 5)\n", "command", "wall ms", "target");
+    let mut json = serde_json::Map::new();
+    for ((name, _, _), v) in cmds.iter().zip(&secs) {
+        let target = if name == "--version" { 2.0 } else { 3.0 };
+        s += &format!("{:<34}{:>10.3}{:>10}\n", format!("marquet {name}"), median(v) * 1e3, format!("<= {target}"));
+        json.insert(name.clone(), serde_json::json!({ "wall_s": v, "median_s": median(v), "target_s": target / 1e3 }));
+    }
+    let p = dir.join("process_start.json");
+    std::fs::write(&p, serde_json::Value::Object(json).to_string()).map_err(|e| io_err(&p, e))?;
+    Ok(s)
+}

@@ -1049,6 +1049,12 @@ fn bench(a: BenchArgs) -> ExitCode {
     match run(&c) {
         Ok(r) => {
             out::print(&r.summary().to_string());
+            match self::bench::process_start(&r) {
+                Ok(table) => {
+                    out::print(&table);
+                }
+                Err(e) => return fail(e),
+            }
             if !a.no_anchor {
                 match anchor::run(&c.out_dir, &r) {
                     Ok(table) => {
