@@ -73,6 +73,10 @@ pub fn check_finite(bytes: &[u8]) -> Result<(), NonFinite> {
 /// [`super::scan`] and [`check_finite`] of a value in one walk: the structural error
 /// first, then the ordinate verdict (what calling the two in turn gives).
 pub(crate) fn scan_finite(bytes: &[u8]) -> Result<(WkbInfo, Result<(), NonFinite>), WkbError> {
+    // A 2-D point with finite ordinates (the common value) has nothing to refuse.
+    if super::reader::plain_point_xy(bytes).is_some() {
+        return Ok((super::scan(bytes)?, Ok(())));
+    }
     let mut v = FiniteVisitor::default();
     let info = scan_with(bytes, &mut v)?;
     Ok((info, v.verdict()))

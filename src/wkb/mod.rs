@@ -86,6 +86,7 @@ mod reader;
 pub use error::{WkbError, WkbErrorKind};
 pub use finite::{check_finite, NonFinite};
 pub(crate) use finite::scan_finite;
+pub(crate) use reader::plain_point_xy;
 pub use geometry::{
     decode, encode, Coord, Geometry, GeometryCollection, LineString, MultiLineString, MultiPoint,
     MultiPolygon, Point, Polygon,
