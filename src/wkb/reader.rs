@@ -87,15 +87,35 @@ impl<'a> CoordSeq<'a> {
 
     /// All coordinates in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Coord> + 'a {
-        let seq = *self;
-        (0..seq.len()).map(move |i| seq.get(i).unwrap_or(Coord::EMPTY))
+        // One slice per coordinate (no index arithmetic or bounds check per ordinate): every
+        // box, check and exact test walks coordinates through here.
+        let (dims, order) = (self.dims, self.order);
+        self.bytes.chunks_exact(8 * dims.size()).map(move |c| {
+            let o = |k: usize| ordinate_at(c, k, order);
+            match dims {
+                Dimensions::Xy => Coord::xy(o(0), o(1)),
+                Dimensions::Xyz => Coord::xyz(o(0), o(1), o(2)),
+                Dimensions::Xym => Coord::xym(o(0), o(1), o(2)),
+                Dimensions::Xyzm => Coord::xyzm(o(0), o(1), o(2), o(3)),
+            }
+        })
     }
 
     /// Just X and Y, e.g. for ring orientation.
     pub fn xy(&self) -> impl ExactSizeIterator<Item = (f64, f64)> + 'a {
-        let seq = *self;
-        let n = seq.dims.size();
-        (0..seq.len()).map(move |i| (seq.ordinate(i * n), seq.ordinate(i * n + 1)))
+        let order = self.order;
+        self.bytes.chunks_exact(8 * self.dims.size()).map(move |c| (ordinate_at(c, 0, order), ordinate_at(c, 1, order)))
+    }
+}
+
+/// Ordinate `k` of the coordinate `c` (a slice of whole coordinates).
+#[inline(always)]
+fn ordinate_at(c: &[u8], k: usize, order: ByteOrder) -> f64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&c[8 * k..8 * k + 8]);
+    match order {
+        ByteOrder::LittleEndian => f64::from_le_bytes(a),
+        ByteOrder::BigEndian => f64::from_be_bytes(a),
     }
 }
 
