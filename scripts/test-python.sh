@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the Python package (python/) as the binary wheel of scripts/build-wheel.sh, install
+# Lint the extension crate (clippy -D warnings), build the Python package (python/) as the binary wheel of scripts/build-wheel.sh, install
 # it into a FRESH venv (no Rust and no cmake on PATH while pip installs and pytest runs),
 # run python/tests/wheel_smoke.py and `marquet demo` with the system's PROJ, SQLite and
 # HDF5 hidden (issue #30), and pytest on python/tests/. Exit status: pytest's.
@@ -22,6 +22,13 @@ if ! command -v cmake >/dev/null 2>&1 || ! command -v cargo >/dev/null 2>&1; the
 fi
 if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
   if command -v apt-get >/dev/null 2>&1; then apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null; fi
+fi
+
+# 0. the extension crate's own lints: it is outside the workspace (Cargo.toml `exclude`),
+# so scripts/test.sh's `cargo clippy --workspace` does not see it.
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --manifest-path python/Cargo.toml --all-targets --quiet -- -D warnings
+  echo "::: python crate: clippy clean" >&2
 fi
 
 # 1-2. the wheel, as a colleague gets it (scripts/build-wheel.sh: release, every CLI feature,
