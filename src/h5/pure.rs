@@ -804,17 +804,20 @@ impl PureDataset {
     /// buffer per stage and no copy; a cold window's decode buffers were a tenth of its
     /// instructions), the others through `decode`. On an error `out` is as it was.
     fn decode_onto(&self, e: &ChunkEntry, expected: usize, es: usize, first: u64, out: &mut Vec<u8>) -> Result<()> {
-        let active: Vec<&Filter> = self.info.filters.iter().enumerate().filter(|(i, _)| *i >= 32 || e.filter_mask & (1 << i) == 0).map(|(_, f)| f).collect();
-        let codec_of = |f: &Filter| match f {
-            Filter::Deflate(_) => Some(codec::Stage::Deflate { level: 0 }),
-            Filter::Zstd(_) | Filter::Other(codec::FILTER_ZSTD, _) => Some(codec::Stage::Zstd { level: 0 }),
-            _ => None,
-        };
-        let stages = match active.as_slice() {
-            [c] => codec_of(c).map(|c| vec![c]),
-            [Filter::Shuffle, c] => codec_of(c).map(|c| vec![codec::Stage::Shuffle { elem: es }, c]),
-            _ => None,
-        };
+        // The pipeline as the codec's stages (levels do not matter to a decoder); a filter
+        // it does not name (Fletcher-32, …) goes through `decode`. The chunk's filter mask
+        // is applied by `decode_into`.
+        let stages: Option<Vec<codec::Stage>> = self
+            .info
+            .filters
+            .iter()
+            .map(|f| match f {
+                Filter::Shuffle => Some(codec::Stage::Shuffle { elem: es }),
+                Filter::Deflate(_) => Some(codec::Stage::Deflate { level: 0 }),
+                Filter::Zstd(_) | Filter::Other(codec::FILTER_ZSTD, _) => Some(codec::Stage::Zstd { level: 0 }),
+                _ => None,
+            })
+            .collect();
         let Some(stages) = stages else {
             out.extend_from_slice(&self.decode(e, expected, es, first)?);
             return Ok(());
@@ -822,7 +825,7 @@ impl PureDataset {
         let stored = self.stored(e, expected, first)?;
         let at = out.len();
         out.resize(at + expected, 0);
-        codec::decode_into(&stages, 0, &stored, &mut out[at..]).map_err(|m| {
+        codec::decode_into(&stages, e.filter_mask, &stored, &mut out[at..]).map_err(|m| {
             out.truncate(at);
             MarquetError::spec(&self.path, "HDF5 chunk", format!("chunk at element {first}: {m}"))
         })

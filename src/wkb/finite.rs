@@ -74,8 +74,8 @@ pub fn check_finite(bytes: &[u8]) -> Result<(), NonFinite> {
 /// first, then the ordinate verdict (what calling the two in turn gives).
 pub(crate) fn scan_finite(bytes: &[u8]) -> Result<(WkbInfo, Result<(), NonFinite>), WkbError> {
     // A 2-D point with finite ordinates (the common value) has nothing to refuse.
-    if super::reader::plain_point_xy(bytes).is_some() {
-        return Ok((super::scan(bytes)?, Ok(())));
+    if let Some((x, y)) = super::reader::plain_point_xy(bytes) {
+        return Ok((super::reader::plain_point_info(x, y), Ok(())));
     }
     let mut v = FiniteVisitor::default();
     let info = scan_with(bytes, &mut v)?;

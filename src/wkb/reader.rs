@@ -446,7 +446,7 @@ pub(crate) fn plain_point_xy(bytes: &[u8]) -> Option<(f64, f64)> {
 }
 
 /// What [`scan`] returns for the point [`plain_point_xy`] read.
-fn plain_point_info(x: f64, y: f64) -> WkbInfo {
+pub(super) fn plain_point_info(x: f64, y: f64) -> WkbInfo {
     let mut bbox = BBox::EMPTY;
     bbox.add_xy(x, y);
     WkbInfo { geometry_type: GeometryType::new(GeometryKind::Point, Dimensions::Xy), bbox, is_empty: false, num_coords: 1 }
