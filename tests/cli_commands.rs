@@ -45,6 +45,64 @@ fn count(h5: &str) -> String {
     out
 }
 
+/// `query --format` prints each answer's rows exactly as `dump` prints them (issue #33 item
+/// 1: the geometries are the ones the query returned, not read again): points (the
+/// cities, no index: the libhdf5-free path over plain chunks) and polygons (the countries
+/// as `convert` writes them by default: R-tree, blocks, covering), warm windows from a
+/// file and each window opened afresh, every format; the oracle is `dump` of all rows.
+#[test]
+fn query_format_prints_each_answer_as_dump_prints_its_rows() {
+    let dir = common::TempDir::new("cli-query-format");
+    let cities = cities_h5(&dir);
+    let countries = dir.join("countries.h5").display().to_string();
+    let (code, _, err) = marquet(&["convert", &data(COUNTRIES), &countries, "--table", "/countries"]);
+    assert_eq!(code, 0, "{err}");
+    let windows = ["-10,35,20,60", "100,0,101,1", "-180,-90,180,90", "-80,-10,-40,15", "20,-35,35,-20"];
+    let wf = dir.join("w.txt");
+    std::fs::write(&wf, windows.join("\n")).unwrap();
+    let wf = wf.display().to_string();
+    let mut nonempty = 0;
+    for h5 in [&cities, &countries] {
+        // The rows of each window, from --json.
+        let (code, out, err) = marquet(&["query", h5, "--bbox-file", &wf, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let answers: Vec<Vec<usize>> = out
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap() as usize).collect())
+            .collect();
+        assert_eq!(answers.len(), windows.len());
+        nonempty += answers.iter().filter(|a| !a.is_empty()).count();
+        for fmt in ["csv", "wkt"] {
+            let (code, all, _) = marquet(&["dump", h5, "--format", fmt]);
+            assert_eq!(code, 0);
+            let all: Vec<&str> = all.lines().collect();
+            // Each window's rows as dump prints them, after a header line.
+            let expect: Vec<Vec<&str>> =
+                answers.iter().map(|rows| std::iter::once(all[0]).chain(rows.iter().map(|&r| all[1 + r])).collect()).collect();
+            for (w, want) in windows.iter().zip(&expect) {
+                let (code, out, err) = marquet(&["query", h5, "--bbox", w, "--format", fmt]);
+                assert_eq!(code, 0, "{err}");
+                assert_eq!(&out.lines().collect::<Vec<_>>(), want, "{h5} {fmt} {w}");
+            }
+            // Every window opened afresh, in turn.
+            let (code, out, err) = marquet(&["query", h5, "--bbox-file", &wf, "--reopen", "--format", fmt]);
+            assert_eq!(code, 0, "{err}");
+            assert_eq!(out.lines().collect::<Vec<_>>(), expect.concat(), "{h5} {fmt} --reopen");
+        }
+        let (code, all, _) = marquet(&["dump", h5, "--format", "geojson"]);
+        assert_eq!(code, 0);
+        let all: serde_json::Value = serde_json::from_str(&all).unwrap();
+        for (w, rows) in windows.iter().zip(&answers) {
+            let (code, out, err) = marquet(&["query", h5, "--bbox", w, "--format", "geojson"]);
+            assert_eq!(code, 0, "{err}");
+            let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let expect: Vec<&serde_json::Value> = rows.iter().map(|&r| &all["features"][r]).collect();
+            assert_eq!(got["features"].as_array().unwrap().iter().collect::<Vec<_>>(), expect, "{h5} geojson {w}");
+        }
+    }
+    assert!(nonempty >= 6, "the windows must find rows: {nonempty}");
+}
+
 #[test]
 fn every_subcommand_has_help_with_examples() {
     for sub in ["info", "dump", "validate", "convert", "query", "index", "append", "demo"] {

@@ -67,6 +67,15 @@ fn spatial_and_attribute_filters_combine() {
     let r = t.query_where("g", &q, &filters).unwrap();
     assert_eq!(r.rows, brute(2.5, 5.0, 8.0, 15.5, 2000, 1));
     assert!(!r.rows.is_empty());
+    assert_eq!(r.wkb, None, "WKB only when asked for");
+    // With the rows' WKB (what `query --format` prints): the WKB of exactly the rows kept
+    // after the attribute filters, as an independent read of those rows gives it.
+    let rw = t.query_where("g", &q.clone().with_wkb(true), &filters).unwrap();
+    assert_eq!(rw.rows, r.rows);
+    assert_eq!(rw.wkb.as_ref(), Some(&t.take_wkb("g", &r.rows).unwrap()));
+    let mut reader = marquet::SpatialReader::open(&f, "/pts", None).unwrap();
+    let rr = reader.query_where(&q.clone().with_wkb(true), &filters).unwrap();
+    assert_eq!((rr.rows, rr.wkb), (rw.rows.clone(), rw.wkb.clone()));
     assert_eq!(r.attributes[0].index_used.as_deref(), Some("CHUNK_MINMAX"));
     assert_eq!((r.attributes[0].chunks_total, r.attributes[0].chunks_skipped), (7, 3)); // rows 0..192 hold pop < 2000
     assert_eq!(r.attributes[1].index_used.as_deref(), Some("BITMAP"));
@@ -94,6 +103,16 @@ fn cli_where() {
     assert!(err.contains("where pop: CHUNK_MINMAX examined 208 rows, skipped 3/7 chunks"), "{err}");
     assert!(err.contains("where kind: BITMAP examined 0 rows, skipped 0/7 chunks"), "{err}");
     assert!(err.contains(&format!("| matched {}", want.len())), "{err}");
+    // --format with filters prints the rows as `dump` prints them (the geometry from the
+    // query's answer, the other columns read).
+    let (code, all, _) = marquet(&["dump", &ps, "--format", "csv"]);
+    assert_eq!(code, 0);
+    let all: Vec<&str> = all.lines().collect();
+    let mut expect = vec![all[0]];
+    expect.extend(want.iter().map(|&r| all[1 + r as usize]));
+    let (code, out, err) = marquet(&["query", &ps, "--bbox", "2.5,5,8,15.5", "--where", "pop >= 2000", "--where", "kind = 1", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().collect::<Vec<_>>(), expect);
     // --where alone; `in`; --no-index gives the same answer by scans.
     let (code, out, _) = marquet(&["query", &ps, "--where", "pop < 100", "--where", "kind in (0, 2)"]);
     assert_eq!(code, 0);
@@ -107,4 +126,45 @@ fn cli_where() {
     assert!(err.contains("expected \"COLUMN OP VALUE\""), "{err}");
     let (code, _, _) = marquet(&["query", &ps, "--where", "nope = 3"]);
     assert_eq!(code, 2);
+}
+
+/// `FeatureWriter::write_rows_given` (what `marquet query --format geojson` runs) builds the
+/// geometry of each feature from the WKB it is given and reads the other columns: given
+/// the WKB of other rows, the features carry those geometries and their own rows' `pop`,
+/// so the stored geometry was not read (issue #33 item 1).
+#[cfg(feature = "geoparquet")]
+#[test]
+fn features_take_the_geometry_they_are_given() {
+    let _serial = common::serial();
+    let dir = common::TempDir::new("features-given");
+    let p = dir.join("pts.h5");
+    write(&p);
+    let f = File::open(&p).unwrap();
+    let t = MarquetTable::open(&f, "/pts").unwrap();
+    let rows = [3u64, 7, 20, 399];
+    let other = t.take_wkb("g", &[100, 101, 102, 103, 104]).unwrap();
+    let features = |given: Option<(&str, &marquet::WkbBuffer, usize)>| -> marquet::Result<Vec<serde_json::Value>> {
+        let mut fw = marquet::convert::FeatureWriter::new(&t)?;
+        let mut buf = Vec::new();
+        fw.begin(&mut buf).unwrap();
+        fw.write_rows_given(&mut buf, &rows, given)?;
+        fw.end(&mut buf).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        Ok(v["features"].as_array().unwrap().clone())
+    };
+    let stored = features(None).unwrap();
+    let given = features(Some(("g", &other, 1))).unwrap();
+    assert_eq!(stored.len(), 4);
+    assert_eq!(given.len(), 4);
+    for (k, (s, g)) in stored.iter().zip(&given).enumerate() {
+        let r = rows[k];
+        assert_eq!(s["properties"]["pop"], r * 10);
+        assert_eq!(g["properties"], s["properties"]);
+        assert_eq!(s["geometry"]["coordinates"], serde_json::json!([(r % 20) as f64, (r / 20) as f64]));
+        let o = 101 + k as u64;
+        assert_eq!(g["geometry"]["coordinates"], serde_json::json!([(o % 20) as f64, (o / 20) as f64]));
+    }
+    // Fewer values than rows: a typed error naming the column, no panic.
+    let e = features(Some(("g", &other, 2))).unwrap_err();
+    assert!(e.to_string().contains("/pts/g: 5 WKB values given for 4 rows from value 2"), "{e}");
 }

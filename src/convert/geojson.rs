@@ -30,7 +30,7 @@ use super::hub::target::ImportTarget;
 use super::hub::EXTENSION_NAME;
 use crate::error::{MarquetError, Result};
 use crate::h5col::File;
-use crate::marquet::MarquetTable;
+use crate::marquet::{MarquetTable, WkbBuffer};
 use crate::wkb;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -529,8 +529,15 @@ impl<'a> FeatureWriter<'a> {
     /// The features of `rows` (strictly ascending, each below NROWS; e.g. a query's
     /// answer), one read per span of nearby rows.
     pub fn write_rows(&mut self, w: &mut dyn Write, rows: &[u64]) -> Result<()> {
+        self.write_rows_given(w, rows, None)
+    }
+
+    /// [`FeatureWriter::write_rows`] with the WKB values of geometry column `given.0`
+    /// already in hand — `given.1.get(given.2 + i)` is `rows[i]`'s, e.g. a query's answer
+    /// ([`crate::query::CombinedResult::wkb`]) —: that column is not read again.
+    pub fn write_rows_given(&mut self, w: &mut dyn Write, rows: &[u64], given: Option<(&str, &WkbBuffer, usize)>) -> Result<()> {
         let mut done = 0usize;
-        for b in self.src.take(rows, super::DEFAULT_BATCH_ROWS)? {
+        for b in self.src.take_given(rows, super::DEFAULT_BATCH_ROWS, given)? {
             let first = done;
             self.inner.write_batch(w, &b, &|i| rows[first + i])?;
             done += b.num_rows();

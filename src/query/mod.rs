@@ -240,6 +240,10 @@ pub struct CombinedResult {
     pub spatial: Option<QueryStats>,
     /// One entry per attribute filter, in order: which index answered, rows examined.
     pub attributes: Vec<crate::h5col::predicate::FilterStats>,
+    /// The WKB of `rows`, in the same order, when the spatial query asked for it
+    /// ([`Query::with_wkb`]) and ran; what `marquet query --format` prints, so the rows'
+    /// geometries are not read a second time (issue #33 item 1).
+    pub wkb: Option<crate::marquet::WkbBuffer>,
 }
 
 /// Spatial queries on a [`MarquetTable`]: the query layer's methods, in scope with
@@ -308,12 +312,48 @@ pub(crate) fn combine(
 ) -> Result<CombinedResult> {
     let Some((attr_rows, attributes)) = attributes else {
         let r = spatial()?;
-        return Ok(CombinedResult { rows: r.rows, spatial: Some(r.stats), attributes: Vec::new() });
+        return Ok(CombinedResult { rows: r.rows, spatial: Some(r.stats), attributes: Vec::new(), wkb: r.wkb });
     };
     if attr_rows.is_empty() {
-        return Ok(CombinedResult { rows: attr_rows, spatial: None, attributes });
+        return Ok(CombinedResult { rows: attr_rows, spatial: None, attributes, wkb: None });
     }
     let r = spatial()?;
     let rows = crate::h5col::predicate::intersect(&r.rows, &attr_rows);
-    Ok(CombinedResult { rows, spatial: Some(r.stats), attributes })
+    let wkb = r.wkb.map(|w| kept_wkb(&r.rows, &w, &rows));
+    Ok(CombinedResult { rows, spatial: Some(r.stats), attributes, wkb })
+}
+
+/// The values of `wkb` (one per row of `all`) of the rows `kept`, a subsequence of `all`
+/// (both ascending).
+fn kept_wkb(all: &[u64], wkb: &crate::marquet::WkbBuffer, kept: &[u64]) -> crate::marquet::WkbBuffer {
+    let mut out = crate::marquet::WkbBuffer::new();
+    let mut i = 0;
+    for &r in kept {
+        let Some(p) = all[i..].iter().position(|&a| a == r) else { break };
+        i += p;
+        out.push(wkb.get(i));
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_rows_keep_their_own_wkb() {
+        let mut w = crate::marquet::WkbBuffer::new();
+        for v in [Some(&b"a"[..]), None, Some(b"ccc"), Some(b"dd"), Some(b"e")] {
+            w.push(v);
+        }
+        let all = [2, 5, 7, 9, 11];
+        let kept = kept_wkb(&all, &w, &[5, 9, 11]);
+        assert_eq!(kept.len(), 3);
+        assert_eq!((kept.get(0), kept.get(1), kept.get(2)), (None, Some(&b"dd"[..]), Some(&b"e"[..])));
+        assert_eq!(kept.bytes, b"dde");
+        let none = kept_wkb(&all, &w, &[]);
+        assert!(none.is_empty());
+        assert_eq!(none.offsets, vec![0]);
+    }
 }

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 use marquet::{Error as MarquetError, Result};
 use marquet::h5col::{self, ColumnKind, File};
-use marquet::{is_marquet_table, StorageForm, Table};
+use marquet::{is_marquet_table, StorageForm, Table, WkbBuffer};
 
 /// Output format of [`dump_rows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +55,40 @@ fn format_wants_geometry(format: DumpFormat) -> bool {
     false
 }
 
+/// The cells of WKB values `(row, value)` of geometry column `c` of `m` (as WKT) and,
+/// when `want_geometry`, their GeoJSON geometries (in OGC:CRS84).
+fn wkb_cells<'w>(
+    m: &Table,
+    c: &str,
+    values: impl ExactSizeIterator<Item = (u64, Option<&'w [u8]>)>,
+    want_geometry: bool,
+) -> Result<(Vec<Option<String>>, Vec<Value>)> {
+    let mut v = Vec::with_capacity(values.len());
+    #[allow(unused_mut)]
+    let mut geometries = Vec::new();
+    // GeoJSON holds OGC:CRS84 only (RFC 7946): reprojected, or refused (issue #22).
+    #[cfg(feature = "geoparquet")]
+    let to84 = if want_geometry { marquet::convert::to_crs84(&m.geometry_column(c)?.crs, c)? } else { None };
+    for (row, w) in values {
+        #[cfg(feature = "geoparquet")]
+        if want_geometry {
+            geometries.push(match w.map(marquet::wkb::decode) {
+                Some(Ok(mut g)) => {
+                    if let Some(tr) = &to84 {
+                        tr.transform_geometry(&mut g).map_err(|e| MarquetError::InvalidArgument(format!("{c}: row {row}: {e}")))?;
+                    }
+                    marquet::convert::to_geojson_json(&g)
+                }
+                _ => Value::Null,
+            });
+        }
+        let _ = row;
+        v.push(w.map(|b| marquet::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>"))));
+    }
+    let _ = (m, want_geometry);
+    Ok((v, geometries))
+}
+
 /// Column `c`'s cells for rows `[start, end)` (None when missing), its GeoJSON geometries
 /// when `want_geometry` (a geometry column of `m`), and whether it is a number column.
 fn span_cells(
@@ -71,24 +105,7 @@ fn span_cells(
     let mut num = false;
     if let Some(m) = m {
         let w = m.read_wkb(c, start, end)?;
-        // GeoJSON holds OGC:CRS84 only (RFC 7946): reprojected, or refused (issue #22).
-        #[cfg(feature = "geoparquet")]
-        let to84 = if want_geometry { marquet::convert::to_crs84(&m.geometry_column(c)?.crs, c)? } else { None };
-        for i in 0..w.len() {
-            #[cfg(feature = "geoparquet")]
-            if want_geometry {
-                geometries.push(match w.get(i).map(marquet::wkb::decode) {
-                    Some(Ok(mut g)) => {
-                        if let Some(tr) = &to84 {
-                            tr.transform_geometry(&mut g).map_err(|e| MarquetError::InvalidArgument(format!("{c}: row {}: {e}", start + i as u64)))?;
-                        }
-                        marquet::convert::to_geojson_json(&g)
-                    }
-                    _ => Value::Null,
-                });
-            }
-            v.push(w.get(i).map(|b| marquet::wkb::to_wkt(b).unwrap_or_else(|e| format!("<invalid wkb: {e}>"))));
-        }
+        (v, geometries) = wkb_cells(m, c, (0..w.len()).map(|i| (start + i as u64, w.get(i))), want_geometry)?;
     } else {
         match t.kind_of(c)? {
             // A categorical column's labels, not its codes (HEP001 §8.7).
@@ -146,12 +163,13 @@ pub fn dump_rows(f: &File, table: &str, start: u64, end: u64, format: DumpFormat
     let start = start.min(end);
     let span = h5col::TakeSpan { start, end, first: 0, last: (end - start) as usize };
     let rows: Vec<u64> = (start..end).collect();
-    dump_spans(f, table, &rows, &[span], format)
+    dump_spans(f, table, &rows, &[span], format, None)
 }
 
 /// Render the rows `rows` (strictly ascending, each below NROWS; e.g. a query's answer) like
 /// [`dump_rows`]: one read per span of nearby rows.
-pub fn dump_row_list(f: &File, table: &str, rows: &[u64], format: DumpFormat) -> Result<String> {
+/// [`Given`]: one geometry column's values in hand, not read.
+pub fn dump_row_list(f: &File, table: &str, rows: &[u64], format: DumpFormat, given: Option<Given>) -> Result<String> {
     let n = f.table(table)?.nrows()?;
     if let Some(&last) = rows.last() {
         if last >= n {
@@ -159,11 +177,20 @@ pub fn dump_row_list(f: &File, table: &str, rows: &[u64], format: DumpFormat) ->
         }
     }
     let spans = h5col::take_spans(rows, table)?;
-    dump_spans(f, table, rows, &spans, format)
+    dump_spans(f, table, rows, &spans, format, given)
 }
 
-/// The rows `rows[span.first..span.last]` of each span, read as the span's row range.
-fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSpan], format: DumpFormat) -> Result<String> {
+/// The rows `rows[span.first..span.last]` of each span, read as the span's row range; the
+/// geometry column `given.0`'s values taken from `given.1` instead (`given.1.get(given.2 +
+/// i)` is `wanted_rows[i]`'s: what a query returned).
+fn dump_spans(
+    f: &File,
+    table: &str,
+    wanted_rows: &[u64],
+    spans: &[h5col::TakeSpan],
+    format: DumpFormat,
+    given: Option<Given>,
+) -> Result<String> {
     let t = f.table(table)?;
     // Geometry columns this library can interpret; the others are dumped as plain H5Col
     // data (ruling R16, HEP002 §6.2).
@@ -191,6 +218,16 @@ fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSp
         let mut v = Vec::with_capacity(wanted_rows.len());
         let mut num = false;
         let want_geometry = format_wants_geometry(format) && primary.as_deref() == Some(c.as_str());
+        if let (Some((gc, w, first)), Some(m)) = (given, m.as_ref()) {
+            if gc == c && geo.contains(c) {
+                let values = wanted_rows.iter().enumerate().map(|(i, &r)| (r, w.get(first + i)));
+                let (v, g) = wkb_cells(m, c, values, want_geometry)?;
+                cells.push(v);
+                numeric.push(false);
+                geometries.extend(g);
+                continue;
+            }
+        }
         for sp in spans {
             let (all, g_all, n) = span_cells(&t, m.as_ref().filter(|_| geo.contains(c)), c, sp.start, sp.end, want_geometry)?;
             num = n;
@@ -258,6 +295,10 @@ fn dump_spans(f: &File, table: &str, wanted_rows: &[u64], spans: &[h5col::TakeSp
     Ok(out)
 }
 
+/// One geometry column's WKB values in hand: the column, the values, the index in them of
+/// the first row printed.
+pub type Given<'g> = (&'g str, &'g WkbBuffer, usize);
+
 /// Rows to print: a range (`dump --rows`) or a list (a query's answer, ascending).
 pub enum Rows<'r> {
     /// Rows `[start, end)`, clamped to NROWS.
@@ -273,18 +314,34 @@ pub const CHUNK_ROWS: usize = 65_536;
 /// line, GeoJSON as one FeatureCollection written by the library's
 /// [`marquet::convert::FeatureWriter`] (the rendering of `marquet convert`). Stops
 /// quietly when the reader closes the pipe.
-pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, format: DumpFormat) -> std::result::Result<(), String> {
+///
+/// `given`: the WKB values of one geometry column for the rows of a [`Rows::List`], in its
+/// order (a query's answer, [`marquet::CombinedResult::wkb`]), printed instead of read
+/// again (issue #33 item 1).
+pub fn print_rows(
+    out: &mut super::out::Out,
+    f: &File,
+    table: &str,
+    rows: Rows,
+    format: DumpFormat,
+    given: Option<(&str, &WkbBuffer)>,
+) -> std::result::Result<(), String> {
     // NROWS sizes the row list below: checked against the columns first (issue #19).
     let n = f.table(table).and_then(|t| t.verified_nrows()).map_err(|e| e.to_string())?;
     let mut list: Vec<u64> = Vec::new();
-    let rows: &[u64] = match rows {
+    let (rows, given) = match rows {
         Rows::Range(s, e) => {
             let e = e.min(n);
             list = (s.min(e)..e).collect();
-            &list
+            (&list[..], None)
         }
-        Rows::List(r) => r,
+        Rows::List(r) => (r, given),
     };
+    if let Some((c, w)) = given {
+        if w.len() != rows.len() {
+            return Err(format!("{table}/{c}: {} WKB values given for {} rows", w.len(), rows.len()));
+        }
+    }
     #[cfg(feature = "geoparquet")]
     if format == DumpFormat::GeoJson {
         let t = f.table(table).map_err(|e| e.to_string())?;
@@ -293,8 +350,9 @@ pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, 
             let mut fw = marquet::convert::FeatureWriter::new(&m).map_err(|e| e.to_string())?;
             let mut buf = Vec::new();
             fw.begin(&mut buf).map_err(|e| e.to_string())?;
-            for chunk in rows.chunks(CHUNK_ROWS) {
-                fw.write_rows(&mut buf, chunk).map_err(|e| e.to_string())?;
+            for (k, chunk) in rows.chunks(CHUNK_ROWS).enumerate() {
+                let g = given.map(|(c, w)| (c, w, k * CHUNK_ROWS));
+                fw.write_rows_given(&mut buf, chunk, g).map_err(|e| e.to_string())?;
                 if !out.put(&String::from_utf8_lossy(&buf))? {
                     return Ok(());
                 }
@@ -307,19 +365,19 @@ pub fn print_rows(out: &mut super::out::Out, f: &File, table: &str, rows: Rows, 
     }
     if format == DumpFormat::GeoJson {
         // A plain H5Col table (no geometry): one document.
-        out.put(&dump_row_list(f, table, rows, format).map_err(|e| e.to_string())?)?;
+        out.put(&dump_row_list(f, table, rows, format, None).map_err(|e| e.to_string())?)?;
         return Ok(());
     }
     if rows.is_empty() {
         // The header line alone.
-        out.put(&dump_row_list(f, table, rows, format).map_err(|e| e.to_string())?)?;
+        out.put(&dump_row_list(f, table, rows, format, None).map_err(|e| e.to_string())?)?;
         return Ok(());
     }
     for (k, chunk) in rows.chunks(CHUNK_ROWS).enumerate() {
         // A range's chunk is read as one span; a list's as spans of nearby rows.
         let text = match (list.is_empty(), chunk) {
             (false, [first, .., last]) => dump_rows(f, table, *first, last + 1, format),
-            _ => dump_row_list(f, table, chunk, format),
+            _ => dump_row_list(f, table, chunk, format, given.map(|(c, w)| (c, w, k * CHUNK_ROWS))),
         }
         .map_err(|e| e.to_string())?;
         // Every chunk starts with the header line; print it once.

@@ -499,7 +499,11 @@ fn query(a: QueryArgs) -> ExitCode {
             })
             .collect()
     };
-    let describe = |b: marquet::BBox, r: marquet::query::CombinedResult| -> (Vec<u64>, String, serde_json::Value) {
+    // What one window returns: its rows, its --stats text and JSON, and the rows' WKB when
+    // the rows are printed (--format: the query returns them, nothing reads them again).
+    type Answer = (Vec<u64>, String, serde_json::Value, Option<marquet::WkbBuffer>);
+    let prints_rows = !a.count && !a.json && matches!(a.format.as_str(), "wkt" | "csv" | "geojson");
+    let describe = |b: marquet::BBox, r: marquet::query::CombinedResult| -> Answer {
         let stats = match &r.spatial {
             Some(s) => format!(
                 "rows {} | blocks skipped {}/{} | r-tree candidates {} (by box {}) | covering rejected {} | exact tests {} | spatial matched {} | bytes read {}{}",
@@ -522,7 +526,7 @@ fn query(a: QueryArgs) -> ExitCode {
             json["where"] = serde_json::json!(a.where_);
             json["stats"]["attributes"] = attr_json(&r.attributes);
         }
-        (r.rows, stats, json)
+        (r.rows, stats, json, r.wkb)
     };
     // One reader for every window unless --reopen (issue #20).
     let mut warm: Option<marquet::query::reader::SpatialReader> = None;
@@ -531,7 +535,7 @@ fn query(a: QueryArgs) -> ExitCode {
     // read.
     let byte_range = filters.is_empty();
     for w in windows {
-        let mut run = || -> Result<(Vec<u64>, String, serde_json::Value), String> {
+        let mut run = || -> Result<(Answer, Option<String>), String> {
             if let (Some(wt), true) = (&w, byte_range) {
                 let b = parse_bbox(wt)?;
                 if warm.is_none() || a.reopen {
@@ -545,9 +549,9 @@ fn query(a: QueryArgs) -> ExitCode {
                     warm = Some(r.map_err(|e| e.to_string())?);
                 }
                 let reader = warm.as_mut().ok_or("no reader")?;
-                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index).with_wkb(prints_rows);
                 let r = reader.query_where(&q, &filters).map_err(|e| e.to_string())?;
-                let (rows, stats, mut json) = describe(b, r);
+                let (rows, stats, mut json, wkb) = describe(b, r);
                 json["stats"]["read_path"] = reader.read_path().into();
                 let mut stats = stats + " | read path " + reader.read_path();
                 #[cfg(feature = "cloud")]
@@ -556,7 +560,7 @@ fn query(a: QueryArgs) -> ExitCode {
                     json["stats"]["bytes_fetched"] = r.bytes_fetched.into();
                     stats += &format!(" | requests {} | bytes fetched {}", r.requests, r.bytes_fetched);
                 }
-                return Ok((rows, stats, json));
+                return Ok(((rows, stats, json, wkb), Some(reader.column().to_string())));
             }
             if let (Some(wt), false) = (&w, a.reopen) {
                 let b = parse_bbox(wt)?;
@@ -566,9 +570,9 @@ fn query(a: QueryArgs) -> ExitCode {
                     warm = Some(marquet::query::reader::SpatialReader::open(&f, &tp, a.column.as_deref()).map_err(|e| e.to_string())?);
                 }
                 let reader = warm.as_mut().ok_or("no reader")?;
-                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+                let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index).with_wkb(prints_rows);
                 let r = reader.query_where(&q, &filters).map_err(|e| e.to_string())?;
-                return Ok(describe(b, r));
+                return Ok((describe(b, r), Some(reader.column().to_string())));
             }
             let f = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string())?;
             let tp = pick_table(&f, a.table.clone())?;
@@ -581,7 +585,7 @@ fn query(a: QueryArgs) -> ExitCode {
                     "where": a.where_, "count": rows.len(),
                     "stats": { "rows_total": nrows, "attributes": attr_json(&st) },
                 });
-                return Ok((rows, stats, json));
+                return Ok(((rows, stats, json, None), None));
             };
             let b = parse_bbox(w)?;
             let t = marquet::Table::open(&f, &tp).map_err(|e| e.to_string())?;
@@ -589,18 +593,18 @@ fn query(a: QueryArgs) -> ExitCode {
                 Some(c) => c.clone(),
                 None => t.primary_geometry_column().map_err(|e| e.to_string())?,
             };
-            let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index);
+            let q = Query::bbox(b).with_predicate(pred).with_indexes(!a.no_index).with_wkb(prints_rows);
             let r = t.query_where(&col, &q, &filters).map_err(|e| e.to_string())?;
-            Ok(describe(b, r))
+            Ok((describe(b, r), Some(col)))
         };
         match run() {
-            Ok((rows, _, mut json)) if a.json => {
+            Ok(((rows, _, mut json, _), _)) if a.json => {
                 if !a.count {
                     json["rows"] = serde_json::json!(rows);
                 }
                 out::println(&json.to_string());
             }
-            Ok((rows, stats, _)) => {
+            Ok(((rows, stats, _, wkb), col)) => {
                 if a.count {
                     out::println(&rows.len().to_string());
                 } else if a.format == "arrays" {
@@ -616,7 +620,8 @@ fn query(a: QueryArgs) -> ExitCode {
                     let printed = marquet::h5col::File::open(&a.path).map_err(|e| e.to_string()).and_then(|f| {
                         let tp = pick_table(&f, a.table.clone())?;
                         let mut out = out::Out::new();
-                        dump::print_rows(&mut out, &f, &tp, dump::Rows::List(&rows), fmt)?;
+                        let given = col.as_deref().zip(wkb.as_ref());
+                        dump::print_rows(&mut out, &f, &tp, dump::Rows::List(&rows), fmt, given)?;
                         out.finish()
                     });
                     if let Err(e) = printed {
@@ -842,7 +847,7 @@ fn dump(a: DumpArgs) -> ExitCode {
             }
         }
         let mut out = out::Out::new();
-        dump::print_rows(&mut out, &f, &t, dump::Rows::Range(s, e), fmt)?;
+        dump::print_rows(&mut out, &f, &t, dump::Rows::Range(s, e), fmt, None)?;
         out.finish()
     };
     match run() {

@@ -487,12 +487,37 @@ impl ArrowPlan {
     /// batches of at most `batch_rows` rows: nearby rows are read in one span
     /// ([`crate::h5col::take_spans`]) and picked with Arrow's `take`.
     pub fn take(&self, t: &MarquetTable, rows: &[u64], batch_rows: usize) -> Result<Vec<RecordBatch>> {
+        self.take_given(t, rows, batch_rows, None)
+    }
+
+    /// [`ArrowPlan::take`], with the WKB values of one geometry column already in hand
+    /// (`given`: the column, its values, and the index in them of `rows[0]`'s; e.g. a
+    /// query's answer with [`crate::query::Query::with_wkb`]): that column is built from
+    /// them and not read (issue #33 item 1: `marquet query --format` prints what the query
+    /// returned). A column the plan does not read as plain WKB (a GeoArrow native encoding,
+    /// columns nested again) is read as usual.
+    pub fn take_given(&self, t: &MarquetTable, rows: &[u64], batch_rows: usize, given: Option<(&str, &WkbBuffer, usize)>) -> Result<Vec<RecordBatch>> {
         let n = t.nrows()?;
         if let Some(&last) = rows.last() {
             if last >= n {
                 return Err(MarquetError::InvalidArgument(format!("{}: row {last} out of range for {n} rows", t.path())));
             }
         }
+        let given = match given {
+            Some((c, w, first)) if self.shape.is_none() => match self.cols.iter().position(|(n, col)| n == c && matches!(col, Col::Geom)) {
+                Some(k) if w.len() >= first + rows.len() => Some((k, w, first)),
+                Some(_) => {
+                    return Err(MarquetError::InvalidArgument(format!(
+                        "{}/{c}: {} WKB values given for {} rows from value {first}",
+                        t.path().trim_end_matches('/'),
+                        w.len(),
+                        rows.len()
+                    )))
+                }
+                None => None,
+            },
+            _ => None,
+        };
         let spans = crate::h5col::take_spans(rows, t.path())?;
         let mut parts: Vec<RecordBatch> = Vec::new();
         let mut out = Vec::new();
@@ -504,9 +529,20 @@ impl ArrowPlan {
             while s < sp.end {
                 let e = (s + crate::convert::DEFAULT_BATCH_ROWS as u64).min(sp.end);
                 let j = i + rows[i..sp.last].iter().take_while(|&&r| r < e).count();
-                let b = self.read_range(t, s, e)?;
                 let idx = UInt32Array::from_iter_values(rows[i..j].iter().map(|&r| (r - s) as u32));
-                let picked = arrow_select::take::take_record_batch(&b, &idx).map_err(|e| err_at(t.path(), e))?;
+                let picked = match given {
+                    None => arrow_select::take::take_record_batch(&self.read_range(t, s, e)?, &idx).map_err(|e| err_at(t.path(), e))?,
+                    Some((g, w, first)) => {
+                        let arrays = (0..self.cols.len())
+                            .map(|k| match k == g {
+                                true => Ok(Arc::new(BinaryArray::from_iter((first + i..first + j).map(|v| w.get(v)))) as ArrayRef),
+                                false => arrow_select::take::take(&self.read_column(t, k, s, e)?, &idx, None).map_err(|e| err_at(t.path(), e)),
+                            })
+                            .collect::<Result<Vec<_>>>()?;
+                        let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(j - i));
+                        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts).map_err(|e| err_at(t.path(), e))?
+                    }
+                };
                 held += picked.num_rows();
                 parts.push(picked);
                 if held >= batch_rows {

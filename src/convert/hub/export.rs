@@ -25,7 +25,7 @@ use arrow_schema::SchemaRef;
 use super::arrow::{describe_schema, ArrowPlan};
 use super::source::{ArrowSource, Batches, SourceSchema};
 use crate::error::{MarquetError, Result};
-use crate::marquet::{GeometryColumnInfo, MarquetTable};
+use crate::marquet::{GeometryColumnInfo, MarquetTable, WkbBuffer};
 
 /// Record batches in the hub's form for a writer (see the module documentation).
 pub trait ExportSource {
@@ -127,7 +127,13 @@ impl<'t> TableSource<'t> {
     /// that order, as batches of the source's fields of at most `batch_rows` rows
     /// ([`ArrowPlan::take`]).
     pub fn take(&self, rows: &[u64], batch_rows: usize) -> Result<Vec<RecordBatch>> {
-        self.plan.take(self.table, rows, batch_rows)?.into_iter().map(|b| self.project(b)).collect()
+        self.take_given(rows, batch_rows, None)
+    }
+
+    /// [`TableSource::take`] with one geometry column's WKB values in hand
+    /// ([`ArrowPlan::take_given`]).
+    pub fn take_given(&self, rows: &[u64], batch_rows: usize, given: Option<(&str, &WkbBuffer, usize)>) -> Result<Vec<RecordBatch>> {
+        self.plan.take_given(self.table, rows, batch_rows, given)?.into_iter().map(|b| self.project(b)).collect()
     }
 
     fn project(&self, b: RecordBatch) -> Result<RecordBatch> {
