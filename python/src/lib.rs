@@ -143,6 +143,37 @@ impl Open {
         Ok(self.readers.query(&self.file, &self.table, col, q)?.rows)
     }
 
+    /// [`Open::rows`], with the WKB of the queried geometry column for those rows when
+    /// `wkb` is set and a window was given (the query returns it: `Query::with_wkb`), so
+    /// that reading the rows does not read those geometries again (issue #33 item 1).
+    #[allow(clippy::type_complexity)]
+    fn rows_with_wkb(
+        &self,
+        bbox: Option<(f64, f64, f64, f64)>,
+        predicate: &str,
+        wheres: &[String],
+        column: Option<&str>,
+        wkb: bool,
+    ) -> marquet::Result<(Option<Vec<u64>>, Option<(String, marquet::WkbBuffer)>)> {
+        let Some((x0, y0, x1, y1)) = bbox.filter(|_| wkb) else {
+            return Ok((self.rows(bbox, predicate, wheres, column)?, None));
+        };
+        let filters = wheres.iter().map(|w| predicate::parse_where(w)).collect::<marquet::Result<Vec<_>>>()?;
+        let col = self.geometry_column(column)?;
+        let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), parse_predicate(predicate)?).with_wkb(true);
+        let (rows, w) = match filters.is_empty() {
+            true => {
+                let r = self.readers.query(&self.file, &self.table, &col, &q)?;
+                (r.rows, r.wkb)
+            }
+            false => {
+                let r = self.table.query_where(&col, &q, &filters)?;
+                (r.rows, r.wkb)
+            }
+        };
+        Ok((Some(rows), w.map(|w| (col, w))))
+    }
+
     /// Columns returned by default: every column but the covering columns (an index).
     fn default_columns(&self) -> marquet::Result<Vec<String>> {
         let t = &self.table;
@@ -206,6 +237,7 @@ impl Open {
         columns: Option<Vec<String>>,
         rows: Option<&[u64]>,
         native_points: bool,
+        given: Option<&(String, marquet::WkbBuffer)>,
     ) -> marquet::Result<(SchemaRef, Vec<RecordBatch>, Vec<String>)> {
         let cols = match columns {
             Some(c) => c,
@@ -213,7 +245,7 @@ impl Open {
         };
         let plan = ArrowPlan::with_native_points(&self.table, Some(&cols), true, native_points)?;
         let batches = match rows {
-            Some(r) => plan.take(&self.table, r, BATCH_ROWS)?,
+            Some(r) => plan.take_given(&self.table, r, BATCH_ROWS, given.map(|(c, w)| (c.as_str(), w, 0)))?,
             // The whole table: batches read in parallel (issue #33 item 6).
             None => plan.read_all(&self.table, BATCH_ROWS)?,
         };
@@ -389,11 +421,21 @@ impl Table {
         let w = r#where.unwrap_or_default();
         let pred = predicate.to_string();
         let (schema, batches, notes) = self.with(py, move |o| {
-            let sel = match rows {
-                Some(r) => Some(r),
-                None => o.rows(bbox, &pred, &w, column.as_deref())?,
+            // The query's own WKB of the geometry column, when that column is read as WKB.
+            let (sel, given) = match rows {
+                Some(r) => (Some(r), None),
+                None => {
+                    let wkb = bbox.is_some()
+                        && !native_points
+                        && match (&columns, &column) {
+                            (Some(cs), Some(c)) => cs.contains(c),
+                            (Some(cs), None) => cs.contains(&o.table.primary_geometry_column()?),
+                            (None, _) => true,
+                        };
+                    o.rows_with_wkb(bbox, &pred, &w, column.as_deref(), wkb)?
+                }
             };
-            o.read(columns, sel.as_deref(), native_points)
+            o.read(columns, sel.as_deref(), native_points, given.as_ref())
         })?;
         Ok((to_table(py, schema, batches)?, notes))
     }
