@@ -137,15 +137,12 @@ impl Open {
         Ok(Open { readers: ColumnReaders::new(), table, file })
     }
 
-    /// Spatial query `q` of geometry column `col` through the column's warm reader
-    /// (`ColumnReaders::query`; the file is open read-only, so the reader is held).
-    fn spatial_rows(&self, col: &str, q: &Query) -> marquet::Result<Vec<u64>> {
-        Ok(self.readers.query(&self.file, &self.table, col, q)?.rows)
-    }
-
-    /// [`Open::rows`], with the WKB of the queried geometry column for those rows when
-    /// `wkb` is set and a window was given (the query returns it: `Query::with_wkb`), so
-    /// that reading the rows does not read those geometries again (issue #33 item 1).
+    /// Matching rows, ascending: spatial window and/or attribute filters (ANDed, each on its
+    /// best index, as `marquet query`); `None` when there is neither. A window is answered
+    /// through the column's warm reader (`ColumnReaders::query`) when there are no filters.
+    /// With `wkb`, also the queried geometry column's WKB of those rows (the query returns
+    /// it: `Query::with_wkb`), so that reading the rows does not read those geometries
+    /// again (issue #33 item 1).
     #[allow(clippy::type_complexity)]
     fn rows_with_wkb(
         &self,
@@ -155,12 +152,16 @@ impl Open {
         column: Option<&str>,
         wkb: bool,
     ) -> marquet::Result<(Option<Vec<u64>>, Option<(String, marquet::WkbBuffer)>)> {
-        let Some((x0, y0, x1, y1)) = bbox.filter(|_| wkb) else {
-            return Ok((self.rows(bbox, predicate, wheres, column)?, None));
-        };
         let filters = wheres.iter().map(|w| predicate::parse_where(w)).collect::<marquet::Result<Vec<_>>>()?;
+        let pred = parse_predicate(predicate)?;
+        let Some((x0, y0, x1, y1)) = bbox else {
+            return Ok(match filters.is_empty() {
+                true => (None, None),
+                false => (Some(self.table.filter_rows(&filters, true)?.0), None),
+            });
+        };
         let col = self.geometry_column(column)?;
-        let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), parse_predicate(predicate)?).with_wkb(true);
+        let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), pred).with_wkb(wkb);
         let (rows, w) = match filters.is_empty() {
             true => {
                 let r = self.readers.query(&self.file, &self.table, &col, &q)?;
@@ -172,6 +173,17 @@ impl Open {
             }
         };
         Ok((Some(rows), w.map(|w| (col, w))))
+    }
+
+    /// [`Open::rows_with_wkb`] without the WKB.
+    fn rows(
+        &self,
+        bbox: Option<(f64, f64, f64, f64)>,
+        predicate: &str,
+        wheres: &[String],
+        column: Option<&str>,
+    ) -> marquet::Result<Option<Vec<u64>>> {
+        Ok(self.rows_with_wkb(bbox, predicate, wheres, column, false)?.0)
     }
 
     /// Columns returned by default: every column but the covering columns (an index).
@@ -203,31 +215,6 @@ impl Open {
         match column {
             Some(c) => Ok(c.to_string()),
             None => self.table.primary_geometry_column(),
-        }
-    }
-
-    /// Matching rows, ascending: spatial window and/or attribute filters (ANDed, each on its
-    /// best index, as `marquet query`); `None` when there is neither.
-    fn rows(
-        &self,
-        bbox: Option<(f64, f64, f64, f64)>,
-        predicate: &str,
-        wheres: &[String],
-        column: Option<&str>,
-    ) -> marquet::Result<Option<Vec<u64>>> {
-        let filters = wheres.iter().map(|w| predicate::parse_where(w)).collect::<marquet::Result<Vec<_>>>()?;
-        let pred = parse_predicate(predicate)?;
-        match bbox {
-            Some((x0, y0, x1, y1)) => {
-                let col = self.geometry_column(column)?;
-                let q = Query::new(Window::BBox(BBox::xy(x0, y0, x1, y1)), pred);
-                if filters.is_empty() {
-                    return self.spatial_rows(&col, &q).map(Some);
-                }
-                Ok(Some(self.table.query_where(&col, &q, &filters)?.rows))
-            }
-            None if !filters.is_empty() => Ok(Some(self.table.filter_rows(&filters, true)?.0)),
-            None => Ok(None),
         }
     }
 
