@@ -5,7 +5,8 @@
  * The driver decides nothing the library decides: tables, columns and their types come
  * from the library's Arrow mapping (marquet_table_read_arrow), extents and geometry
  * types from the table's attributes (marquet_geometry_info_*), spatial filters from the
- * library's indexed query (marquet_spatial_reader_query_box), and writes go through the
+ * library's indexed query (marquet_spatial_reader_query_box, whose answer keeps the rows'
+ * geometries for the stream of its rows: marquet_query_result_take_arrow), and writes go through the
  * library's writer (marquet_arrow_writer_*: the default layout, staged and published in
  * one step when the dataset closes). See gdal/README.md.
  *
@@ -668,6 +669,10 @@ class OGRMarquetLayer final : public OGRLayer
     std::vector<int64_t> m_rows;  // rows of a spatial filter (FIDs in stream order)
     size_t m_rows_pos = 0;
     bool m_use_rows = false;
+    // The spatial filter's answer, holding the rows' geometries when the geometry field
+    // is read (MARQUET_QUERY_KEEP_GEOMETRY): the stream of its rows takes them from it
+    // instead of reading them again (marquet_query_result_take_arrow).
+    marquet_query_result *m_result = nullptr;
     bool m_exact = false;  // the library's answer is exact: OGR need not test geometries
     bool m_eof = false;
     marquet_spatial_reader *m_reader = nullptr;
@@ -826,6 +831,7 @@ OGRMarquetLayer::OGRMarquetLayer(OGRMarquetDataSource *ds, const std::string &pa
 OGRMarquetLayer::~OGRMarquetLayer()
 {
     CloseStream();
+    marquet_query_result_free(m_result);
     marquet_spatial_reader_free(m_reader);
     marquet_arrow_writer_free(m_writer);
     marquet_table_free(m_table);
@@ -1028,6 +1034,8 @@ void OGRMarquetLayer::SetSpatialFilter(int geom, OGRGeometry *g)
     }
     m_use_rows = false;
     m_rows.clear();
+    marquet_query_result_free(m_result);
+    m_result = nullptr;
     ResetReading();
     if (m_poFilterGeom == nullptr || m_table == nullptr || m_defn->GetGeomFieldCount() == 0)
         return;
@@ -1047,8 +1055,11 @@ void OGRMarquetLayer::SetSpatialFilter(int geom, OGRGeometry *g)
     }
     marquet_query_result *r = nullptr;
     int32_t pred = m_bFilterIsEnvelope ? MARQUET_PREDICATE_INTERSECTS : MARQUET_PREDICATE_BBOX;
+    int32_t flags = MARQUET_QUERY_USE_INDEXES;
+    if (!m_defn->GetGeomFieldDefn(geom)->IsIgnored())
+        flags |= MARQUET_QUERY_KEEP_GEOMETRY;
     if (!Ok(marquet_spatial_reader_query_box(m_reader, m_sFilterEnvelope.MinX, m_sFilterEnvelope.MinY,
-                                             m_sFilterEnvelope.MaxX, m_sFilterEnvelope.MaxY, pred, 1, &r),
+                                             m_sFilterEnvelope.MaxX, m_sFilterEnvelope.MaxY, pred, flags, &r),
             m_path.c_str()))
         return;
     int64_t n = 0;
@@ -1058,7 +1069,7 @@ void OGRMarquetLayer::SetSpatialFilter(int geom, OGRGeometry *g)
     m_rows.resize(static_cast<size_t>(n));
     if (n > 0)
         marquet_query_result_rows(r, m_rows.data(), m_rows.size());
-    marquet_query_result_free(r);
+    m_result = r;
     m_use_rows = true;
     m_exact = m_bFilterIsEnvelope && approx == 0;
 }
@@ -1081,7 +1092,10 @@ bool OGRMarquetLayer::OpenStream()
         offs.push_back(static_cast<int64_t>(names.size()));
     }
     int32_t st;
-    if (m_use_rows)
+    if (m_use_rows && m_result != nullptr)
+        st = marquet_query_result_take_arrow(m_table, m_result, names.data(), names.size(), offs.data(),
+                                             static_cast<int64_t>(offs.size() - 1), 0, &m_stream);
+    else if (m_use_rows)
         st = marquet_table_take_arrow(m_table, names.data(), names.size(), offs.data(),
                                       static_cast<int64_t>(offs.size() - 1), m_rows.data(),
                                       static_cast<int64_t>(m_rows.size()), 0, &m_stream);
@@ -1307,6 +1321,8 @@ OGRFeature *OGRMarquetLayer::GetFeature(GIntBig fid)
     std::vector<int> saved_cols = m_stream_cols;
     std::unique_ptr<Batch> saved_batch = std::move(m_batch);
     bool saved_use = m_use_rows;
+    marquet_query_result *saved_result = m_result;
+    m_result = nullptr;
     std::vector<int64_t> saved_rows;
     saved_rows.swap(m_rows);
     m_stream = ArrowArrayStream{};
@@ -1322,6 +1338,7 @@ OGRFeature *OGRMarquetLayer::GetFeature(GIntBig fid)
     m_stream_cols = saved_cols;
     m_batch = std::move(saved_batch);
     m_use_rows = saved_use;
+    m_result = saved_result;
     m_rows.swap(saved_rows);
     return f;
 }

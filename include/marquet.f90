@@ -87,6 +87,9 @@ module marquet
   integer(c_int32_t), parameter :: MARQUET_PREDICATE_WITHIN = 2
   integer(c_int32_t), parameter :: MARQUET_PREDICATE_CONTAINS = 3
   integer(c_int32_t), parameter :: MARQUET_PREDICATE_BBOX = 4
+  ! marquet_query_flag (int32_t in C; bits of the query functions' `flags`)
+  integer(c_int32_t), parameter :: MARQUET_QUERY_USE_INDEXES = 1
+  integer(c_int32_t), parameter :: MARQUET_QUERY_KEEP_GEOMETRY = 2
   ! marquet_index_kind (int32_t in C)
   integer(c_int32_t), parameter :: MARQUET_INDEX_BLOCK_BBOX = 1
   integer(c_int32_t), parameter :: MARQUET_INDEX_PACKED_RTREE = 2
@@ -565,7 +568,7 @@ module marquet
     end function
     ! Find the rows of geometry column `column` whose geometry satisfies `predicate` (a
     ! `MARQUET_PREDICATE_*` value) against the box `[xmin, xmax] x [ymin, ymax]`.
-    function marquet_table_query_box(table, column, column_len, xmin, ymin, xmax, ymax, predicate, use_indexes, out) &
+    function marquet_table_query_box(table, column, column_len, xmin, ymin, xmax, ymax, predicate, flags, out) &
         bind(c, name="marquet_table_query_box")
       import :: c_int32_t, c_char, c_size_t, c_double, c_ptr
       type(c_ptr), value :: table
@@ -576,13 +579,13 @@ module marquet
       real(c_double), value :: xmax
       real(c_double), value :: ymax
       integer(c_int32_t), value :: predicate
-      integer(c_int32_t), value :: use_indexes
+      integer(c_int32_t), value :: flags
       type(c_ptr), intent(out) :: out
       integer(c_int32_t) :: marquet_table_query_box
     end function
     ! As `marquet_table_query_box`, with the window given as one ISO WKB geometry (`wkb_len` bytes, in
     ! the column's coordinates).
-    function marquet_table_query_wkb(table, column, column_len, wkb, wkb_len, predicate, use_indexes, out) &
+    function marquet_table_query_wkb(table, column, column_len, wkb, wkb_len, predicate, flags, out) &
         bind(c, name="marquet_table_query_wkb")
       import :: c_int32_t, c_int8_t, c_char, c_size_t, c_ptr
       type(c_ptr), value :: table
@@ -591,7 +594,7 @@ module marquet
       integer(c_int8_t), dimension(*), intent(in) :: wkb
       integer(c_size_t), value :: wkb_len
       integer(c_int32_t), value :: predicate
-      integer(c_int32_t), value :: use_indexes
+      integer(c_int32_t), value :: flags
       type(c_ptr), intent(out) :: out
       integer(c_int32_t) :: marquet_table_query_wkb
     end function
@@ -620,7 +623,7 @@ module marquet
       integer(c_int32_t) :: marquet_spatial_reader_open_url
     end function
     ! As `marquet_table_query_box`, through the reader.
-    function marquet_spatial_reader_query_box(reader, xmin, ymin, xmax, ymax, predicate, use_indexes, out) &
+    function marquet_spatial_reader_query_box(reader, xmin, ymin, xmax, ymax, predicate, flags, out) &
         bind(c, name="marquet_spatial_reader_query_box")
       import :: c_int32_t, c_double, c_ptr
       type(c_ptr), value :: reader
@@ -629,19 +632,19 @@ module marquet
       real(c_double), value :: xmax
       real(c_double), value :: ymax
       integer(c_int32_t), value :: predicate
-      integer(c_int32_t), value :: use_indexes
+      integer(c_int32_t), value :: flags
       type(c_ptr), intent(out) :: out
       integer(c_int32_t) :: marquet_spatial_reader_query_box
     end function
     ! As `marquet_table_query_wkb`, through the reader.
-    function marquet_spatial_reader_query_wkb(reader, wkb, wkb_len, predicate, use_indexes, out) &
+    function marquet_spatial_reader_query_wkb(reader, wkb, wkb_len, predicate, flags, out) &
         bind(c, name="marquet_spatial_reader_query_wkb")
       import :: c_int32_t, c_int8_t, c_size_t, c_ptr
       type(c_ptr), value :: reader
       integer(c_int8_t), dimension(*), intent(in) :: wkb
       integer(c_size_t), value :: wkb_len
       integer(c_int32_t), value :: predicate
-      integer(c_int32_t), value :: use_indexes
+      integer(c_int32_t), value :: flags
       type(c_ptr), intent(out) :: out
       integer(c_int32_t) :: marquet_spatial_reader_query_wkb
     end function
@@ -680,6 +683,21 @@ module marquet
       integer(c_int64_t), value :: batch_rows
       type(c_ptr), value :: out
       integer(c_int32_t) :: marquet_table_take_arrow
+    end function
+    ! The rows of the query answer `result` of `table` as an Arrow C stream; with
+    ! `MARQUET_QUERY_KEEP_GEOMETRY` the queried geometry column comes from the result.
+    function marquet_query_result_take_arrow(table, result, columns, columns_len, column_offsets, &
+        ncolumns, batch_rows, out) bind(c, name="marquet_query_result_take_arrow")
+      import :: c_int32_t, c_int64_t, c_char, c_size_t, c_ptr
+      type(c_ptr), value :: table
+      type(c_ptr), value :: result
+      character(kind=c_char), dimension(*), intent(in) :: columns
+      integer(c_size_t), value :: columns_len
+      integer(c_int64_t), dimension(*), intent(in), optional :: column_offsets
+      integer(c_int64_t), value :: ncolumns
+      integer(c_int64_t), value :: batch_rows
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: marquet_query_result_take_arrow
     end function
     ! A writer of Arrow record batches of `schema` (a `struct ArrowSchema`, moved in)
     ! into a new table (`append` 0) or an existing one (1).
@@ -755,6 +773,19 @@ module marquet
       integer(c_size_t), value :: stats_len
       integer(c_size_t), intent(out), optional :: needed
       integer(c_int32_t) :: marquet_query_result_stats
+    end function
+    ! Copy the geometries a query kept (`MARQUET_QUERY_KEEP_GEOMETRY`) as ISO WKB, laid out as
+    ! `marquet_table_read_wkb` lays out rows.
+    function marquet_query_result_wkb(result, buf, buf_len, offsets, valid, needed) &
+        bind(c, name="marquet_query_result_wkb")
+      import :: c_int32_t, c_int64_t, c_int8_t, c_size_t, c_ptr
+      type(c_ptr), value :: result
+      integer(c_int8_t), dimension(*), intent(out) :: buf
+      integer(c_size_t), value :: buf_len
+      integer(c_int64_t), dimension(*), intent(out) :: offsets
+      integer(c_int8_t), dimension(*), intent(out), optional :: valid
+      integer(c_size_t), intent(out), optional :: needed
+      integer(c_int32_t) :: marquet_query_result_wkb
     end function
     ! Validate the HDF5 file at `path` against HEP001 §13 and HEP002 §12: every table group, or only
     ! the one at `table` (`table` NULL with `table_len` 0 = all).

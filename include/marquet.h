@@ -417,6 +417,37 @@ typedef int32_t marquet_predicate;
 #endif // __cplusplus
 
 /**
+ * Bits of the `flags` argument of the query functions (`marquet_table_query_*`,
+ * `marquet_spatial_reader_query_*`), OR-ed together. 0 and 1 mean what the argument
+ * meant when it was `use_indexes`.
+ */
+enum marquet_query_flag
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Prune the search with the column's valid search indexes and covering column
+     * (HEP002 §10); without it every row is read and tested.
+     */
+    MARQUET_QUERY_USE_INDEXES = 1,
+    /**
+     * Keep the matching rows' geometries (the WKB the query read to test them) in the
+     * result: `marquet_query_result_wkb` copies them out and
+     * `marquet_query_result_take_arrow` builds the geometry column from them instead of
+     * reading it again (issue #33: a query's answer is what it returned).
+     */
+    MARQUET_QUERY_KEEP_GEOMETRY = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum marquet_query_flag marquet_query_flag;
+#else
+typedef int32_t marquet_query_flag;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * The spatial index kinds HEP002 registers.
  */
 enum marquet_index_kind
@@ -505,8 +536,9 @@ typedef struct marquet_geometry_column_options marquet_geometry_column_options;
 typedef struct marquet_geometry_info marquet_geometry_info;
 
 /**
- * The answer of a spatial query (opaque): matching row numbers, ascending. From
- * `marquet_table_query_box` / `_query_wkb`; released by `marquet_query_result_free`.
+ * The answer of a spatial query (opaque): matching row numbers, ascending, and with
+ * `MARQUET_QUERY_KEEP_GEOMETRY` their geometries. From `marquet_table_query_box` /
+ * `_query_wkb` or a spatial reader; released by `marquet_query_result_free`.
  */
 typedef struct marquet_query_result marquet_query_result;
 
@@ -582,6 +614,26 @@ int32_t marquet_table_take_arrow(const struct marquet_table *table,
                                  int64_t nrows,
                                  int64_t batch_rows,
                                  struct ArrowArrayStream *out);
+
+/**
+ * The rows of a query's answer `result` (`marquet_table_query_*`,
+ * `marquet_spatial_reader_query_*`) of `table`, as `marquet_table_take_arrow` reads
+ * them (columns, `batch_rows` and the stream alike). When the query kept the geometries
+ * (`MARQUET_QUERY_KEEP_GEOMETRY`), the queried geometry column is built from them
+ * instead of read again: a spatial filter followed by a read of its rows reads each
+ * geometry once (the GDAL driver's spatial filter does this). `table` must be the table
+ * the query ran on: a result of a column of another table path gives
+ * `MARQUET_STATUS_INVALID_ARGUMENT`. The stream holds what it needs of the result:
+ * the result, table and file handles may be freed before it.
+ */
+int32_t marquet_query_result_take_arrow(const struct marquet_table *table,
+                                        const struct marquet_query_result *result,
+                                        const char *columns,
+                                        size_t columns_len,
+                                        const int64_t *column_offsets,
+                                        int64_t ncolumns,
+                                        int64_t batch_rows,
+                                        struct ArrowArrayStream *out);
 
 /**
  * Start writing the table `table` (a path; without a leading '/' relative to the file
@@ -1102,9 +1154,12 @@ int32_t marquet_geometry_column_options_set_deflate(struct marquet_geometry_colu
 
 /**
  * Find the rows of geometry column `column` whose geometry satisfies `predicate` (a
- * `MARQUET_PREDICATE_*` value) against the box `[xmin, xmax] x [ymin, ymax]`. With
- * `use_indexes` 1 the column's valid search indexes and covering column prune the
- * search (HEP002 §10); with 0 every row is read and tested. `xmin > xmax` wraps around
+ * `MARQUET_PREDICATE_*` value) against the box `[xmin, xmax] x [ymin, ymax]`. `flags`
+ * is 0 or `MARQUET_QUERY_*` bits OR-ed: with `MARQUET_QUERY_USE_INDEXES` (1) the
+ * column's valid search indexes and covering column prune the search (HEP002 §10),
+ * without it every row is read and tested; with `MARQUET_QUERY_KEEP_GEOMETRY` (2) the
+ * result keeps the matching rows' WKB (`marquet_query_result_wkb`,
+ * `marquet_query_result_take_arrow`). Other bits are refused. `xmin > xmax` wraps around
  * the antimeridian (geographic CRS only). NaN bounds or `ymin > ymax` are refused.
  * A table of a file opened read-only keeps what its queries read (the column's metadata,
  * index nodes and chunks, by byte range) for its next queries, as a spatial reader does.
@@ -1118,7 +1173,7 @@ int32_t marquet_table_query_box(const struct marquet_table *table,
                                 double xmax,
                                 double ymax,
                                 int32_t predicate,
-                                int32_t use_indexes,
+                                int32_t flags,
                                 struct marquet_query_result **out);
 
 /**
@@ -1132,7 +1187,7 @@ int32_t marquet_table_query_wkb(const struct marquet_table *table,
                                 const uint8_t *wkb,
                                 size_t wkb_len,
                                 int32_t predicate,
-                                int32_t use_indexes,
+                                int32_t flags,
                                 struct marquet_query_result **out);
 
 /**
@@ -1178,6 +1233,23 @@ int32_t marquet_query_result_stats(const struct marquet_query_result *result,
                                    size_t *needed);
 
 /**
+ * Copy the geometries a query kept (`MARQUET_QUERY_KEEP_GEOMETRY`), one per matching
+ * row in the order of `marquet_query_result_rows`, as ISO WKB laid out as
+ * `marquet_table_read_wkb` lays out rows: `buf` holds the values back to back,
+ * `offsets` (count + 1 entries) gives match `i` as `buf[offsets[i] .. offsets[i+1]]`
+ * with `offsets[0] = 0`, and `valid` (count bytes; may be NULL) is 0 for null
+ * geometries. `*needed` (if not NULL) receives the byte size of the values, on success
+ * and on `MARQUET_STATUS_BUFFER_TOO_SMALL`; pass `buf` NULL and `buf_len` 0 to ask for
+ * it. A result made without the flag gives `MARQUET_STATUS_INVALID_ARGUMENT`.
+ */
+int32_t marquet_query_result_wkb(const struct marquet_query_result *result,
+                                 uint8_t *buf,
+                                 size_t buf_len,
+                                 int64_t *offsets,
+                                 uint8_t *valid,
+                                 size_t *needed);
+
+/**
  * Open a reader of geometry column `column` of `table` (`column` NULL with
  * `column_len` 0: the primary geometry column). A table of a file opened read-only
  * (`marquet_file_open`, `marquet_file_open_url`) is read by byte range, without libhdf5;
@@ -1209,7 +1281,8 @@ int32_t marquet_spatial_reader_open_url(const char *url,
 
 /**
  * As `marquet_table_query_box`, through the reader: the rows of the reader's column whose
- * geometry satisfies `predicate` against `[xmin, xmax] x [ymin, ymax]`.
+ * geometry satisfies `predicate` against `[xmin, xmax] x [ymin, ymax]` (`flags` as
+ * there: `MARQUET_QUERY_*` bits).
  */
 int32_t marquet_spatial_reader_query_box(const struct marquet_spatial_reader *reader,
                                          double xmin,
@@ -1217,7 +1290,7 @@ int32_t marquet_spatial_reader_query_box(const struct marquet_spatial_reader *re
                                          double xmax,
                                          double ymax,
                                          int32_t predicate,
-                                         int32_t use_indexes,
+                                         int32_t flags,
                                          struct marquet_query_result **out);
 
 /**
@@ -1228,7 +1301,7 @@ int32_t marquet_spatial_reader_query_wkb(const struct marquet_spatial_reader *re
                                          const uint8_t *wkb,
                                          size_t wkb_len,
                                          int32_t predicate,
-                                         int32_t use_indexes,
+                                         int32_t flags,
                                          struct marquet_query_result **out);
 
 /**

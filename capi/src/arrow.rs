@@ -26,10 +26,12 @@ use arrow_schema::{ArrowError, Schema, SchemaRef};
 use mq::convert::{append_record_batches, import_record_batches, AppendOptions, ArrowPlan, ImportOptions};
 use mq::{File, Table as MarquetTable};
 use mq::Error as MarquetError;
+use mq::WkbBuffer;
 
 use crate::ffi::{self, Handle, Kind};
 use crate::file::marquet_file;
 use crate::panic::{guard, guard_void};
+use crate::query::marquet_query_result;
 use crate::status::{marquet_status, FfiError, FfiResult};
 use crate::table::marquet_table;
 
@@ -91,8 +93,10 @@ unsafe fn columns_arg(columns: *const c_char, columns_len: usize, offsets: *cons
 enum Rows {
     /// `[next, end)` in batches of `batch` rows.
     Range { next: u64, end: u64 },
-    /// These rows (strictly ascending), `batch` at a time from `pos`.
-    Take { rows: Vec<u64>, pos: usize },
+    /// These rows (strictly ascending), `batch` at a time from `pos`; with the WKB of
+    /// one geometry column for each of them (a query's kept geometries), which that
+    /// column is built from instead of read.
+    Take { rows: Vec<u64>, pos: usize, given: Option<(String, Arc<WkbBuffer>)> },
 }
 
 /// The record batch reader behind an exported stream: its own handle on the table (the
@@ -124,17 +128,18 @@ impl Iterator for TableReader {
                 let (t, plan) = (&self.table, &self.plan);
                 Some(caught(|| plan.read_range(t, s, e).map_err(external)))
             }
-            Rows::Take { rows, pos } => {
+            Rows::Take { rows, pos, given } => {
                 if *pos >= rows.len() {
                     return None;
                 }
                 let k = (*pos + self.batch as usize).min(rows.len());
                 let (t, plan, batch) = (&self.table, &self.plan, self.batch as usize);
                 let part = &rows[*pos..k];
+                let given = given.as_ref().map(|(c, w)| (c.as_str(), &**w, *pos));
                 *pos = k;
                 let mut got = Vec::new();
                 let r = caught(|| {
-                    got = plan.take(t, part, batch).map_err(external)?;
+                    got = plan.take_given(t, part, batch, given).map_err(external)?;
                     Ok(RecordBatch::new_empty(plan.schema()))
                 });
                 if let Err(e) = r {
@@ -261,22 +266,68 @@ pub unsafe extern "C" fn marquet_table_take_arrow(
             column_offsets,
             ncolumns,
             |t| {
-                let n = t.nrows()?;
-                let mut v = Vec::with_capacity(given.len());
-                for (i, &r) in given.iter().enumerate() {
-                    let r = ffi::count_arg(r, "row")?;
-                    if r >= n {
-                        return Err(FfiError::new(
-                            marquet_status::MARQUET_STATUS_OUT_OF_RANGE,
-                            format!("{}: rows[{i}] = {r} out of range for {n} rows", t.path()),
-                        ));
-                    }
-                    if v.last().is_some_and(|&p| p >= r) {
-                        return Err(FfiError::invalid(format!("rows[{i}] = {r} is not above the row before it (rows must be strictly ascending)")));
-                    }
-                    v.push(r);
+                let rows = given.iter().map(|&r| ffi::count_arg(r, "row")).collect::<FfiResult<Vec<u64>>>()?;
+                checked_rows(t, &rows)?;
+                Ok(Rows::Take { rows, pos: 0, given: None })
+            },
+            batch_rows,
+            out,
+        )
+    })
+}
+
+/// Refuse, before anything is read, rows that are not strictly ascending row numbers
+/// below `t`'s NROWS.
+fn checked_rows(t: &MarquetTable, rows: &[u64]) -> FfiResult {
+    let n = t.nrows()?;
+    for (i, &r) in rows.iter().enumerate() {
+        if r >= n {
+            return Err(FfiError::new(marquet_status::MARQUET_STATUS_OUT_OF_RANGE, format!("{}: rows[{i}] = {r} out of range for {n} rows", t.path())));
+        }
+        if i > 0 && rows[i - 1] >= r {
+            return Err(FfiError::invalid(format!("rows[{i}] = {r} is not above the row before it (rows must be strictly ascending)")));
+        }
+    }
+    Ok(())
+}
+
+/// The rows of a query's answer `result` (`marquet_table_query_*`,
+/// `marquet_spatial_reader_query_*`) of `table`, as `marquet_table_take_arrow` reads
+/// them (columns, `batch_rows` and the stream alike). When the query kept the geometries
+/// (`MARQUET_QUERY_KEEP_GEOMETRY`), the queried geometry column is built from them
+/// instead of read again: a spatial filter followed by a read of its rows reads each
+/// geometry once (the GDAL driver's spatial filter does this). `table` must be the table
+/// the query ran on: a result of a column of another table path gives
+/// `MARQUET_STATUS_INVALID_ARGUMENT`. The stream holds what it needs of the result:
+/// the result, table and file handles may be freed before it.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn marquet_query_result_take_arrow(
+    table: *const marquet_table,
+    result: *const marquet_query_result,
+    columns: *const c_char,
+    columns_len: usize,
+    column_offsets: *const i64,
+    ncolumns: i64,
+    batch_rows: i64,
+    out: *mut FFI_ArrowArrayStream,
+) -> i32 {
+    guard(|| unsafe {
+        let r = ffi::handle(result)?;
+        export_stream(
+            table,
+            columns,
+            columns_len,
+            column_offsets,
+            ncolumns,
+            |t| {
+                let (dir, name) = r.column_path.rsplit_once('/').unwrap_or(("", &r.column_path));
+                if dir.trim_end_matches('/') != t.path().trim_end_matches('/') {
+                    return Err(FfiError::invalid(format!("{}: the result is of a query of {}, another table", t.path(), r.column_path)));
                 }
-                Ok(Rows::Take { rows: v, pos: 0 })
+                checked_rows(t, r.rows())?;
+                let given = r.kept().map(|w| (name.to_string(), w.clone()));
+                Ok(Rows::Take { rows: r.rows().to_vec(), pos: 0, given })
             },
             batch_rows,
             out,

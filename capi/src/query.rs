@@ -2,8 +2,10 @@
 //! (`MarquetTable::query`, HEP002 §10), answered as ascending row numbers.
 
 use std::ffi::c_char;
+use std::sync::Arc;
 
 use mq::query::{Predicate, Query, QueryResult, Window};
+use mq::WkbBuffer;
 
 use crate::ffi::{self, Handle, Kind};
 use crate::panic::{guard, guard_void};
@@ -39,16 +41,70 @@ pub(crate) fn predicate_arg(p: i32) -> FfiResult<Predicate> {
     })
 }
 
-/// The answer of a spatial query (opaque): matching row numbers, ascending. From
-/// `marquet_table_query_box` / `_query_wkb`; released by `marquet_query_result_free`.
+/// Bits of the `flags` argument of the query functions (`marquet_table_query_*`,
+/// `marquet_spatial_reader_query_*`), OR-ed together. 0 and 1 mean what the argument
+/// meant when it was `use_indexes`.
+#[allow(non_camel_case_types)]
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum marquet_query_flag {
+    /// Prune the search with the column's valid search indexes and covering column
+    /// (HEP002 §10); without it every row is read and tested.
+    MARQUET_QUERY_USE_INDEXES = 1,
+    /// Keep the matching rows' geometries (the WKB the query read to test them) in the
+    /// result: `marquet_query_result_wkb` copies them out and
+    /// `marquet_query_result_take_arrow` builds the geometry column from them instead of
+    /// reading it again (issue #33: a query's answer is what it returned).
+    MARQUET_QUERY_KEEP_GEOMETRY = 2,
+}
+
+/// The `flags` argument: `(use_indexes, keep_geometry)`; unknown bits are refused.
+pub(crate) fn flags_arg(flags: i32) -> FfiResult<(bool, bool)> {
+    use marquet_query_flag::*;
+    let known = MARQUET_QUERY_USE_INDEXES as i32 | MARQUET_QUERY_KEEP_GEOMETRY as i32;
+    if flags & !known != 0 {
+        return Err(FfiError::invalid(format!("flags {flags} has bits that are not MARQUET_QUERY_* values")));
+    }
+    Ok((flags & MARQUET_QUERY_USE_INDEXES as i32 != 0, flags & MARQUET_QUERY_KEEP_GEOMETRY as i32 != 0))
+}
+
+/// The query a `flags` argument asks for, over `window` and `predicate`.
+pub(crate) fn query_arg(window: Window, predicate: i32, flags: i32) -> FfiResult<Query> {
+    let predicate = predicate_arg(predicate)?;
+    let (use_indexes, keep) = flags_arg(flags)?;
+    Ok(Query::new(window, predicate).with_indexes(use_indexes).with_wkb(keep))
+}
+
+/// The answer of a spatial query (opaque): matching row numbers, ascending, and with
+/// `MARQUET_QUERY_KEEP_GEOMETRY` their geometries. From `marquet_table_query_box` /
+/// `_query_wkb` or a spatial reader; released by `marquet_query_result_free`.
 pub struct marquet_query_result {
+    /// The rows and statistics (its `wkb` moved to `wkb`).
     result: QueryResult,
+    /// The matching rows' WKB (`MARQUET_QUERY_KEEP_GEOMETRY`), shared with the Arrow
+    /// streams that take the result's rows.
+    wkb: Option<Arc<WkbBuffer>>,
+    /// The queried geometry column's path (`/table/column`): a take of the result checks
+    /// that it reads the same table.
+    pub(crate) column_path: String,
 }
 
 impl marquet_query_result {
-    /// A result handle's content (`marquet_spatial_reader_query_*`).
-    pub(crate) fn new(result: QueryResult) -> marquet_query_result {
-        marquet_query_result { result }
+    /// A result handle's content: `result` of a query of the geometry column at
+    /// `column_path`.
+    pub(crate) fn new(mut result: QueryResult, column_path: String) -> marquet_query_result {
+        let wkb = result.wkb.take().map(Arc::new);
+        marquet_query_result { result, wkb, column_path }
+    }
+
+    /// The matching rows, ascending.
+    pub(crate) fn rows(&self) -> &[u64] {
+        &self.result.rows
+    }
+
+    /// The kept geometries (`None`: a result made without `MARQUET_QUERY_KEEP_GEOMETRY`).
+    pub(crate) fn kept(&self) -> Option<&Arc<WkbBuffer>> {
+        self.wkb.as_ref()
     }
 }
 
@@ -63,24 +119,26 @@ unsafe fn run_query(
     column_len: usize,
     window: impl FnOnce() -> FfiResult<Window>,
     predicate: i32,
-    use_indexes: i32,
+    flags: i32,
     out: *mut *mut marquet_query_result,
 ) -> FfiResult {
     let out = ffi::out_ptr(out, "out")?;
     let t = unsafe { ffi::handle(table)? };
     let name = unsafe { ffi::name_arg(column, column_len, "column")? };
-    let predicate = predicate_arg(predicate)?;
-    let use_indexes = ffi::flag_arg(use_indexes, "use_indexes")?;
-    let q = Query::new(window()?, predicate).with_indexes(use_indexes);
+    let q = query_arg(window()?, predicate, flags)?;
     let result = t.query(name, &q)?;
-    unsafe { ffi::write(out, ffi::into_handle(marquet_query_result { result })) };
+    let column_path = format!("{}/{name}", t.lock().path().trim_end_matches('/'));
+    unsafe { ffi::write(out, ffi::into_handle(marquet_query_result::new(result, column_path))) };
     Ok(())
 }
 
 /// Find the rows of geometry column `column` whose geometry satisfies `predicate` (a
-/// `MARQUET_PREDICATE_*` value) against the box `[xmin, xmax] x [ymin, ymax]`. With
-/// `use_indexes` 1 the column's valid search indexes and covering column prune the
-/// search (HEP002 §10); with 0 every row is read and tested. `xmin > xmax` wraps around
+/// `MARQUET_PREDICATE_*` value) against the box `[xmin, xmax] x [ymin, ymax]`. `flags`
+/// is 0 or `MARQUET_QUERY_*` bits OR-ed: with `MARQUET_QUERY_USE_INDEXES` (1) the
+/// column's valid search indexes and covering column prune the search (HEP002 §10),
+/// without it every row is read and tested; with `MARQUET_QUERY_KEEP_GEOMETRY` (2) the
+/// result keeps the matching rows' WKB (`marquet_query_result_wkb`,
+/// `marquet_query_result_take_arrow`). Other bits are refused. `xmin > xmax` wraps around
 /// the antimeridian (geographic CRS only). NaN bounds or `ymin > ymax` are refused.
 /// A table of a file opened read-only keeps what its queries read (the column's metadata,
 /// index nodes and chunks, by byte range) for its next queries, as a spatial reader does.
@@ -95,12 +153,12 @@ pub unsafe extern "C" fn marquet_table_query_box(
     xmax: f64,
     ymax: f64,
     predicate: i32,
-    use_indexes: i32,
+    flags: i32,
     out: *mut *mut marquet_query_result,
 ) -> i32 {
     guard(|| unsafe {
         let window = || Ok(Window::try_bbox(xmin, ymin, xmax, ymax)?);
-        run_query(table, column, column_len, window, predicate, use_indexes, out)
+        run_query(table, column, column_len, window, predicate, flags, out)
     })
 }
 
@@ -115,12 +173,12 @@ pub unsafe extern "C" fn marquet_table_query_wkb(
     wkb: *const u8,
     wkb_len: usize,
     predicate: i32,
-    use_indexes: i32,
+    flags: i32,
     out: *mut *mut marquet_query_result,
 ) -> i32 {
     guard(|| unsafe {
         let bytes = ffi::slice_arg(wkb, wkb_len, "wkb")?;
-        run_query(table, column, column_len, || Ok(Window::from_wkb(bytes)?), predicate, use_indexes, out)
+        run_query(table, column, column_len, || Ok(Window::from_wkb(bytes)?), predicate, flags, out)
     })
 }
 
@@ -209,6 +267,32 @@ pub unsafe extern "C" fn marquet_query_result_stats(
     })
 }
 
+/// Copy the geometries a query kept (`MARQUET_QUERY_KEEP_GEOMETRY`), one per matching
+/// row in the order of `marquet_query_result_rows`, as ISO WKB laid out as
+/// `marquet_table_read_wkb` lays out rows: `buf` holds the values back to back,
+/// `offsets` (count + 1 entries) gives match `i` as `buf[offsets[i] .. offsets[i+1]]`
+/// with `offsets[0] = 0`, and `valid` (count bytes; may be NULL) is 0 for null
+/// geometries. `*needed` (if not NULL) receives the byte size of the values, on success
+/// and on `MARQUET_STATUS_BUFFER_TOO_SMALL`; pass `buf` NULL and `buf_len` 0 to ask for
+/// it. A result made without the flag gives `MARQUET_STATUS_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn marquet_query_result_wkb(
+    result: *const marquet_query_result,
+    buf: *mut u8,
+    buf_len: usize,
+    offsets: *mut i64,
+    valid: *mut u8,
+    needed: *mut usize,
+) -> i32 {
+    guard(|| {
+        let r = unsafe { ffi::handle(result)? };
+        let Some(w) = r.kept() else {
+            return Err(FfiError::invalid(format!("{}: the query did not keep the geometries (flags without MARQUET_QUERY_KEEP_GEOMETRY)", r.column_path)));
+        };
+        unsafe { crate::table::copy_wkb_out(w, buf, buf_len, offsets, valid, needed) }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +307,19 @@ mod tests {
             let e = predicate_arg(bad).unwrap_err();
             assert_eq!(e.status, crate::status::marquet_status::MARQUET_STATUS_INVALID_ARGUMENT);
             assert_eq!(e.message, format!("predicate {bad} is not a MARQUET_PREDICATE_* value"));
+        }
+    }
+
+    #[test]
+    fn flags_are_the_old_use_indexes_values_plus_keep_geometry() {
+        assert_eq!(flags_arg(0).unwrap(), (false, false));
+        assert_eq!(flags_arg(1).unwrap(), (true, false));
+        assert_eq!(flags_arg(2).unwrap(), (false, true));
+        assert_eq!(flags_arg(3).unwrap(), (true, true));
+        for bad in [4, 5, -1, i32::MIN] {
+            let e = flags_arg(bad).unwrap_err();
+            assert_eq!(e.status, crate::status::marquet_status::MARQUET_STATUS_INVALID_ARGUMENT);
+            assert_eq!(e.message, format!("flags {bad} has bits that are not MARQUET_QUERY_* values"));
         }
     }
 }

@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 
 use mq::File;
 use mq::SpatialReader;
-use mq::query::{Query, Window};
+use mq::query::Window;
 
 use crate::ffi::{self, Handle, Kind};
 use crate::panic::{guard, guard_void};
-use crate::query::{marquet_query_result, predicate_arg};
+use crate::query::{marquet_query_result, query_arg};
 use crate::status::FfiResult;
 use crate::table::marquet_table;
 
@@ -105,21 +105,22 @@ unsafe fn reader_query(
     reader: *const marquet_spatial_reader,
     window: impl FnOnce() -> FfiResult<Window>,
     predicate: i32,
-    use_indexes: i32,
+    flags: i32,
     out: *mut *mut marquet_query_result,
 ) -> FfiResult {
     let out = ffi::out_ptr(out, "out")?;
     let r = unsafe { ffi::handle(reader)? };
-    let predicate = predicate_arg(predicate)?;
-    let use_indexes = ffi::flag_arg(use_indexes, "use_indexes")?;
-    let q = Query::new(window()?, predicate).with_indexes(use_indexes);
-    let result = r.inner.lock().unwrap_or_else(|p| p.into_inner()).query(&q)?;
-    unsafe { ffi::write(out, ffi::into_handle(marquet_query_result::new(result))) };
+    let q = query_arg(window()?, predicate, flags)?;
+    let mut reader = r.inner.lock().unwrap_or_else(|p| p.into_inner());
+    let result = reader.query(&q)?;
+    let column_path = format!("{}/{}", reader.table_path().trim_end_matches('/'), reader.column());
+    unsafe { ffi::write(out, ffi::into_handle(marquet_query_result::new(result, column_path))) };
     Ok(())
 }
 
 /// As `marquet_table_query_box`, through the reader: the rows of the reader's column whose
-/// geometry satisfies `predicate` against `[xmin, xmax] x [ymin, ymax]`.
+/// geometry satisfies `predicate` against `[xmin, xmax] x [ymin, ymax]` (`flags` as
+/// there: `MARQUET_QUERY_*` bits).
 #[no_mangle]
 pub unsafe extern "C" fn marquet_spatial_reader_query_box(
     reader: *const marquet_spatial_reader,
@@ -128,10 +129,10 @@ pub unsafe extern "C" fn marquet_spatial_reader_query_box(
     xmax: f64,
     ymax: f64,
     predicate: i32,
-    use_indexes: i32,
+    flags: i32,
     out: *mut *mut marquet_query_result,
 ) -> i32 {
-    guard(|| unsafe { reader_query(reader, || Ok(Window::try_bbox(xmin, ymin, xmax, ymax)?), predicate, use_indexes, out) })
+    guard(|| unsafe { reader_query(reader, || Ok(Window::try_bbox(xmin, ymin, xmax, ymax)?), predicate, flags, out) })
 }
 
 /// As `marquet_table_query_wkb`, through the reader (the window as one ISO WKB geometry of
@@ -142,12 +143,12 @@ pub unsafe extern "C" fn marquet_spatial_reader_query_wkb(
     wkb: *const u8,
     wkb_len: usize,
     predicate: i32,
-    use_indexes: i32,
+    flags: i32,
     out: *mut *mut marquet_query_result,
 ) -> i32 {
     guard(|| unsafe {
         let bytes = ffi::slice_arg(wkb, wkb_len, "wkb")?;
-        reader_query(reader, || Ok(Window::from_wkb(bytes)?), predicate, use_indexes, out)
+        reader_query(reader, || Ok(Window::from_wkb(bytes)?), predicate, flags, out)
     })
 }
 

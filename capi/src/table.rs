@@ -425,23 +425,37 @@ pub unsafe extern "C" fn marquet_table_read_wkb(
         let t = unsafe { ffi::handle(table)? }.lock();
         let name = unsafe { ffi::name_arg(column, column_len, "column")? };
         let (s, e, k) = range(&t, start, end)?;
-        let offsets = unsafe { ffi::out_slice(offsets, k + 1, "offsets")? };
-        let valid = unsafe { ffi::opt_out_slice(valid, k, "valid")? };
-        let buf = unsafe { ffi::out_slice(buf, buf_len, "buf")? };
+        unsafe { ffi::out_slice(offsets, k + 1, "offsets")? };
+        unsafe { ffi::opt_out_slice(valid, k, "valid")? };
+        unsafe { ffi::out_slice(buf, buf_len, "buf")? };
         let w = t.read_wkb(name, s, e)?;
-        let base = w.offsets.first().copied().unwrap_or(0);
-        let need = w.bytes.len();
-        unsafe { ffi::write_opt(needed, need) };
-        if buf_len < need {
-            return Err(ffi::too_small("buf", buf_len, need));
-        }
-        buf[..need].copy_from_slice(&w.bytes);
-        for (d, o) in offsets.iter_mut().zip(&w.offsets) {
-            *d = (o - base) as i64;
-        }
-        put_valid(valid, w.valid.iter().copied());
-        Ok(())
+        unsafe { copy_wkb_out(&w, buf, buf_len, offsets, valid, needed) }
     })
+}
+
+/// Copy `w` out as `marquet_table_read_wkb` and `marquet_query_result_wkb` lay it out:
+/// values into `buf`, `w.len() + 1` offsets from 0, `w.len()` valid bytes (optional),
+/// the values' size into `*needed` (optional) also when `buf` is too small.
+///
+/// # Safety
+/// As those functions' arguments.
+pub(crate) unsafe fn copy_wkb_out(w: &mq::WkbBuffer, buf: *mut u8, buf_len: usize, offsets: *mut i64, valid: *mut u8, needed: *mut usize) -> FfiResult {
+    let k = w.len();
+    let offsets = unsafe { ffi::out_slice(offsets, k + 1, "offsets")? };
+    let valid = unsafe { ffi::opt_out_slice(valid, k, "valid")? };
+    let buf = unsafe { ffi::out_slice(buf, buf_len, "buf")? };
+    let base = w.offsets.first().copied().unwrap_or(0);
+    let need = w.bytes.len();
+    unsafe { ffi::write_opt(needed, need) };
+    if buf_len < need {
+        return Err(ffi::too_small("buf", buf_len, need));
+    }
+    buf[..need].copy_from_slice(&w.bytes);
+    for (d, o) in offsets.iter_mut().zip(&w.offsets) {
+        *d = (o - base) as i64;
+    }
+    put_valid(valid, w.valid.iter().copied());
+    Ok(())
 }
 
 /// Read rows `[start, end)` of a point column as coordinate arrays of `end - start`

@@ -219,6 +219,26 @@ class Read(unittest.TestCase):
         self.assertEqual(checked, 100)
         self.assertGreater(sum(want), 0)
 
+    def test_spatial_filter_features_equal_the_same_rows_read_by_fid(self):
+        # Under a spatial filter the stream's geometries come from the query's answer
+        # (marquet_query_result_take_arrow); GetFeature reads the row from the file.
+        rnd = random.Random(7)
+        ds = gdal.OpenEx(DEMO, gdal.OF_VECTOR)
+        seen = 0
+        for table in ("countries", "cities"):
+            lyr = ds.GetLayerByName(table)
+            for _ in range(8):
+                cx, cy = rnd.uniform(-150, 150), rnd.uniform(-60, 60)
+                lyr.SetSpatialFilterRect(cx - 20, cy - 15, cx + 20, cy + 15)
+                got = [(f.GetFID(), f.GetGeometryRef().ExportToIsoWkb(), f.items()) for f in lyr]
+                lyr.SetSpatialFilter(None)
+                for fid, wkb, items in got:
+                    f = lyr.GetFeature(fid)
+                    self.assertEqual(bytes(f.GetGeometryRef().ExportToIsoWkb()), bytes(wkb), (table, fid))
+                    self.assertEqual(f.items(), items, (table, fid))
+                seen += len(got)
+        self.assertGreater(seen, 20)
+
     def test_a_polygon_filter_is_tested_exactly(self):
         ds = gdal.OpenEx(DEMO, gdal.OF_VECTOR)
         lyr = ds.GetLayerByName("cities")

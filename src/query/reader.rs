@@ -252,6 +252,14 @@ impl SpatialReader {
         &self.column
     }
 
+    /// The path of the table the reader queries.
+    pub fn table_path(&self) -> &str {
+        match &self.src {
+            Source::Lib(t) => t.path(),
+            Source::Pure { table, .. } => table.as_str(),
+        }
+    }
+
     /// The table the reader queries, when it reads through libhdf5 (`None` on the
     /// byte-range path).
     pub fn table(&self) -> Option<&MarquetTable> {
@@ -336,11 +344,7 @@ impl SpatialReader {
     }
 
     fn column_path(&self, name: &str) -> String {
-        let t = match &self.src {
-            Source::Lib(t) => t.path(),
-            Source::Pure { table, .. } => table.as_str(),
-        };
-        format!("{}/{name}", t.trim_end_matches('/'))
+        format!("{}/{name}", self.table_path().trim_end_matches('/'))
     }
 
     /// Answer one query (see [`crate::query`] for its semantics); rows ascending.

@@ -1,6 +1,7 @@
 /*
  * Tests of the Arrow C data / C stream functions of the C ABI (capi/src/arrow.rs):
- * marquet_table_read_arrow, marquet_table_take_arrow and the marquet_arrow_writer. The
+ * marquet_table_read_arrow, marquet_table_take_arrow, marquet_query_result_take_arrow and
+ * the marquet_arrow_writer. The
  * consumer and producer sides are written here by hand from the Arrow specification, as
  * the GDAL driver (gdal/) does, with no Arrow library.
  *
@@ -66,10 +67,10 @@ static size_t point_wkb(uint8_t *w, double x, double y) {
     return 21;
 }
 
-/* A table /pts of N points (i, 2i) in the default layout with an int32 column `id`
+/* A table `table` of N points (i, 2i) in the default layout with an int32 column `id`
  * (= i, missing for every 5th row) and a string column `name` ("p<i>"). */
 #define N 300
-static void make_table(const char *path) {
+static void make_table_at(const char *path, const char *table) {
     marquet_file *f = NULL;
     marquet_table *t = NULL;
     marquet_batch *b = NULL;
@@ -88,7 +89,7 @@ static void make_table(const char *path) {
         soff[i + 1] = (int64_t)pos;
     }
     OK(marquet_file_create(path, strlen(path), &f));
-    OK(marquet_table_create(f, S("/pts"), &t));
+    OK(marquet_table_create(f, table, strlen(table), &t));
     OK(marquet_table_add_geometry_column(t, S("geom"), NULL));
     OK(marquet_table_add_column(t, S("id"), MARQUET_TYPE_INT32));
     OK(marquet_table_add_string_column(t, S("name"), 16));
@@ -102,6 +103,10 @@ static void make_table(const char *path) {
     marquet_batch_free(b);
     marquet_table_free(t);
     marquet_file_free(f);
+}
+
+static void make_table(const char *path) {
+    make_table_at(path, "/pts");
 }
 
 static int bit(const void *bitmap, int64_t i) {
@@ -161,6 +166,32 @@ static int64_t check_stream(struct ArrowArrayStream *st, const int64_t *rows) {
     return seen;
 }
 
+/* The values of the one binary or string column of every batch of `st`, each as its
+ * 4-byte length and bytes, into `out` (at most `cap` bytes); `*count` receives the number
+ * of values. Returns the bytes written. */
+static size_t binary_values(struct ArrowArrayStream *st, uint8_t *out, size_t cap, int64_t *count) {
+    size_t pos = 0;
+    for (;;) {
+        struct ArrowArray a;
+        memset(&a, 0, sizeof a);
+        if (st->get_next(st, &a) != 0 || a.release == NULL) {
+            break;
+        }
+        const struct ArrowArray *c = a.children[0];
+        const int32_t *o = (const int32_t *)c->buffers[1] + c->offset;
+        for (int64_t i = 0; i < a.length; i++, (*count)++) {
+            uint32_t len = (uint32_t)(o[i + 1] - o[i]);
+            if (pos + 4 + len <= cap) {
+                memcpy(out + pos, &len, 4);
+                memcpy(out + pos + 4, (const uint8_t *)c->buffers[2] + o[i], len);
+                pos += 4 + len;
+            }
+        }
+        a.release(&a);
+    }
+    return pos;
+}
+
 static void test_read(const char *dir) {
     const char *path = scratch(dir, "arrow.h5");
     make_table(path);
@@ -210,8 +241,78 @@ static void test_read(const char *dir) {
     EXPECT(check_stream(&st, rows) == 41);
     st.release(&st);
 
+    /* The rows of a query's answer: with the geometries kept, the geometry column is the
+     * query's (check_stream matches each row's point with its own id and name, which are
+     * read from the file); without, it is read. Through the table and through a spatial
+     * reader; the stream outlives the result and the handles. */
+    for (int32_t flags = MARQUET_QUERY_USE_INDEXES; flags <= (MARQUET_QUERY_USE_INDEXES | MARQUET_QUERY_KEEP_GEOMETRY); flags++) {
+        for (int via_reader = 0; via_reader <= 1; via_reader++) {
+            OK(marquet_file_open(path, strlen(path), &f));
+            OK(marquet_table_open(f, S("/pts"), &t));
+            marquet_spatial_reader *rd = NULL;
+            r = NULL;
+            if (via_reader) {
+                OK(marquet_spatial_reader_open(t, S("geom"), &rd));
+                OK(marquet_spatial_reader_query_box(rd, 10, 0, 50.5, 1000, MARQUET_PREDICATE_INTERSECTS, flags, &r));
+            } else {
+                OK(marquet_table_query_box(t, S("geom"), 10, 0, 50.5, 1000, MARQUET_PREDICATE_INTERSECTS, flags, &r));
+            }
+            int64_t got[64];
+            OK(marquet_query_result_rows(r, got, 64));
+            EXPECT(memcmp(got, rows, 41 * sizeof rows[0]) == 0);
+            OK(marquet_query_result_take_arrow(t, r, NULL, 0, NULL, 0, 16, &st));
+            marquet_query_result_free(r);
+            marquet_spatial_reader_free(rd);
+            marquet_table_free(t);
+            marquet_file_free(f);
+            EXPECT(check_stream(&st, rows) == 41);
+            st.release(&st);
+        }
+    }
+    /* Chosen columns: the geometry alone (from the result) and without it. */
     OK(marquet_file_open(path, strlen(path), &f));
     OK(marquet_table_open(f, S("/pts"), &t));
+    r = NULL;
+    OK(marquet_table_query_box(t, S("geom"), 10, 0, 50.5, 1000, MARQUET_PREDICATE_INTERSECTS,
+                               MARQUET_QUERY_USE_INDEXES | MARQUET_QUERY_KEEP_GEOMETRY, &r));
+    const char gcol[] = "geomname";
+    int64_t goffs[2] = {0, 4};
+    for (int k = 0; k < 2; k++) {
+        /* Against a read of the same rows and column by row number. */
+        struct ArrowArrayStream want;
+        OK(marquet_query_result_take_arrow(t, r, k ? gcol + 4 : gcol, 4, goffs, 1, 0, &st));
+        OK(marquet_table_take_arrow(t, k ? gcol + 4 : gcol, 4, goffs, 1, rows, 41, 0, &want));
+        memset(&s, 0, sizeof s);
+        EXPECT(st.get_schema(&st, &s) == 0);
+        EXPECT(s.n_children == 1 && strcmp(s.children[0]->name, k ? "name" : "geom") == 0);
+        s.release(&s);
+        static uint8_t v1[64 * 32], v2[64 * 32];
+        int64_t c1 = 0, c2 = 0;
+        size_t l1 = binary_values(&st, v1, sizeof v1, &c1), l2 = binary_values(&want, v2, sizeof v2, &c2);
+        EXPECT(c1 == 41 && c2 == 41 && l1 == l2 && l1 > 41 * 4 && memcmp(v1, v2, l1) == 0);
+        st.release(&st);
+        want.release(&want);
+    }
+    /* A result of another table is refused before anything is read. */
+    const char *other = scratch(dir, "arrow_other.h5");
+    char other_path[1024];
+    snprintf(other_path, sizeof other_path, "%s", other);
+    make_table_at(other_path, "/elsewhere");
+    marquet_file *f2 = NULL;
+    marquet_table *t2 = NULL;
+    marquet_query_result *r2 = NULL;
+    OK(marquet_file_open(other_path, strlen(other_path), &f2));
+    OK(marquet_table_open(f2, S("/elsewhere"), &t2));
+    OK(marquet_table_query_box(t2, S("geom"), 10, 0, 50.5, 1000, MARQUET_PREDICATE_INTERSECTS, MARQUET_QUERY_KEEP_GEOMETRY, &r2));
+    EXPECT_STATUS(marquet_query_result_take_arrow(t, r2, NULL, 0, NULL, 0, 0, &st), MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(strstr(last_error(), "another table") != NULL);
+    EXPECT_STATUS(marquet_query_result_take_arrow(t, NULL, NULL, 0, NULL, 0, 0, &st), MARQUET_STATUS_NULL_POINTER);
+    EXPECT_STATUS(marquet_query_result_take_arrow(t, r, NULL, 0, NULL, 0, 0, NULL), MARQUET_STATUS_NULL_POINTER);
+    marquet_query_result_free(r2);
+    marquet_query_result_free(r);
+    marquet_table_free(t2);
+    marquet_file_free(f2);
+
     int64_t down[2] = {5, 3}, far[1] = {N};
     EXPECT_STATUS(marquet_table_take_arrow(t, NULL, 0, NULL, 0, down, 2, 0, &st), MARQUET_STATUS_INVALID_ARGUMENT);
     EXPECT_STATUS(marquet_table_take_arrow(t, NULL, 0, NULL, 0, far, 1, 0, &st), MARQUET_STATUS_OUT_OF_RANGE);

@@ -589,17 +589,38 @@ static void test_query(const char *dir) {
         {{0.6, 0.8, 0.7, 0.9}, MARQUET_PREDICATE_INTERSECTS, {0}, 0},
         {{10, 10, 20, 20}, MARQUET_PREDICATE_INTERSECTS, {0}, 0},
     };
+    /* Every flag combination: the same rows; with MARQUET_QUERY_KEEP_GEOMETRY the
+     * result holds each matching row's WKB, byte for byte the WKB written. */
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        for (int32_t use_indexes = 0; use_indexes <= 1; use_indexes++) {
+        for (int32_t flags = 0; flags <= (MARQUET_QUERY_USE_INDEXES | MARQUET_QUERY_KEEP_GEOMETRY); flags++) {
             marquet_query_result *r = NULL;
             int64_t count = -1, rows[4] = {-1, -1, -1, -1};
             OK(marquet_table_query_box(t, S("shape"), cases[c].box[0], cases[c].box[1], cases[c].box[2], cases[c].box[3],
-                                       cases[c].predicate, use_indexes, &r));
+                                       cases[c].predicate, flags, &r));
             OK(marquet_query_result_count(r, &count));
             EXPECT(count == cases[c].nwant);
             OK(marquet_query_result_rows(r, rows, 4));
             for (int64_t i = 0; i < cases[c].nwant; i++) {
                 EXPECT(rows[i] == cases[c].want[i]);
+            }
+            uint8_t got[256];
+            int64_t goff[5] = {-1, -1, -1, -1, -1};
+            uint8_t gvalid[4] = {9, 9, 9, 9};
+            size_t need = 12345;
+            if (flags & MARQUET_QUERY_KEEP_GEOMETRY) {
+                OK(marquet_query_result_wkb(r, got, sizeof got, goff, gvalid, &need));
+                EXPECT(goff[0] == 0 && goff[count] == (int64_t)need && (count == 4 || goff[count + 1] == -1));
+                for (int64_t i = 0; i < count; i++) {
+                    int64_t row = rows[i], len = offsets[row + 1] - offsets[row];
+                    EXPECT(gvalid[i] == 1 && goff[i + 1] - goff[i] == len && memcmp(got + goff[i], wkb + offsets[row], (size_t)len) == 0);
+                }
+                if (need > 0) {
+                    EXPECT_STATUS(marquet_query_result_wkb(r, NULL, 0, goff, NULL, &need), MARQUET_STATUS_BUFFER_TOO_SMALL);
+                    EXPECT(need == (size_t)goff[count]);
+                }
+            } else {
+                EXPECT_STATUS(marquet_query_result_wkb(r, got, sizeof got, goff, gvalid, &need), MARQUET_STATUS_INVALID_ARGUMENT);
+                EXPECT(error_contains("/q/shape: the query did not keep the geometries") && need == 12345 && goff[0] == -1);
             }
             marquet_query_result_free(r);
         }
@@ -639,8 +660,9 @@ static void test_query(const char *dir) {
     marquet_query_result *untouched = NULL;
     EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 0, 1, 1, 0, 1, &untouched), MARQUET_STATUS_INVALID_ARGUMENT);
     EXPECT(error_contains("predicate 0 is not a MARQUET_PREDICATE_* value"));
-    EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 2, &untouched),
+    EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 0, 1, 1, MARQUET_PREDICATE_BBOX, 4, &untouched),
                   MARQUET_STATUS_INVALID_ARGUMENT);
+    EXPECT(error_contains("flags 4 has bits that are not MARQUET_QUERY_* values"));
     EXPECT_STATUS(marquet_table_query_box(t, S("shape"), NAN, 0, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
                   MARQUET_STATUS_INVALID_ARGUMENT);
     EXPECT_STATUS(marquet_table_query_box(t, S("shape"), 0, 2, 1, 1, MARQUET_PREDICATE_BBOX, 1, &untouched),
@@ -1007,12 +1029,12 @@ static void test_spatial_reader(const char *dir) {
     static int64_t a[N], c[N];
     for (int w = 0; w < 40; w++) {
         double x0 = (w * 7) % 45, y0 = (w * 11) % 45, side = 1 + w % 6;
-        for (int32_t use_indexes = 0; use_indexes <= 1; use_indexes++) {
+        for (int32_t flags = 0; flags <= (MARQUET_QUERY_USE_INDEXES | MARQUET_QUERY_KEEP_GEOMETRY); flags++) {
             marquet_query_result *r1 = NULL, *r2 = NULL, *r3 = NULL;
             int64_t n1 = -1, n2 = -2, n3 = -3;
-            OK(marquet_spatial_reader_query_box(rd, x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, use_indexes, &r1));
-            OK(marquet_table_query_box(t, S("pt"), x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, use_indexes, &r2));
-            OK(marquet_spatial_reader_query_box(primary, x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, use_indexes, &r3));
+            OK(marquet_spatial_reader_query_box(rd, x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, flags, &r1));
+            OK(marquet_table_query_box(t, S("pt"), x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, flags, &r2));
+            OK(marquet_spatial_reader_query_box(primary, x0, y0, x0 + side, y0 + side, MARQUET_PREDICATE_INTERSECTS, flags, &r3));
             OK(marquet_query_result_count(r1, &n1));
             OK(marquet_query_result_count(r2, &n2));
             OK(marquet_query_result_count(r3, &n3));
@@ -1025,6 +1047,22 @@ static void test_spatial_reader(const char *dir) {
             OK(marquet_query_result_rows(r1, a, N));
             OK(marquet_query_result_rows(r2, c, N));
             EXPECT(memcmp(a, c, (size_t)n1 * sizeof a[0]) == 0);
+            /* Kept geometries (reader and table): each match's point WKB holds the
+             * coordinates written for its row. */
+            for (int k = 0; k < 2 && (flags & MARQUET_QUERY_KEEP_GEOMETRY); k++) {
+                static uint8_t g[N * 21];
+                static int64_t go[N + 1];
+                size_t need = 0;
+                OK(marquet_query_result_wkb(k ? r2 : r1, g, sizeof g, go, NULL, &need));
+                int64_t bad = 0;
+                for (int64_t i = 0; i < n1; i++) {
+                    double gx, gy;
+                    memcpy(&gx, g + go[i] + 5, 8);
+                    memcpy(&gy, g + go[i] + 13, 8);
+                    bad += go[i + 1] - go[i] != 21 || gx != x[a[i]] || gy != y[a[i]];
+                }
+                EXPECT(bad == 0 && need == (size_t)n1 * 21);
+            }
             marquet_query_result_free(r1);
             marquet_query_result_free(r2);
             marquet_query_result_free(r3);
