@@ -250,6 +250,23 @@ fn c_arrow_tests_pass_shared_and_static() {
     if let Some(vg) = valgrind(&d.join("test_arrow"), &[&d]) {
         assert!(vg.trim_end().ends_with(" passed, 0 failed"), "{vg}");
     }
+    // benches/c/query_arrow.c (the measurement of a query's answer read as Arrow, kept
+    // geometries against a second read) builds, and both of its ways read the same rows
+    // and geometry bytes: on test_arrow's table of 300 points (i, 2i), every point, the
+    // 41 of x in [10, 50], and none.
+    let exe = d.join("query_arrow");
+    compile_c(&root().join("benches/c/query_arrow.c"), &exe, false);
+    let windows = d.join("windows.txt");
+    std::fs::write(&windows, "0,0,300,600\n10,0,50.5,1000\n100.5,0,100.9,1000\n").unwrap();
+    let ways: Vec<String> = ["take", "kept"]
+        .iter()
+        .map(|way| {
+            let out = stdout(&run(Command::new(&exe).arg(d.join("arrow.h5")).args(["/pts", "geom"]).arg(&windows).args([way, "2"])));
+            out.split_once(": ").map(|(_, r)| r.split(" geometry bytes").next().unwrap_or_default().to_string()).unwrap_or(out)
+        })
+        .collect();
+    assert_eq!(ways[0], format!("3 windows, 341 rows, {}", 341 * 21), "{ways:?}");
+    assert_eq!(ways[0], ways[1]);
 }
 
 #[test]
