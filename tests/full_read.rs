@@ -194,3 +194,51 @@ fn points_read_whole_in_parallel_as_wkb_and_native_equal_their_source() {
         }
     }
 }
+
+/// `PlanCache` (the plans a C table handle's streams and a Python `Table`'s reads reuse):
+/// for a file opened read-only the same selection gets the same plan, whose reads (by its
+/// columns opened once) equal a fresh plan's and the source; another selection or
+/// encoding gets its own; a file open for writing gets a new plan every time (its columns
+/// may change under a plan), which sees rows appended since the last one.
+#[test]
+fn cached_plans_read_what_fresh_plans_read_and_only_for_read_only_files() {
+    use marquet::convert::PlanCache;
+    let dir = common::TempDir::new("plan-cache");
+    let src = source(700, true);
+    let h5 = write(&dir, "p.h5", &src);
+    let cols: Vec<String> = ["geometry", "id", "val", "name"].map(String::from).to_vec();
+    let f = File::open(&h5).unwrap();
+    let t = MarquetTable::open(&f, "/t").unwrap();
+    let cache = PlanCache::new();
+    let a = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
+    let b = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
+    assert!(Arc::ptr_eq(&a, &b), "the same selection, the same plan");
+    assert!(!Arc::ptr_eq(&a, &cache.plan(&f, &t, Some(&cols[1..]), true, false).unwrap()));
+    let native = cache.plan(&f, &t, Some(&cols), true, true).unwrap();
+    assert!(!Arc::ptr_eq(&a, &native));
+    assert_eq!(native.schema().field(0).data_type(), &DataType::Struct(vec![Field::new("x", DataType::Float64, false), Field::new("y", DataType::Float64, false)].into()));
+    assert!(Arc::ptr_eq(&a, &cache.plan(&f, &t, Some(&cols), true, false).unwrap()), "still held after other selections");
+    let fresh = ArrowPlan::new(&t, Some(&cols), true).unwrap();
+    for _ in 0..2 {
+        let got = read_all(&t, &b, 128);
+        assert_eq!(got, read_all(&t, &fresh, 128));
+        check_attributes(&got, &src);
+        assert_eq!(got.column_by_name("geometry").unwrap().as_binary::<i32>(), src.column(3).as_binary::<i32>());
+    }
+    // Rows picked by number through the cached plan equal the same rows of a full read.
+    let rows: Vec<u64> = (0..700).step_by(7).collect();
+    let picked = arrow_select::concat::concat_batches(&b.schema(), &b.take(&t, &rows, 50).unwrap()).unwrap();
+    let idx = arrow_array::UInt64Array::from(rows.clone());
+    assert_eq!(picked, arrow_select::take::take_record_batch(&read_all(&t, &fresh, 700), &idx).unwrap());
+    let want = read_all(&t, &fresh, 700);
+    // Plans hold their columns open, so the file stays open (read-only) while one lives.
+    drop((a, b, native, fresh, cache, t, f));
+
+    let f = File::open_rw(&h5).unwrap();
+    let t = MarquetTable::open(&f, "/t").unwrap();
+    let cache = PlanCache::new();
+    let c = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
+    let d = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
+    assert!(!Arc::ptr_eq(&c, &d), "no plan is kept for a file open for writing");
+    assert_eq!(read_all(&t, &c, 700), want);
+}

@@ -104,7 +104,7 @@ enum Rows {
 struct TableReader {
     _file: Arc<File>,
     table: MarquetTable,
-    plan: ArrowPlan,
+    plan: Arc<ArrowPlan>,
     rows: Rows,
     batch: u64,
     /// Batches of a `take` read but not yet handed out.
@@ -180,7 +180,7 @@ unsafe fn export_stream(
     let path = th.lock().path().to_string();
     let t = MarquetTable::open(&file, &path)?;
     let rows = rows(&t)?;
-    let plan = ArrowPlan::new(&t, cols.as_deref(), true)?;
+    let plan = th.arrow_plans.plan(&file, &t, cols.as_deref(), true, false)?;
     let reader = TableReader { _file: file, table: t, plan, rows, batch, pending: Default::default() };
     unsafe { ffi::write(out, FFI_ArrowArrayStream::new(Box::new(reader))) };
     Ok(())

@@ -45,6 +45,10 @@ pub struct marquet_table {
     /// held when the file was opened read-only, issue #33).
     readers: ColumnReaders,
     inner: Mutex<MarquetTable>,
+    /// The Arrow plans of the column selections streamed so far (`crate::arrow`; they
+    /// hold opened columns, so they go before the file).
+    #[cfg(feature = "geoparquet")]
+    pub(crate) arrow_plans: mq::convert::PlanCache,
     _file: Arc<File>,
 }
 
@@ -83,7 +87,13 @@ unsafe fn table_open(
     let f = fh.get()?;
     let path = fh.resolve(unsafe { ffi::name_arg(path, path_len, "path")? });
     let t = how(&f, &path)?;
-    let h = ffi::into_handle(marquet_table { readers: ColumnReaders::new(), inner: Mutex::new(t), _file: f });
+    let h = ffi::into_handle(marquet_table {
+        readers: ColumnReaders::new(),
+        inner: Mutex::new(t),
+        #[cfg(feature = "geoparquet")]
+        arrow_plans: Default::default(),
+        _file: f,
+    });
     unsafe { ffi::write(out, h) };
     Ok(())
 }

@@ -16,7 +16,7 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, UInt64Array};
 use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_pyarrow::{IntoPyArrow, PyArrowType, ToPyArrow};
 use arrow_schema::{ArrowError, SchemaRef};
-use marquet::convert::{self as conv, AppendOptions, ArrowPlan, ConvertOptions, GeoParquetVersion, ImportOptions, PointForm};
+use marquet::convert::{self as conv, AppendOptions, ConvertOptions, GeoParquetVersion, ImportOptions, PlanCache, PointForm};
 use marquet::h5col::predicate;
 use marquet::File;
 use marquet::RTreeOnAppend;
@@ -122,6 +122,8 @@ struct Open {
     // Field order: the readers and the table's HDF5 objects close before the file.
     /// The warm readers of the geometry columns queried so far (issue #33).
     readers: ColumnReaders,
+    /// The Arrow plans of the column selections read so far.
+    plans: PlanCache,
     table: MarquetTable,
     file: File,
 }
@@ -134,7 +136,7 @@ impl Open {
             None => only_table(&file)?,
         };
         let table = MarquetTable::open(&file, &name)?;
-        Ok(Open { readers: ColumnReaders::new(), table, file })
+        Ok(Open { readers: ColumnReaders::new(), plans: PlanCache::new(), table, file })
     }
 
     /// Matching rows, ascending: spatial window and/or attribute filters (ANDed, each on its
@@ -230,7 +232,7 @@ impl Open {
             Some(c) => c,
             None => self.default_columns()?,
         };
-        let plan = ArrowPlan::with_native_points(&self.table, Some(&cols), true, native_points)?;
+        let plan = self.plans.plan(&self.file, &self.table, Some(&cols), true, native_points)?;
         let batches = match rows {
             Some(r) => plan.take_given(&self.table, r, BATCH_ROWS, given.map(|(c, w)| (c.as_str(), w, 0)))?,
             // The whole table: batches read in parallel (issue #33 item 6).

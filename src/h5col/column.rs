@@ -246,6 +246,7 @@ pub fn is_reserved_name(name: &str) -> bool {
 }
 
 /// An open column dataset.
+#[derive(Debug)]
 pub struct Column {
     pub(crate) ds: Hid,
     /// HDF5 path of the column dataset.

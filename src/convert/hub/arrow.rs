@@ -27,7 +27,7 @@ use super::target::ImportTarget;
 use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
 use crate::h5col::Dtype;
-use crate::h5col::{ColumnKind, File};
+use crate::h5col::{Column, ColumnKind, File};
 use crate::marquet::{types, Crs, GeometryColumnInfo, MarquetTable, WkbBuffer};
 use crate::spec::{names, BBox, GeometryType};
 use crate::wkb;
@@ -149,8 +149,12 @@ enum Col {
     NativePoint { z: bool },
     /// A line or polygon column read in a GeoArrow native encoding ([`super::native`]).
     Native { kind: super::native::NativeKind, z: bool },
-    Covering { f32: bool, z: bool },
-    Data { plan: OutPlan, list: bool },
+    /// A covering column (HEP002 §9.4) read as a struct of box fields; `col` is the
+    /// column, opened once by the plan.
+    Covering { f32: bool, z: bool, col: Arc<Column> },
+    /// Any other column; `col` the dataset column opened once by the plan (`None`: a
+    /// list column, read through its VALUES and OFFSETS).
+    Data { plan: OutPlan, list: bool, col: Option<Arc<Column>> },
 }
 
 /// The GeoArrow `geoarrow.wkb` field metadata of a geometry column: `crs` as PROJJSON
@@ -197,7 +201,9 @@ fn wkb_array(b: WkbBuffer, path: &str) -> Result<ArrayRef> {
     Ok(Arc::new(a))
 }
 
-/// The Arrow schema of a Marquet table and how each column is read.
+/// The Arrow schema of a Marquet table and how each column is read. A plan holds the
+/// table's attribute columns open (each opened once, when planned, not per read), so
+/// HDF5 keeps the file open while a plan lives.
 #[derive(Debug, Clone)]
 pub struct ArrowPlan {
     schema: SchemaRef,
@@ -317,7 +323,7 @@ impl ArrowPlan {
                 let ft = if f32 { DataType::Float32 } else { DataType::Float64 };
                 let sf: Vec<Field> = bnames.iter().map(|n| Field::new(*n, ft.clone(), true)).collect();
                 fields.push(Field::new(name, DataType::Struct(sf.into()), true));
-                cols.push((name.clone(), Col::Covering { f32, z }));
+                cols.push((name.clone(), Col::Covering { f32, z, col: Arc::new(c) }));
                 continue;
             }
             match kind {
@@ -327,14 +333,14 @@ impl ArrowPlan {
                     if let Some(cats) = crate::h5col::categorical::categories_of(t.table(), name)? {
                         let (plan, dt) = plan::categorical_out_plan(c.dtype(), &cats.labels);
                         fields.push(Field::new(name, dt, true).with_dict_is_ordered(cats.ordered));
-                        cols.push((name.clone(), Col::Data { plan, list: false }));
+                        cols.push((name.clone(), Col::Data { plan, list: false, col: Some(Arc::new(c)) }));
                         continue;
                     }
                     let units = c.text_attr(names::UNITS)?;
                     match plan::out_plan(c.dtype(), false, units.as_deref(), None, false) {
                         Ok((plan, dt)) => {
                             fields.push(Field::new(name, dt, true));
-                            cols.push((name.clone(), Col::Data { plan, list: false }));
+                            cols.push((name.clone(), Col::Data { plan, list: false, col: Some(Arc::new(c)) }));
                         }
                         Err(why) => skipped.push((name.clone(), why)),
                     }
@@ -353,7 +359,7 @@ impl ArrowPlan {
                     match plan::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), strings) {
                         Ok((plan, dt)) => {
                             fields.push(Field::new(name, dt, true));
-                            cols.push((name.clone(), Col::Data { plan, list: true }));
+                            cols.push((name.clone(), Col::Data { plan, list: true, col: None }));
                         }
                         Err(why) => skipped.push((name.clone(), why)),
                     }
@@ -454,8 +460,7 @@ impl ArrowPlan {
                 let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
                 Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(t.path(), e))?)
             }
-            Col::Covering { f32, z } => {
-                let col = t.table().column(name)?;
+            Col::Covering { f32, z, col } => {
                 let a = col.read(start, end - start)?;
                 let miss = a.missing(col.fill());
                 let bnames = types::box_field_names(*z, false);
@@ -470,13 +475,20 @@ impl ArrowPlan {
                 }
                 plan::covering_struct(&bnames, *f32, vals, &miss)?
             }
-            Col::Data { plan, list: false } => {
-                let col = t.table().column(name)?;
+            Col::Data { plan, list: false, col } => {
+                let opened;
+                let col = match col {
+                    Some(c) => &**c,
+                    None => {
+                        opened = t.table().column(name)?;
+                        &opened
+                    }
+                };
                 let a = col.read(start, end - start)?;
                 let miss = a.missing(col.fill());
                 plan::out_array(plan, &a, &miss)?
             }
-            Col::Data { plan, list: true } => {
+            Col::Data { plan, list: true, .. } => {
                 let l = t.table().read_list(name, start, end)?;
                 plan::out_list_array(plan, &l)?
             }
@@ -558,6 +570,48 @@ impl ArrowPlan {
             out.push(arrow_select::concat::concat_batches(&self.schema, &parts).map_err(|e| err_at(t.path(), e))?);
         }
         Ok(out)
+    }
+}
+
+/// The key of a cached plan: the column selection, `geoarrow`, `native_points`.
+type PlanKey = (Option<Vec<String>>, bool, bool);
+
+/// Arrow plans of one table by column selection, for a holder that reads the table again
+/// and again (a C table handle's Arrow streams, a Python `Table`'s reads): a read of a
+/// selection read before reuses its plan — the column facts and the opened columns, which
+/// cost more than a small window's rows (libhdf5 opens every column and reads its
+/// attributes). Plans are kept only for files opened read-only from a path or URL
+/// ([`crate::File::byte_range_source`]), whose columns this library cannot change under a
+/// plan; at most eight, the oldest dropped first.
+#[derive(Debug, Default)]
+pub struct PlanCache(std::sync::Mutex<Vec<(PlanKey, Arc<ArrowPlan>)>>);
+
+impl PlanCache {
+    /// Plans kept at most.
+    const KEPT: usize = 8;
+
+    /// No plan yet.
+    pub fn new() -> PlanCache {
+        PlanCache::default()
+    }
+
+    /// [`ArrowPlan::with_native_points`] of `t` (a table of `file`), from the cache when
+    /// the same selection was planned before.
+    pub fn plan(&self, file: &crate::marquet::File, t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native_points: bool) -> Result<Arc<ArrowPlan>> {
+        if file.byte_range_source().is_none() {
+            return Ok(Arc::new(ArrowPlan::with_native_points(t, columns, geoarrow, native_points)?));
+        }
+        let key: PlanKey = (columns.map(<[String]>::to_vec), geoarrow, native_points);
+        let mut plans = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, p)) = plans.iter().find(|(k, _)| *k == key) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(ArrowPlan::with_native_points(t, columns, geoarrow, native_points)?);
+        if plans.len() == Self::KEPT {
+            plans.remove(0);
+        }
+        plans.push((key, p.clone()));
+        Ok(p)
     }
 }
 
