@@ -194,7 +194,7 @@ pub unsafe extern "C" fn marquet_query_result_count(result: *const marquet_query
     guard(|| {
         let out = ffi::out_ptr(count, "count")?;
         let r = unsafe { ffi::handle(result)? };
-        let n = ffi::to_i64(r.result.rows.len() as u64, "count")?;
+        let n = ffi::to_i64(r.rows().len() as u64, "count")?;
         unsafe { ffi::write(out, n) };
         Ok(())
     })
@@ -209,14 +209,14 @@ pub unsafe extern "C" fn marquet_query_result_rows(result: *const marquet_query_
     guard(|| {
         let r = unsafe { ffi::handle(result)? };
         let out = unsafe { ffi::out_slice(rows, rows_len, "rows")? };
-        let need = r.result.rows.len();
+        let need = r.rows().len();
         if rows_len < need {
             return Err(FfiError::new(
                 crate::status::marquet_status::MARQUET_STATUS_BUFFER_TOO_SMALL,
                 format!("rows holds {rows_len} elements, {need} rows matched"),
             ));
         }
-        for (d, &s) in out.iter_mut().zip(&r.result.rows) {
+        for (d, &s) in out.iter_mut().zip(r.rows()) {
             *d = ffi::to_i64(s, "row")?;
         }
         Ok(())
