@@ -242,3 +242,37 @@ fn cached_plans_read_what_fresh_plans_read_and_only_for_read_only_files() {
     assert!(!Arc::ptr_eq(&c, &d), "no plan is kept for a file open for writing");
     assert_eq!(read_all(&t, &c, 700), want);
 }
+
+/// `take_given` in the GeoArrow native encodings (what Python's `read_geodataframe(bbox=...)`
+/// asks for): given the WKB of *other* rows, the geometry column is those rows'
+/// geometries, built from the WKB as a read of them would be, while every other column is
+/// the requested rows' own — so the stored geometry was not read. Polygons
+/// (`geoarrow.polygon`) and points (`geoarrow.point`), nulls included.
+#[test]
+fn native_encodings_are_built_from_the_geometries_given() {
+    let dir = common::TempDir::new("native-given");
+    for (name, points) in [("g.h5", false), ("p.h5", true)] {
+        let src = source(900, points);
+        let h5 = write(&dir, name, &src);
+        let f = File::open(&h5).unwrap();
+        let t = MarquetTable::open(&f, "/t").unwrap();
+        let cols: Vec<String> = ["geometry", "id", "name"].map(String::from).to_vec();
+        let plan = ArrowPlan::with_native_points(&t, Some(&cols), true, true).unwrap();
+        let ext = plan.schema().field(0).metadata().get("ARROW:extension:name").cloned();
+        assert_eq!(ext.as_deref(), Some(if points { "geoarrow.point" } else { "geoarrow.polygon" }));
+        // Rows with nulls among both sets (every 11th geometry is null).
+        let rows: Vec<u64> = (0..880).step_by(13).collect();
+        let other: Vec<u64> = rows.iter().map(|r| r + 4).collect();
+        let given = t.take_wkb("geometry", &other).unwrap();
+        assert!(given.valid.iter().any(|v| !v) && given.valid.iter().any(|v| *v));
+        let concat = |b: Vec<RecordBatch>| arrow_select::concat::concat_batches(&plan.schema(), &b).unwrap();
+        let got = concat(plan.take_given(&t, &rows, 16, Some(("geometry", &given, 0))).unwrap());
+        let own = concat(plan.take(&t, &rows, 16).unwrap());
+        let theirs = concat(plan.take(&t, &other, 16).unwrap());
+        assert_eq!(got.num_rows(), rows.len());
+        assert_eq!(got.column(0), theirs.column(0), "{name}: the geometries given");
+        assert_ne!(got.column(0), own.column(0));
+        assert_eq!(got.column(1), own.column(1), "{name}: the rows' own ids");
+        assert_eq!(got.column(2), own.column(2));
+    }
+}

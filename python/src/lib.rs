@@ -410,12 +410,12 @@ impl Table {
         let w = r#where.unwrap_or_default();
         let pred = predicate.to_string();
         let (schema, batches, notes) = self.with(py, move |o| {
-            // The query's own WKB of the geometry column, when that column is read as WKB.
+            // The query's own WKB of the geometry column, when that column is read (as WKB
+            // or in a GeoArrow native encoding, which is built from it).
             let (sel, given) = match rows {
                 Some(r) => (Some(r), None),
                 None => {
                     let wkb = bbox.is_some()
-                        && !native_points
                         && match (&columns, &column) {
                             (Some(cs), Some(c)) => cs.contains(c),
                             (Some(cs), None) => cs.contains(&o.table.primary_geometry_column()?),

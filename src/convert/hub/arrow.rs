@@ -450,16 +450,7 @@ impl ArrowPlan {
                 let path = format!("{}/{name}", t.path().trim_end_matches('/'));
                 super::native::native_array(&t.read_wkb(name, start, end)?, *kind, *z, &path, start)?
             }
-            Col::NativePoint { z } => {
-                let p = t.read_points(name, start, end)?;
-                let DataType::Struct(fields) = point_struct(*z) else { unreachable!("point_struct is a struct") };
-                let mut arrays: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(p.x)), Arc::new(Float64Array::from(p.y))];
-                if *z {
-                    arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; p.valid.len()]))));
-                }
-                let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
-                Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(t.path(), e))?)
-            }
+            Col::NativePoint { z } => point_array(t.read_points(name, start, end)?, *z, t.path())?,
             Col::Covering { f32, z, col } => {
                 let a = col.read(start, end - start)?;
                 let miss = a.missing(col.fill());
@@ -506,8 +497,8 @@ impl ArrowPlan {
     /// (`given`: the column, its values, and the index in them of `rows[0]`'s; e.g. a
     /// query's answer with [`crate::query::Query::with_wkb`]): that column is built from
     /// them and not read (issue #33 item 1: `marquet query --format` prints what the query
-    /// returned). A column the plan does not read as plain WKB (a GeoArrow native encoding,
-    /// columns nested again) is read as usual.
+    /// returned), as WKB or in the GeoArrow native encoding the plan reads it in. With
+    /// columns nested again ([`ArrowPlan::renested`]) the column is read as usual.
     pub fn take_given(&self, t: &MarquetTable, rows: &[u64], batch_rows: usize, given: Option<(&str, &WkbBuffer, usize)>) -> Result<Vec<RecordBatch>> {
         let n = t.nrows()?;
         if let Some(&last) = rows.last() {
@@ -516,7 +507,7 @@ impl ArrowPlan {
             }
         }
         let given = match given {
-            Some((c, w, first)) if self.shape.is_none() => match self.cols.iter().position(|(n, col)| n == c && matches!(col, Col::Geom)) {
+            Some((c, w, first)) if self.shape.is_none() => match self.cols.iter().position(|(n, col)| n == c && matches!(col, Col::Geom | Col::Native { .. } | Col::NativePoint { .. })) {
                 Some(k) if w.len() >= first + rows.len() => Some((k, w, first)),
                 Some(_) => {
                     return Err(MarquetError::InvalidArgument(format!(
@@ -547,7 +538,7 @@ impl ArrowPlan {
                     Some((g, w, first)) => {
                         let arrays = (0..self.cols.len())
                             .map(|k| match k == g {
-                                true => Ok(Arc::new(BinaryArray::from_iter((first + i..first + j).map(|v| w.get(v)))) as ArrayRef),
+                                true => self.given_column(g, w, first + i..first + j, rows[i], t.path()),
                                 false => arrow_select::take::take(&self.read_column(t, k, s, e)?, &idx, None).map_err(|e| err_at(t.path(), e)),
                             })
                             .collect::<Result<Vec<_>>>()?;
@@ -613,6 +604,60 @@ impl PlanCache {
         plans.push((key, p.clone()));
         Ok(p)
     }
+}
+
+impl ArrowPlan {
+    /// Geometry column `k` of rows whose WKB values are `w[r]` (the first of them row
+    /// `row`, for messages), built from them in the plan's encoding instead of read.
+    fn given_column(&self, k: usize, w: &WkbBuffer, r: std::ops::Range<usize>, row: u64, table: &str) -> Result<ArrayRef> {
+        let (name, c) = &self.cols[k];
+        let path = || format!("{}/{name}", table.trim_end_matches('/'));
+        Ok(match c {
+            Col::Native { kind, z } => {
+                let mut sub = WkbBuffer::new();
+                for v in r {
+                    sub.push(w.get(v));
+                }
+                super::native::native_array(&sub, *kind, *z, &path(), row)?
+            }
+            Col::NativePoint { z } => {
+                let n = r.len();
+                let mut p = crate::marquet::PointArrays { x: Vec::with_capacity(n), y: Vec::with_capacity(n), z: z.then(|| Vec::with_capacity(n)), m: None, valid: Vec::with_capacity(n) };
+                for v in r {
+                    let c = match w.get(v) {
+                        None => wkb::Coord::EMPTY,
+                        Some(b) => match wkb::decode(b).map_err(|e| e.into_marquet(path(), Some(row)))? {
+                            wkb::Geometry::Point(pt) => pt.coord,
+                            other => {
+                                return Err(MarquetError::InvalidWkb { path: path(), row: Some(row), message: format!("a {:?} among the values of a point column", other.kind()) })
+                            }
+                        },
+                    };
+                    p.x.push(c.x);
+                    p.y.push(c.y);
+                    if let Some(zs) = p.z.as_mut() {
+                        zs.push(c.z);
+                    }
+                    p.valid.push(w.valid[v]);
+                }
+                point_array(p, *z, table)?
+            }
+            _ => Arc::new(BinaryArray::from_iter(r.map(|v| w.get(v)))),
+        })
+    }
+}
+
+/// A GeoArrow `geoarrow.point` array (a struct of x, y[, z]; null rows null structs) of
+/// `p` (`z`: with the z field; NaN where `p` has none).
+fn point_array(p: crate::marquet::PointArrays, z: bool, table: &str) -> Result<ArrayRef> {
+    let DataType::Struct(fields) = point_struct(z) else { unreachable!("point_struct is a struct") };
+    let n = p.valid.len();
+    let mut arrays: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(p.x)), Arc::new(Float64Array::from(p.y))];
+    if z {
+        arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; n]))));
+    }
+    let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
+    Ok(Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(table, e))?))
 }
 
 /// GeoArrow extension names this module reads as geometry, with their GeoParquet
