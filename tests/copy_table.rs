@@ -146,6 +146,24 @@ fn a_marquet_table_is_copied_with_its_layout_and_indexes_by_the_cli() {
     same_columns(&src, &out, "/places/cities");
     same_queries(&src, &out, "/places/cities");
     same_h5dump(&src, &out, "/places/cities");
+    // Into a group that exists (a GeoParquet import, published by the same copy): the
+    // copy is linked in /places; nothing else appears at the root (no anonymous holder, no
+    // `~obj_pointed_by_*` link of HDF5's reference-expanding copy).
+    let (ok, _, err) = cli(&["convert", &data(COUNTRIES), s(&out), "--table", "/places/countries"]);
+    assert!(ok, "{err}");
+    let f = File::open(&out).unwrap();
+    assert_eq!(f.tables().unwrap(), ["/countries", "/places/cities", "/places/countries"].map(String::from).to_vec());
+    let members = |g: &str| {
+        let o = marquet::h5::object_open(f.id(), g).unwrap();
+        let mut m = marquet::h5::member_names(o.id(), g).unwrap();
+        m.sort();
+        m
+    };
+    assert_eq!(members("/"), ["countries", "places"]);
+    assert_eq!(members("/places"), ["cities", "countries"]);
+    drop(f);
+    conformant(&out);
+    same_columns(&out, &out, "/places/countries");
     // The same name again: refused, the output unchanged byte for byte.
     let before = std::fs::read(&out).unwrap();
     let (ok, _, err) = cli(&["convert", s(&src), s(&out), "--table", "/countries"]);

@@ -6,9 +6,10 @@
 //!
 //! * a new output file: the staging file is renamed to it (`rename(2)`, atomic within a
 //!   directory) — a reader never sees a half-written file;
-//! * an existing output file: the staged table is copied into it with `H5Ocopy`, which
-//!   links the copy only after it is complete, then the file is flushed once — until that
-//!   link the output holds its old tables only (a kill leaves unlinked space, no table).
+//! * an existing output file: the staged table is copied into it with `H5Ocopy` below an
+//!   anonymous group, flushed, then linked at its path and flushed again
+//!   ([`File::copy_tables_from`]) — until that link the output holds its old tables only
+//!   (a kill leaves unlinked space, no table).
 //!
 //! A failure at any point leaves the output exactly as it was and removes the staging file;
 //! a *killed* conversion's staging file carries its process id and is removed by the next

@@ -63,18 +63,25 @@ pub fn link_create_soft(loc: hid_t, target: &str, name: &str) -> Result<()> {
 
 /// Rename (move) link `src` to `dst` within group `loc`.
 pub fn link_move(loc: hid_t, src: &str, dst: &str) -> Result<()> {
+    link_move_between(loc, src, loc, dst)
+}
+
+/// Move link `src` of group `src_loc` to `dst` below `dst_loc` (same file). The object is
+/// not copied: only the two groups' link storage changes.
+pub fn link_move_between(src_loc: hid_t, src: &str, dst_loc: hid_t, dst: &str) -> Result<()> {
     let a = cstr(src)?;
     let b = cstr(dst)?;
     wrote(locked(|| unsafe {
-        check(hdf5_sys::h5l::H5Lmove(loc, a.as_ptr(), loc, b.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), src, "H5Lmove")
+        check(hdf5_sys::h5l::H5Lmove(src_loc, a.as_ptr(), dst_loc, b.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), src, "H5Lmove")
     }))
     .map(|_| ())
 }
 
 /// Copy the object `src` below `src_loc` (a group with everything below it) to the new
 /// link `dst` below `dst_loc`, possibly in another file (`H5Ocopy`; missing intermediate
-/// groups are created). HDF5 links the copy only after the whole object is written, so
-/// until then the destination holds nothing new but unlinked space.
+/// groups are created). HDF5 links the copy only after the whole object is written — in
+/// memory: on disk, a flush may write the linking header before the copy (see
+/// `File::copy_tables_from`, which copies below an anonymous group for that reason).
 ///
 /// Object references (HEP001 §7.4's SEARCH_INDEX_LIST, HEP002's GEOMETRY_COLUMNS) would
 /// become null in another file; they are expanded, each pointing at the copy of its target
@@ -110,7 +117,7 @@ pub fn object_copy_with(src_loc: hid_t, src: &str, dst_loc: hid_t, dst: &str, ex
         check(hdf5_sys::h5o::H5Ocopy(src_loc, a.as_ptr(), dst_loc, b.as_ptr(), ocpypl.0, lcpl.0), dst, "H5Ocopy")
     }));
     for name in member_names(root.id(), "/")? {
-        if name.starts_with(POINTED) && (copied.is_err() || object_link_count(dst_loc, &name)? > 1) {
+        if name.starts_with(POINTED) && (copied.is_err() || object_link_count(dst_loc, &format!("/{name}"))? > 1) {
             // After a failed copy: best effort (the next copy removes what is left).
             let r = link_delete(dst_loc, &format!("/{name}"));
             if copied.is_ok() {
@@ -148,6 +155,18 @@ pub fn storage_size_below(loc: hid_t, name: &str) -> Result<u64> {
     } else {
         Ok(locked(|| unsafe { h5d::H5Dget_storage_size(o.id()) }))
     }
+}
+
+/// Create a group that no link names yet (`H5Gcreate_anon`), in the file of `loc`: what is
+/// written below it stays unreachable from the file's root until its content is moved out
+/// of it ([`link_move_between`]); closed while still unlinked, HDF5 deletes it with all
+/// below it. No timestamps.
+pub fn group_create_anon(loc: hid_t) -> Result<Hid> {
+    locked(|| unsafe {
+        let gcpl = Hid::new(h5p::H5Pcreate(*g::H5P_GROUP_CREATE), "(anonymous group)", "H5Pcreate")?;
+        check(h5p::H5Pset_obj_track_times(gcpl.0, 0), "(anonymous group)", "H5Pset_obj_track_times")?;
+        Hid::new(hdf5_sys::h5g::H5Gcreate_anon(loc, gcpl.0, H5P_DEFAULT), "(anonymous group)", "H5Gcreate_anon")
+    })
 }
 
 /// Create a group without timestamps, tracking attribute creation order off.

@@ -243,8 +243,8 @@ impl File {
 
 impl File {
     /// Copy the tables at `paths` of `src` (each with every column and index below it)
-    /// into this file at the same paths, then flush once (`H5Ocopy`: chunks are copied as
-    /// stored, each link is made after its object is complete). Refused, before anything is
+    /// into this file at the same paths (`H5Ocopy`: chunks are copied as stored), flushed,
+    /// then linked and flushed again: a kill leaves the old state or the new one. Refused, before anything is
     /// copied, when this file already has an object at one of the paths. Used to publish
     /// tables staged in a file of their own (issue #19, docs/FAULTS.md F2).
     pub fn copy_tables_from(&self, src: &File, paths: &[String]) -> Result<()> {
@@ -265,8 +265,30 @@ impl File {
                 h5::link_delete(self.id(), p)?;
             }
         }
+        // Two steps, each ended by a flush (docs/FAULTS.md F2). HDF5 writes dirty metadata
+        // in address order, not in the order it was made: a group header changed in place
+        // (the root's, low in the file) can reach the disk before the new objects it links
+        // (at the end), and a kill between the two left a link to an object past the end of
+        // the file (issue #19's fault injection, session 23). So the copies are made below
+        // groups no link names, and flushed: on disk, nothing reachable has changed. Only
+        // then are they linked, each by one move that writes headers of objects already on
+        // disk.
+        let mut staged = Vec::with_capacity(paths.len());
         for p in &paths {
-            h5::object_copy(src.id(), p, self.id(), p)?;
+            // The first group on the way that does not exist yet (or the table itself) is
+            // what gets linked: `/a/b/t` with `/a` present copies `b/t` below the holder.
+            let parts: Vec<&str> = p.split('/').filter(|s| !s.is_empty()).collect();
+            let mut top = 1;
+            while top < parts.len() && h5::path_exists(self.id(), &format!("/{}", parts[..top].join("/")))? {
+                top += 1;
+            }
+            let holder = h5::group_create_anon(self.id())?;
+            h5::object_copy(src.id(), p, holder.id(), &parts[top - 1..].join("/"))?;
+            staged.push((holder, parts[top - 1].to_string(), format!("/{}", parts[..top].join("/"))));
+        }
+        h5::flush(self.id())?;
+        for (holder, name, at) in staged {
+            h5::link_move_between(holder.id(), &name, self.id(), &at)?;
         }
         h5::flush(self.id())
     }
