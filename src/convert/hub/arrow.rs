@@ -154,7 +154,7 @@ enum Col {
     Covering { f32: bool, z: bool, col: Arc<Column> },
     /// Any other column; `col` the dataset column opened once by the plan (`None`: a
     /// list column, read through its VALUES and OFFSETS).
-    Data { plan: OutPlan, list: bool, col: Option<Arc<Column>> },
+    Data { plan: OutPlan, col: Option<Arc<Column>> },
 }
 
 /// The GeoArrow `geoarrow.wkb` field metadata of a geometry column: `crs` as PROJJSON
@@ -333,14 +333,14 @@ impl ArrowPlan {
                     if let Some(cats) = crate::h5col::categorical::categories_of(t.table(), name)? {
                         let (plan, dt) = plan::categorical_out_plan(c.dtype(), &cats.labels);
                         fields.push(Field::new(name, dt, true).with_dict_is_ordered(cats.ordered));
-                        cols.push((name.clone(), Col::Data { plan, list: false, col: Some(Arc::new(c)) }));
+                        cols.push((name.clone(), Col::Data { plan, col: Some(Arc::new(c)) }));
                         continue;
                     }
                     let units = c.text_attr(names::UNITS)?;
                     match plan::out_plan(c.dtype(), false, units.as_deref(), None, false) {
                         Ok((plan, dt)) => {
                             fields.push(Field::new(name, dt, true));
-                            cols.push((name.clone(), Col::Data { plan, list: false, col: Some(Arc::new(c)) }));
+                            cols.push((name.clone(), Col::Data { plan, col: Some(Arc::new(c)) }));
                         }
                         Err(why) => skipped.push((name.clone(), why)),
                     }
@@ -359,7 +359,7 @@ impl ArrowPlan {
                     match plan::out_plan(&lc.leaf_dtype()?, true, None, desc.as_deref(), strings) {
                         Ok((plan, dt)) => {
                             fields.push(Field::new(name, dt, true));
-                            cols.push((name.clone(), Col::Data { plan, list: true, col: None }));
+                            cols.push((name.clone(), Col::Data { plan, col: None }));
                         }
                         Err(why) => skipped.push((name.clone(), why)),
                     }
@@ -466,20 +466,12 @@ impl ArrowPlan {
                 }
                 plan::covering_struct(&bnames, *f32, vals, &miss)?
             }
-            Col::Data { plan, list: false, col } => {
-                let opened;
-                let col = match col {
-                    Some(c) => &**c,
-                    None => {
-                        opened = t.table().column(name)?;
-                        &opened
-                    }
-                };
+            Col::Data { plan, col: Some(col) } => {
                 let a = col.read(start, end - start)?;
                 let miss = a.missing(col.fill());
                 plan::out_array(plan, &a, &miss)?
             }
-            Col::Data { plan, list: true, .. } => {
+            Col::Data { plan, col: None } => {
                 let l = t.table().read_list(name, start, end)?;
                 plan::out_list_array(plan, &l)?
             }
