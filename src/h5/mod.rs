@@ -31,6 +31,8 @@ mod file;
 mod filter;
 mod grid;
 mod link;
+#[cfg(unix)]
+mod local;
 mod reference;
 mod relayout;
 #[cfg(all(feature = "cloud", hdf5_1_14))]

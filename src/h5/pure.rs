@@ -91,14 +91,23 @@ fn remote_or(e: MarquetError) -> MarquetError {
     e
 }
 
+/// A local file as the parser's byte source: read without zeroing on Unix
+/// (`super::local::LocalStorage`), by `hdf5-reader`'s own `FileStorage` elsewhere.
+fn local_storage(file: std::fs::File) -> std::io::Result<hdf5_reader::storage::DynStorage> {
+    #[cfg(unix)]
+    return Ok(Arc::new(super::local::LocalStorage::new(file)?));
+    #[cfg(not(unix))]
+    return hdf5_reader::storage::FileStorage::from_file(file).map(|s| Arc::new(s) as _).map_err(|e| std::io::Error::other(e.to_string()));
+}
+
 impl PureFile {
     /// Open `path` read-only. Nothing but the superblock is read until objects are asked
     /// for.
     pub fn open(path: &Path) -> Result<PureFile> {
         let name = path.display().to_string();
         crate::error::check_regular_file(path)?;
-        let storage = hdf5_reader::storage::FileStorage::open(path).map_err(|e| perr(&name, e))?;
-        PureFile::from_storage(name, Arc::new(storage))
+        let file = std::fs::File::open(path).map_err(|e| MarquetError::Io { path: name.clone(), source: e })?;
+        PureFile::from_storage(name.clone(), local_storage(file).map_err(|e| MarquetError::Io { path: name, source: e })?)
     }
 
     /// Open a file on a web server or in object storage, read through `remote`'s block
@@ -117,8 +126,8 @@ impl PureFile {
     pub fn of_object(id: hdf5_sys::h5i::hid_t, name: &str) -> Result<Option<PureFile>> {
         let Some(by) = super::ByOffset::of(id) else { return Ok(None) };
         let io = |e: std::io::Error| MarquetError::Io { path: name.to_string(), source: e };
-        let storage = hdf5_reader::storage::FileStorage::from_file(by.dup().map_err(io)?).map_err(|e| perr(name, e))?;
-        PureFile::from_storage(name.to_string(), Arc::new(storage)).map(Some)
+        let storage = local_storage(by.dup().map_err(io)?).map_err(io)?;
+        PureFile::from_storage(name.to_string(), storage).map(Some)
     }
 
     /// The parser over `storage` (`name` names the file in errors). Chunks are located and
