@@ -1,11 +1,12 @@
 //! Issue #19: fault injection over whole write operations (docs/FAULTS.md).
 //!
-//! Four operations — a 25-batch `append_from` (staged, one commit), a packed R-tree build
-//! with a new node size, a truncation that maintains both spatial indexes, and a `convert`
-//! of a GeoParquet file into the existing file as a second table (staged in a file of its
-//! own, published with one `H5Ocopy`) — each run by a child process (this test binary, env
-//! `MARQUET_FAULT_CHILD`) on a fresh copy of a 300-row table with a covering column, a
-//! BLOCK_BBOX and a PACKED_RTREE. Faults:
+//! The operations — a 25-batch `append_from` (staged, one commit), a packed R-tree build
+//! with a new node size, the first R-tree build of a table (a new index dataset linked into
+//! it: `build-new`), a truncation that maintains both spatial indexes, a `convert` of a
+//! GeoParquet file into the existing file as a second table (staged in a file of its own,
+//! published by `H5Ocopy`), an in-place update — each run by a child process (this test
+//! binary, env `MARQUET_FAULT_CHILD`) on a fresh copy of a 300-row table with a covering
+//! column, a BLOCK_BBOX and a PACKED_RTREE (`build-new`: without the R-tree). Faults:
 //!
 //! * **SIGKILL** at a random moment of the operation (uniform over 1.3 × its measured
 //!   duration, after the child says it starts);
@@ -49,7 +50,7 @@ const CHILD: &str = "MARQUET_FAULT_CHILD";
 const BASE_ROWS: u64 = 300;
 const SRC_ROWS: u64 = 400;
 const TRUNC_TO: u64 = 170;
-const OPS: [&str; 5] = ["append", "build", "truncate", "convert", "update"];
+const OPS: [&str; 6] = ["append", "build", "build-new", "truncate", "convert", "update"];
 /// The rows `update` rewrites in place.
 const UPDATED: std::ops::Range<u64> = 40..260;
 
@@ -75,13 +76,20 @@ fn batch(ids: std::ops::Range<u64>) -> GeoBatch {
 }
 
 fn make(path: &Path, ids: std::ops::Range<u64>, indexes: bool) {
+    make_with(path, ids, indexes, indexes)
+}
+
+/// [`make`], with the block index (`blocks`) and the R-tree (`rtree`) chosen apart.
+fn make_with(path: &Path, ids: std::ops::Range<u64>, blocks: bool, rtree: bool) {
     let f = File::create(path).unwrap();
     let mut t = MarquetTable::create(&f, "/t").unwrap();
     t.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_covering("g_bbox")).unwrap();
     t.add_column("id", &ColumnSpec::new(Dtype::I64).with_chunk_rows(64)).unwrap();
     t.append(&batch(ids)).unwrap();
-    if indexes {
+    if blocks {
         t.build_block_bbox("g", Some(32)).unwrap();
+    }
+    if rtree {
         t.build_rtree("g", Some(16)).unwrap();
     }
 }
@@ -113,7 +121,9 @@ fn fault_child() {
             let src = MarquetTable::open(&sf, "/t").unwrap();
             t.append_from(&src, 16, RTreeOnAppend::Rebuild, &Progress::default()).map(|_| ())
         }
-        "build" => t.build_rtree("g", Some(4)).map(|_| ()),
+        // "build" rebuilds the R-tree in its dataset; "build-new" creates it (the base
+        // of that operation has the block index only): a new dataset linked into the table.
+        "build" | "build-new" => t.build_rtree("g", Some(4)).map(|_| ()),
         "update" => t.update_geometries("g", UPDATED.start, &GeometryValues::Wkb(UPDATED.map(updated_geom).collect())),
         _ => t.truncate(TRUNC_TO),
     };
@@ -240,7 +250,7 @@ fn check(op: &str, path: &Path, ctx: &str) -> Result<bool, String> {
         let with = t.query("g", &Query::bbox(w)).unwrap();
         assert_eq!(with.rows, scan.rows, "{ctx}: indexed query differs from the scan in {w:?}");
     }
-    if op == "build" {
+    if op == "build" || op == "build-new" {
         // The R-tree: valid with the new node size, or absent/stale; never half-built.
         return Ok(t.spatial_indexes("g").unwrap().iter().any(|i| i.valid && i.info.path.ends_with("rtree") && {
             let o = marquet::h5::object_open(t.table().id(), &i.info.path).unwrap();
@@ -356,14 +366,17 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
         let f = File::open(&src).unwrap();
         marquet::convert::export_geoparquet(&f, "/t", &src_parquet, &Default::default()).unwrap();
     }
-    let base_len = std::fs::metadata(&base).unwrap().len();
+    let base_blocks = dir.join("base-blocks.h5");
+    make_with(&base_blocks, 0..BASE_ROWS, true, false);
     let mut lines = Vec::new();
     let only = std::env::var("MARQUET_FAULT_OPS").unwrap_or_default();
     for op in OPS.into_iter().filter(|op| only.is_empty() || only.split(',').any(|o| o == *op)) {
         let src: &Path = if op == "convert" { &src_parquet } else { &src };
+        let base: &Path = if op == "build-new" { &base_blocks } else { &base };
+        let base_len = std::fs::metadata(base).unwrap().len();
         // A clean run: the duration, and the new state itself.
         let clean = dir.join(&format!("{op}-clean.h5"));
-        std::fs::copy(&base, &clean).unwrap();
+        std::fs::copy(base, &clean).unwrap();
         let t0 = Instant::now();
         let r = run_child(op, &clean, src, None, None);
         let dur = t0.elapsed();
@@ -375,7 +388,7 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
         for i in 0..trials {
             // SIGKILL.
             let p: PathBuf = dir.join(&format!("{op}-kill-{i}.h5"));
-            std::fs::copy(&base, &p).unwrap();
+            std::fs::copy(base, &p).unwrap();
             let at = Duration::from_secs_f64(dur.as_secs_f64() * 1.3 * rng.f64());
             let r = run_child(op, &p, src, Some(at), None);
             let ctx = format!("{op} kill {i} at {at:?} (killed {})", r.killed);
@@ -412,7 +425,7 @@ fn faults_during_every_write_operation_leave_the_old_or_the_new_state() {
             let _ = std::fs::remove_file(&p);
             // File-size limit, then a retry without it.
             let p: PathBuf = dir.join(&format!("{op}-fsize-{i}.h5"));
-            std::fs::copy(&base, &p).unwrap();
+            std::fs::copy(base, &p).unwrap();
             let limit = base_len + rng.below(grown + 1);
             let r = run_child(op, &p, src, None, Some(limit));
             let ctx = format!("{op} fsize {i} limit {limit}: {}", r.out.trim());
