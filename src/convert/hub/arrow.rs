@@ -618,11 +618,16 @@ impl ArrowPlan {
                 for v in r {
                     let c = match w.get(v) {
                         None => wkb::Coord::EMPTY,
-                        Some(b) => match wkb::decode(b).map_err(|e| e.into_marquet(path(), Some(row)))? {
-                            wkb::Geometry::Point(pt) => pt.coord,
-                            other => {
-                                return Err(MarquetError::InvalidWkb { path: path(), row: Some(row), message: format!("a {:?} among the values of a point column", other.kind()) })
-                            }
+                        // The usual value (a 2-D point, finite) read in place; the walker
+                        // for the rest (empty points, Z, a wrong type: its error).
+                        Some(b) => match (!*z).then(|| wkb::plain_point_xy(b)).flatten() {
+                            Some((x, y)) => wkb::Coord { x, y, ..wkb::Coord::EMPTY },
+                            None => match wkb::decode(b).map_err(|e| e.into_marquet(path(), Some(row)))? {
+                                wkb::Geometry::Point(pt) => pt.coord,
+                                other => {
+                                    return Err(MarquetError::InvalidWkb { path: path(), row: Some(row), message: format!("a {:?} among the values of a point column", other.kind()) })
+                                }
+                            },
                         },
                     };
                     p.x.push(c.x);
