@@ -157,7 +157,27 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                 st.blocks_total = bi.entries.len() as u64;
                 let kept = bi.entries.iter().filter(|e| intersects(&e.bbox, &wbox)).count() as u64;
                 st.blocks_skipped = st.blocks_total - kept;
-                runs = crate::spatial::blocks_to_read(&bi.entries, bi.block_length, n, &wbox);
+                // A block whose rows all intersect the window by its entry is answered like
+                // the R-tree's inside leaves: without its geometry being tested, or read at
+                // all when no WKB is wanted (issue #33: most of a cold point window was
+                // inflating the chunks of such blocks).
+                let (read, whole) = crate::spatial::blocks_classified(&bi.entries, bi.block_length, n, &wbox, by_box);
+                runs = read;
+                for r in whole {
+                    st.rows_by_box += r.end - r.start;
+                    inside.extend(r.clone());
+                    if q.with_wkb {
+                        push_run(&mut runs, r);
+                    }
+                }
+                if q.with_wkb {
+                    // The inside blocks' rows are read for their WKB, in row order.
+                    runs.sort_by_key(|r| r.start);
+                    runs = std::mem::take(&mut runs).into_iter().fold(Vec::new(), |mut v, r| {
+                        push_run(&mut v, r);
+                        v
+                    });
+                }
             }
             IndexState::Invalid { path, reason } => st.ignored_indexes.push(format!("{path}: {reason}")),
             IndexState::Stale { path } => st.stale_indexes.push(path.clone()),

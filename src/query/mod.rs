@@ -193,9 +193,9 @@ pub struct QueryStats {
     pub approximate: bool,
     /// Rows kept by their box because the exact predicate failed on them.
     pub predicate_fallbacks: u64,
-    /// R-tree candidates answered by their leaf box, which lies inside the (box) window of
-    /// an intersects query: their geometry was not tested (nor read, unless WKB was
-    /// wanted).
+    /// Rows answered by a box inside the (box) window of an intersects query — an R-tree
+    /// candidate's leaf box, or the box of a block whose rows are all non-null and
+    /// non-empty: their geometry was not tested (nor read, unless WKB was wanted).
     pub rows_by_box: u64,
 }
 

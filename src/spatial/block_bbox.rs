@@ -188,31 +188,55 @@ pub fn blocks_to_read(
     nrows: u64,
     query: &BBox,
 ) -> Vec<Range<u64>> {
-    let mut out: Vec<Range<u64>> = Vec::new();
+    blocks_classified(entries, block_length, nrows, query, false).0
+}
+
+/// [`blocks_to_read`], with the blocks whose every row is known to intersect `query`
+/// set apart when `by_box`: a block whose entry counts all its rows (`n` = the rows of
+/// its range), none null or empty, and whose box lies inside `query` (which must not wrap
+/// the antimeridian): each of its geometries is non-empty and inside the window by its
+/// box, so it intersects the window (HEP002 §10.3: the box of the block's geometries). The
+/// second list holds those blocks' row ranges (ascending, merged); the first, the rows
+/// still to test. Without `by_box` the second list is empty.
+pub(crate) fn blocks_classified(
+    entries: &[BlockEntry],
+    block_length: u64,
+    nrows: u64,
+    query: &BBox,
+    by_box: bool,
+) -> (Vec<Range<u64>>, Vec<Range<u64>>) {
+    let (mut out, mut inside): (Vec<Range<u64>>, Vec<Range<u64>>) = (Vec::new(), Vec::new());
     if nrows == 0 || query.is_empty() {
-        return out;
+        return (out, inside);
     }
     if block_length == 0 {
         out.push(0..nrows);
-        return out;
+        return (out, inside);
     }
     let nblocks = nrows.div_ceil(block_length);
-    let mut push = |r: Range<u64>| match out.last_mut() {
+    let push = |v: &mut Vec<Range<u64>>, r: Range<u64>| match v.last_mut() {
         Some(last) if last.end == r.start => last.end = r.end,
-        _ => out.push(r),
+        _ => v.push(r),
     };
+    let wraps = query.xmin > query.xmax;
     for (j, e) in (0..nblocks).zip(entries) {
         if intersects(&e.bbox, query) {
             // j < nblocks, so j·B < nrows.
             let start = j * block_length;
-            push(start..nrows.min(start.saturating_add(block_length)));
+            let r = start..nrows.min(start.saturating_add(block_length));
+            let whole = e.n == r.end - r.start && e.null_count == 0 && e.empty_count == 0;
+            if by_box && !wraps && whole && query.contains_xy(&e.bbox) {
+                push(&mut inside, r);
+            } else {
+                push(&mut out, r);
+            }
         }
     }
     let covered = entries.len() as u64;
     if covered < nblocks {
-        push(covered * block_length..nrows);
+        push(&mut out, covered * block_length..nrows);
     }
-    out
+    (out, inside)
 }
 
 #[cfg(test)]

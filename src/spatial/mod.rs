@@ -53,6 +53,7 @@ pub mod geom_box;
 pub mod hilbert;
 pub mod packed_rtree;
 
+pub(crate) use block_bbox::blocks_classified;
 pub use block_bbox::{
     blocks_to_read, build_blocks, choose_block_length, extend_blocks, partial_block_start,
     BlockEntry, RowSummary, DEFAULT_BLOCK_LENGTH,
