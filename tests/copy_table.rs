@@ -173,6 +173,38 @@ fn a_marquet_table_is_copied_with_its_layout_and_indexes_by_the_cli() {
     assert!(left.is_empty(), "staging files left: {left:?}");
 }
 
+/// Several tables published at once under a group the output does not have yet
+/// (`File::copy_tables_from`, the step that publishes a staged conversion): one new group
+/// holds both, nothing else appears at the root, every column reads as in the source.
+#[test]
+fn tables_under_one_new_group_are_published_together() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("copy-group");
+    let src = dir.join("src.h5");
+    for (input, table) in [(COUNTRIES, "/grp/countries"), (CITIES, "/grp/cities")] {
+        let (ok, _, err) = cli(&["convert", &data(input), s(&src), "--table", table]);
+        assert!(ok, "{err}");
+    }
+    let out = dir.join("out.h5");
+    let (ok, _, err) = cli(&["convert", &data(CITIES), s(&out), "--table", "/t"]);
+    assert!(ok, "{err}");
+    let paths = ["/grp/countries".to_string(), "/grp/cities".to_string()];
+    File::open_rw(&out).unwrap().copy_tables_from(&File::open(&src).unwrap(), &paths).unwrap();
+    let f = File::open(&out).unwrap();
+    let mut tables = f.tables().unwrap();
+    tables.sort();
+    assert_eq!(tables, ["/grp/cities", "/grp/countries", "/t"]);
+    let root = marquet::h5::object_open(f.id(), "/").unwrap();
+    let mut m = marquet::h5::member_names(root.id(), "/").unwrap();
+    m.sort();
+    assert_eq!(m, ["grp", "t"]);
+    drop((root, f));
+    conformant(&out);
+    for p in &paths {
+        same_columns(&src, &out, p);
+    }
+}
+
 /// An H5Col table (no geometry) with a categorical column and HEP001 search indexes, whose
 /// `CATEGORIES`, `VALUES` and index references must point at the copies.
 #[test]

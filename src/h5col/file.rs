@@ -273,7 +273,9 @@ impl File {
         // groups no link names, and flushed: on disk, nothing reachable has changed. Only
         // then are they linked, each by one move that writes headers of objects already on
         // disk.
-        let mut staged = Vec::with_capacity(paths.len());
+        // (holder, name below it, where it is linked); tables under one new group share
+        // its holder (`/a/x` and `/a/y` with no `/a` yet: one holder, `a/x` and `a/y`).
+        let mut staged: Vec<(h5::Hid, String, String)> = Vec::with_capacity(paths.len());
         for p in &paths {
             // The first group on the way that does not exist yet (or the table itself) is
             // what gets linked: `/a/b/t` with `/a` present copies `b/t` below the holder.
@@ -282,14 +284,22 @@ impl File {
             while top < parts.len() && h5::path_exists(self.id(), &format!("/{}", parts[..top].join("/")))? {
                 top += 1;
             }
-            let holder = h5::group_create_anon(self.id())?;
-            h5::object_copy(src.id(), p, holder.id(), &parts[top - 1..].join("/"))?;
-            staged.push((holder, parts[top - 1].to_string(), format!("/{}", parts[..top].join("/"))));
+            let at = format!("/{}", parts[..top].join("/"));
+            let below = parts[top - 1..].join("/");
+            match staged.iter().find(|s| s.2 == at) {
+                Some((holder, _, _)) => h5::object_copy(src.id(), p, holder.id(), &below)?,
+                None => {
+                    let holder = h5::group_create_anon(self.id())?;
+                    h5::object_copy(src.id(), p, holder.id(), &below)?;
+                    staged.push((holder, parts[top - 1].to_string(), at));
+                }
+            }
         }
         h5::flush(self.id())?;
-        for (holder, name, at) in staged {
-            h5::link_move_between(holder.id(), &name, self.id(), &at)?;
+        for (holder, name, at) in &staged {
+            h5::link_move_between(holder.id(), name, self.id(), at)?;
         }
+        drop(staged);
         h5::flush(self.id())
     }
 }

@@ -159,8 +159,8 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                 st.blocks_skipped = st.blocks_total - kept;
                 // A block whose rows all intersect the window by its entry is answered like
                 // the R-tree's inside leaves: without its geometry being tested, or read at
-                // all when no WKB is wanted (issue #33: most of a cold point window was
-                // inflating the chunks of such blocks).
+                // all when no WKB is wanted (issue #33: a wide window over dense points spent
+                // most of its time inflating the chunks of such blocks).
                 let (read, whole) = crate::spatial::blocks_classified(&bi.entries, bi.block_length, n, &wbox, by_box);
                 runs = read;
                 for r in whole {
