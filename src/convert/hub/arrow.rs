@@ -613,31 +613,15 @@ impl ArrowPlan {
                 super::native::native_array(&sub, *kind, *z, &path(), row)?
             }
             Col::NativePoint { z } => {
+                // The column's own WKB, read by the writer's one point walker (an Xy or Xyz
+                // column: the only ones planned as geoarrow.point).
+                let dims = if *z { crate::spec::Dimensions::Xyz } else { crate::spec::Dimensions::Xy };
                 let n = r.len();
-                let mut p = crate::marquet::PointArrays { x: Vec::with_capacity(n), y: Vec::with_capacity(n), z: z.then(|| Vec::with_capacity(n)), m: None, valid: Vec::with_capacity(n) };
-                for v in r {
-                    let c = match w.get(v) {
-                        None => wkb::Coord::EMPTY,
-                        // The usual value (a 2-D point, finite) read in place; the walker
-                        // for the rest (empty points, Z, a wrong type: its error).
-                        Some(b) => match (!*z).then(|| wkb::plain_point_xy(b)).flatten() {
-                            Some((x, y)) => wkb::Coord { x, y, ..wkb::Coord::EMPTY },
-                            None => match wkb::decode(b).map_err(|e| e.into_marquet(path(), Some(row)))? {
-                                wkb::Geometry::Point(pt) => pt.coord,
-                                other => {
-                                    return Err(MarquetError::InvalidWkb { path: path(), row: Some(row), message: format!("a {:?} among the values of a point column", other.kind()) })
-                                }
-                            },
-                        },
-                    };
-                    p.x.push(c.x);
-                    p.y.push(c.y);
-                    if let Some(zs) = p.z.as_mut() {
-                        zs.push(c.z);
-                    }
-                    p.valid.push(w.valid[v]);
-                }
-                point_array(p, *z, table)?
+                let crate::marquet::GeometryValues::Points { x, y, z: zs, m, valid, .. } = crate::marquet::points_from_wkb(r.map(|v| w.get(v)), n, dims, &path(), row)? else {
+                    unreachable!("points_from_wkb returns points")
+                };
+                let valid = valid.unwrap_or_else(|| vec![true; n]);
+                point_array(crate::marquet::PointArrays { x, y, z: zs, m, valid }, *z, table)?
             }
             _ => Arc::new(BinaryArray::from_iter(r.map(|v| w.get(v)))),
         })
