@@ -233,18 +233,31 @@ impl CachedDataset {
         want
     }
 
-    /// Append the bytes of elements `[start, start + count)` to `out`.
-    pub fn read_into(&mut self, start: u64, count: u64, out: &mut Vec<u8>) -> Result<()> {
+    /// Call `f(first, bytes)` for the elements `[start, start + count)` piece by piece, with
+    /// the bytes borrowed from the cache (not copied): `bytes` holds the elements from
+    /// `first` on, in order.
+    pub fn visit(&mut self, start: u64, count: u64, mut f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
         let end = start.checked_add(count).filter(|&e| e <= self.len).ok_or_else(|| self.past_end(start, count))?;
         let es = self.elem as u64;
         let mut i = start;
         while i < end {
             let (data, first) = self.piece_of(i)?;
             let hi = (first + data.len() as u64 / es).min(end);
-            out.extend_from_slice(&data[((i - first) * es) as usize..((hi - first) * es) as usize]);
+            if hi <= i {
+                return Err(MarquetError::spec(&self.path, "HDF5 chunk", format!("piece at element {first} holds {} bytes", data.len())));
+            }
+            f(i, &data[((i - first) * es) as usize..((hi - first) * es) as usize])?;
             i = hi;
         }
         Ok(())
+    }
+
+    /// Append the bytes of elements `[start, start + count)` to `out`.
+    pub fn read_into(&mut self, start: u64, count: u64, out: &mut Vec<u8>) -> Result<()> {
+        self.visit(start, count, |_, b| {
+            out.extend_from_slice(b);
+            Ok(())
+        })
     }
 
     /// The bytes of elements `[start, start + count)`.

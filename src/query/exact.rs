@@ -96,6 +96,18 @@ impl<'a> ExactTest<'a> {
         })
     }
 
+    /// The box a point must lie in to match, when that decides it: `(window, strict)` for
+    /// an intersects or box test of a box window not wrapping the antimeridian (closed
+    /// intervals) and for `Within` a box window with area (its interior, `strict`). What
+    /// [`ExactTest::point`] decides in those cases, for a caller testing many points.
+    pub(super) fn point_box(&self) -> Option<(BBox, bool)> {
+        match self.predicate {
+            Predicate::BBoxOnly | Predicate::Intersects => self.box_window.map(|w| (w, false)),
+            Predicate::Within => self.box_window.filter(|w| w.xmin < w.xmax && w.ymin < w.ymax).map(|w| (w, true)),
+            Predicate::Contains => None,
+        }
+    }
+
     /// Does the point `(px, py)` match? (A NaN coordinate, an empty point, never does.)
     pub(super) fn point(&self, px: f64, py: f64, st: &mut QueryStats) -> bool {
         st.exact_tested += 1;
@@ -168,6 +180,7 @@ pub(crate) fn strip_nan(g: &mut crate::wkb::Geometry) {
 
 /// Coordinate `off` (a byte offset) of a point element stored as f32 or f64
 /// little-endian; NaN when the element is too short.
+#[inline]
 pub(super) fn point_coord(el: &[u8], off: usize, f32: bool) -> f64 {
     if f32 {
         el.get(off..off + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).unwrap_or(f64::NAN)

@@ -7,13 +7,14 @@
 use std::ops::Range;
 
 use crate::error::{MarquetError, Result};
+use crate::h5::cached::CachedDataset;
 use crate::h5col::Array;
 use crate::marquet::snapshot::{ColumnSnapshot, GeometryData};
 use crate::marquet::spatial_index::IndexState;
 use crate::marquet::facts::TableView;
 use crate::marquet::WkbBuffer;
-use crate::spatial::geom_box::intersects;
 use crate::spatial::packed_rtree;
+use crate::spec::BBox;
 
 use super::exact::{point_coord, ExactTest};
 use super::{Predicate, Query, QueryResult, QueryStats, Window};
@@ -57,6 +58,89 @@ pub(super) fn read_groups(runs: &[Range<u64>]) -> Vec<(Range<u64>, Vec<Range<u64
     out
 }
 
+
+/// Layer 4 of a point column whose test is a box ([`ExactTest::point_box`]) when no WKB
+/// is wanted: the points of `members` (rows within `group`) are tested on the cached
+/// chunks' bytes in place — without the copy, the null mask and the call per point of the
+/// general loop in [`run`], which were half of a warm point window (issue #33). Answers and
+/// statistics are the general loop's: a null row (equal to the fill value) is neither
+/// tested nor matched, a NaN coordinate never matches.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn points_in_box(
+    data: &mut CachedDataset,
+    (x, y, f32): (usize, usize, bool),
+    fill: Option<&[u8]>,
+    group: Range<u64>,
+    members: &[Range<u64>],
+    (w, strict): (BBox, bool),
+    rows: &mut Vec<u64>,
+    st: &mut QueryStats,
+) -> Result<()> {
+    let es = data.elem_size();
+    // The usual element, `{x: f64, y: f64}`, compared with the fill value as one integer.
+    let xy = (es, x, y, f32) == (16, 0, 8, false);
+    let fill16 = fill.and_then(|f| <[u8; 16]>::try_from(f).ok()).map(u128::from_ne_bytes);
+    let mut tested = 0u64;
+    data.visit(group.start, group.end - group.start, |first, bytes| {
+        let last = first + (bytes.len() / es) as u64;
+        for m in members {
+            let (lo, hi) = (m.start.max(first), m.end.min(last));
+            if lo >= hi {
+                continue;
+            }
+            let els = bytes[(lo - first) as usize * es..(hi - first) as usize * es].chunks_exact(es);
+            let xy_null = |el: &[u8]| fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f));
+            let xy_coords = |el: &[u8]| {
+                let e: [u8; 16] = el.try_into().unwrap_or([0; 16]);
+                let (a, b) = e.split_at(8);
+                (f64::from_le_bytes(a.try_into().unwrap_or([0; 8])), f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+            };
+            let null = |el: &[u8]| fill.is_some_and(|f| f == el);
+            let coords = |el: &[u8]| (point_coord(el, x, f32), point_coord(el, y, f32));
+            tested += match (xy, strict) {
+                (true, false) => box_run::<false>(lo, els, &w, xy_null, xy_coords, rows),
+                (true, true) => box_run::<true>(lo, els, &w, xy_null, xy_coords, rows),
+                (false, false) => box_run::<false>(lo, els, &w, null, coords, rows),
+                (false, true) => box_run::<true>(lo, els, &w, null, coords, rows),
+            };
+        }
+        Ok(())
+    })?;
+    st.exact_tested += tested;
+    Ok(())
+}
+
+/// One run of [`points_in_box`]: the elements `els` of rows `lo…`, the matches pushed onto
+/// `rows`; returns the rows tested (not null). The strictness is a constant and the tests
+/// are inlined, so each caller gets its own tight loop.
+#[inline(always)]
+fn box_run<'a, const STRICT: bool>(
+    lo: u64,
+    els: impl Iterator<Item = &'a [u8]>,
+    w: &BBox,
+    null: impl Fn(&[u8]) -> bool,
+    coords: impl Fn(&[u8]) -> (f64, f64),
+    rows: &mut Vec<u64>,
+) -> u64 {
+    let mut tested = 0;
+    for (row, el) in (lo..).zip(els) {
+        if null(el) {
+            continue;
+        }
+        let (px, py) = coords(el);
+        let hit = if STRICT {
+            px > w.xmin && px < w.xmax && py > w.ymin && py < w.ymax
+        } else {
+            px >= w.xmin && px <= w.xmax && py >= w.ymin && py <= w.ymax
+        };
+        if hit {
+            rows.push(row);
+        }
+        tested += 1;
+    }
+    tested
+}
 
 /// The union of two ascending, disjoint row lists, ascending.
 fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
@@ -155,15 +239,14 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                 st.used_block_index = true;
                 st.bytes_read += bi.bytes_read;
                 st.blocks_total = bi.entries.len() as u64;
-                let kept = bi.entries.iter().filter(|e| intersects(&e.bbox, &wbox)).count() as u64;
-                st.blocks_skipped = st.blocks_total - kept;
                 // A block whose rows all intersect the window by its entry is answered like
                 // the R-tree's inside leaves: without its geometry being tested, or read at
                 // all when no WKB is wanted (issue #33: a wide window over dense points spent
                 // most of its time inflating the chunks of such blocks).
-                let (read, whole) = crate::spatial::blocks_classified(&bi.entries, bi.block_length, n, &wbox, by_box);
-                runs = read;
-                for r in whole {
+                let c = crate::spatial::blocks_classified(&bi.entries, bi.block_length, n, &wbox, by_box);
+                st.blocks_skipped = st.blocks_total - c.met;
+                runs = c.read;
+                for r in c.whole {
                     st.rows_by_box += r.end - r.start;
                     inside.extend(r.clone());
                     if q.with_wkb {
@@ -227,6 +310,11 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
         match &mut snap.data {
             GeometryData::Point { data, x, y, f32, dims, fill } => {
                 let (x, y, f32, dims) = (*x, *y, *f32, *dims);
+                if let (false, Some(test_box)) = (q.with_wkb, test.point_box()) {
+                    st.bytes_read += (e - s) * data.elem_size() as u64;
+                    points_in_box(data, (x, y, f32), fill.as_deref(), s..e, &members, test_box, &mut rows, &mut st)?;
+                    continue;
+                }
                 let a = Array { dtype: data.dtype().clone(), bytes: data.read(s, e - s)? };
                 st.bytes_read += a.bytes.len() as u64;
                 let miss = a.missing(fill.as_deref());

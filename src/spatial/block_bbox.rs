@@ -188,7 +188,7 @@ pub fn blocks_to_read(
     nrows: u64,
     query: &BBox,
 ) -> Vec<Range<u64>> {
-    blocks_classified(entries, block_length, nrows, query, false).0
+    blocks_classified(entries, block_length, nrows, query, false).read
 }
 
 /// [`blocks_to_read`], with the blocks whose every row is known to intersect `query`
@@ -204,16 +204,19 @@ pub(crate) fn blocks_classified(
     nrows: u64,
     query: &BBox,
     by_box: bool,
-) -> (Vec<Range<u64>>, Vec<Range<u64>>) {
-    let (mut out, mut inside): (Vec<Range<u64>>, Vec<Range<u64>>) = (Vec::new(), Vec::new());
+) -> Classified {
+    let mut c = Classified::default();
+    let nblocks = if block_length == 0 { 0 } else { nrows.div_ceil(block_length) };
+    // Entries beyond the blocks still count as met (the statistics of the query).
+    let beyond = usize::try_from(nblocks).unwrap_or(usize::MAX).min(entries.len());
+    c.met = entries[beyond..].iter().filter(|e| intersects(&e.bbox, query)).count() as u64;
     if nrows == 0 || query.is_empty() {
-        return (out, inside);
+        return c;
     }
     if block_length == 0 {
-        out.push(0..nrows);
-        return (out, inside);
+        c.read.push(0..nrows);
+        return c;
     }
-    let nblocks = nrows.div_ceil(block_length);
     let push = |v: &mut Vec<Range<u64>>, r: Range<u64>| match v.last_mut() {
         Some(last) if last.end == r.start => last.end = r.end,
         _ => v.push(r),
@@ -221,22 +224,34 @@ pub(crate) fn blocks_classified(
     let wraps = query.xmin > query.xmax;
     for (j, e) in (0..nblocks).zip(entries) {
         if intersects(&e.bbox, query) {
+            c.met += 1;
             // j < nblocks, so j·B < nrows.
             let start = j * block_length;
             let r = start..nrows.min(start.saturating_add(block_length));
             let whole = e.n == r.end - r.start && e.null_count == 0 && e.empty_count == 0;
             if by_box && !wraps && whole && query.contains_xy(&e.bbox) {
-                push(&mut inside, r);
+                push(&mut c.whole, r);
             } else {
-                push(&mut out, r);
+                push(&mut c.read, r);
             }
         }
     }
     let covered = entries.len() as u64;
     if covered < nblocks {
-        push(&mut out, covered * block_length..nrows);
+        push(&mut c.read, covered * block_length..nrows);
     }
-    (out, inside)
+    c
+}
+
+/// What [`blocks_classified`] finds.
+#[derive(Debug, Default)]
+pub(crate) struct Classified {
+    /// The row ranges still to test (ascending, merged).
+    pub read: Vec<Range<u64>>,
+    /// The row ranges of the blocks answered by their entry (ascending, merged).
+    pub whole: Vec<Range<u64>>,
+    /// The entries whose box meets the query (all of them, also those beyond the blocks).
+    pub met: u64,
 }
 
 #[cfg(test)]

@@ -56,6 +56,19 @@ fn y_interval(b: &BBox) -> (f64, f64) {
 /// For two non-wrapping boxes without NaN this equals [`BBox::intersects_xy`].
 #[inline]
 pub fn intersects(stored: &BBox, query: &BBox) -> bool {
+    // Two ordinary boxes (minima at most maxima: neither NaN, wrapping nor empty), the
+    // common case of every block entry and point a window meets: the closed-interval test
+    // itself (the general one below gives the same answer; a unit test compares them).
+    let (a, b) = (stored, query);
+    if a.xmin <= a.xmax && a.ymin <= a.ymax && b.xmin <= b.xmax && b.ymin <= b.ymax {
+        return a.xmin <= b.xmax && b.xmin <= a.xmax && a.ymin <= b.ymax && b.ymin <= a.ymax;
+    }
+    intersects_general(stored, query)
+}
+
+/// [`intersects`] for any two boxes (wrapping, empty or with NaN bounds).
+#[inline(never)]
+fn intersects_general(stored: &BBox, query: &BBox) -> bool {
     if stored.is_empty() || query.is_empty() {
         return false;
     }
@@ -135,6 +148,29 @@ mod tests {
             (-180.0, 180.0, -10.0, 10.0)
         );
         assert_eq!(unwrap_box(&BBox::EMPTY), BBox::EMPTY);
+    }
+
+    /// The ordinary-box shortcut of `intersects` answers as the general test, over every
+    /// pair of boxes built from edge values (NaN, ±∞, signed zeros, wrapping, empty).
+    #[test]
+    fn shortcut_equals_the_general_test() {
+        let v = [f64::NAN, f64::NEG_INFINITY, -180.0, -1.0, -0.0, 0.0, 0.5, 1.0, 180.0, f64::INFINITY];
+        let mut boxes = vec![BBox::EMPTY];
+        for &x0 in &v {
+            for &x1 in &v {
+                for (y0, y1) in [(0.0, 1.0), (-0.0, 0.0), (1.0, 0.0), (f64::NAN, 1.0), (0.5, f64::INFINITY)] {
+                    boxes.push(BBox::xy(x0, y0, x1, y1));
+                }
+            }
+        }
+        let mut plain = 0;
+        for a in &boxes {
+            for b in &boxes {
+                assert_eq!(intersects(a, b), intersects_general(a, b), "{a:?} {b:?}");
+                plain += usize::from(a.xmin <= a.xmax && a.ymin <= a.ymax && b.xmin <= b.xmax && b.ymin <= b.ymax);
+            }
+        }
+        assert!(plain > 1000, "the shortcut was taken {plain} times");
     }
 
     #[test]
