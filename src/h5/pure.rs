@@ -77,6 +77,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Whether a failed lookup says only that no object of the kind asked for is at the path.
+fn is_not_found(e: &hdf5_reader::error::Error) -> bool {
+    use hdf5_reader::error::Error as E;
+    match e {
+        E::GroupNotFound(_) | E::DatasetNotFound(_) => true,
+        E::Context { source, .. } => is_not_found(source),
+        _ => false,
+    }
+}
+
 fn perr(path: &str, e: hdf5_reader::error::Error) -> MarquetError {
     remote_or(MarquetError::hdf5(path, e))
 }
@@ -205,14 +215,29 @@ impl PureFile {
             return Ok(Some(ObjKind::Group));
         }
         let (parent, leaf) = split(path);
-        let Some(m) = self.member_names(parent)? else { return Ok(None) };
-        let (groups, datasets) = &*m;
-        if groups.iter().any(|n| n == leaf) {
-            Ok(Some(ObjKind::Group))
-        } else if datasets.iter().any(|n| n == leaf) {
-            Ok(Some(ObjKind::Dataset))
-        } else {
-            Ok(None)
+        let listed = lock(&self.members).get(parent).cloned();
+        if let Some(m) = listed {
+            let (groups, datasets) = &*m;
+            return Ok(if groups.iter().any(|n| n == leaf) {
+                Some(ObjKind::Group)
+            } else if datasets.iter().any(|n| n == leaf) {
+                Some(ObjKind::Dataset)
+            } else {
+                None
+            });
+        }
+        // Only this object's header is read: listing the parent would read every sibling's,
+        // which for a table's column is every column's (a cold query's open cost grew with
+        // the table's width, issue #33).
+        match self.f.dataset(path) {
+            Ok(_) => return Ok(Some(ObjKind::Dataset)),
+            Err(e) if !is_not_found(&e) => return Err(perr(path, e)),
+            Err(_) => {}
+        }
+        match self.f.group(path) {
+            Ok(_) => Ok(Some(ObjKind::Group)),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(e) => Err(perr(path, e)),
         }
     }
 
@@ -363,6 +388,15 @@ impl PureFile {
     /// datasets, `SEARCH_INDEXES`' indexes), by link address without opening the objects;
     /// `None` when it is not there.
     fn path_of(&self, path: &str, address: u64) -> Result<Option<String>> {
+        // Where a column's index references point (HEP002 §10: SEARCH_INDEXES), looked at
+        // first: resolving the group's own links, and listing its child groups (which reads
+        // the header of every member), costs in proportion to a table's columns.
+        let indexes = join(path, crate::spec::names::SEARCH_INDEXES);
+        if let Ok(g) = self.f.group(&indexes) {
+            if let Some(n) = g.child_name_by_address(address).map_err(|e| perr(&indexes, e))? {
+                return Ok(Some(join(&indexes, &n)));
+            }
+        }
         let g = self.f.group(path).map_err(|e| perr(path, e))?;
         if let Some(n) = g.child_name_by_address(address).map_err(|e| perr(path, e))? {
             return Ok(Some(join(path, &n)));
