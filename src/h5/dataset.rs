@@ -52,25 +52,13 @@ pub(super) unsafe fn set_filters(dcpl: hid_t, filters: &[Filter], name: &str) ->
 
 /// Create a rank-1 dataset `name` in group `loc`. Chunked datasets are unlimited.
 pub fn dataset_create(loc: hid_t, name: &str, spec: &DatasetSpec) -> Result<Hid> {
-    dataset_create_in(loc, Some(name), spec, name)
-}
-
-/// [`dataset_create`] without a link (`H5Dcreate_anon`), in the file of `loc`: nothing
-/// reaches it until [`super::object_link`] names it, so it can be written and flushed whole
-/// first (docs/FAULTS.md F2); closed while unlinked, HDF5 deletes it. `what` names it in
-/// messages.
-pub fn dataset_create_anon(loc: hid_t, spec: &DatasetSpec, what: &str) -> Result<Hid> {
-    dataset_create_in(loc, None, spec, what)
-}
-
-fn dataset_create_in(loc: hid_t, link: Option<&str>, spec: &DatasetSpec, name: &str) -> Result<Hid> {
     if spec.filters.iter().any(|f| matches!(f, Filter::Zstd(_) | Filter::Other(codec::FILTER_ZSTD, _))) {
         register_filters()?;
     }
     let t = spec.dtype.to_hid()?;
     let max = if spec.chunk.is_some() { H5S_UNLIMITED } else { spec.len };
     let s = Space::Simple(vec![spec.len]).to_hid(Some(&[max]))?;
-    let n = link.map(cstr).transpose()?;
+    let n = cstr(name)?;
     locked(|| unsafe {
         let dcpl = Hid::new(h5p::H5Pcreate(*g::H5P_DATASET_CREATE), name, "H5Pcreate")?;
         if let Some(c) = spec.chunk {
@@ -86,10 +74,7 @@ fn dataset_create_in(loc: hid_t, link: Option<&str>, spec: &DatasetSpec, name: &
         }
         // Never write times into objects: reproducible files and golden DDL.
         check(h5p::H5Pset_obj_track_times(dcpl.0, 0), name, "H5Pset_obj_track_times")?;
-        match &n {
-            Some(n) => Hid::new(h5d::H5Dcreate2(loc, n.as_ptr(), t.0, s.0, H5P_DEFAULT, dcpl.0, H5P_DEFAULT), name, "H5Dcreate2"),
-            None => Hid::new(h5d::H5Dcreate_anon(loc, t.0, s.0, dcpl.0, H5P_DEFAULT), name, "H5Dcreate_anon"),
-        }
+        Hid::new(h5d::H5Dcreate2(loc, n.as_ptr(), t.0, s.0, H5P_DEFAULT, dcpl.0, H5P_DEFAULT), name, "H5Dcreate2")
     })
 }
 

@@ -169,14 +169,6 @@ pub fn group_create_anon(loc: hid_t) -> Result<Hid> {
     })
 }
 
-/// Give the unlinked object `obj` (from [`group_create_anon`] or
-/// [`super::dataset_create_anon`]) the name `name` below `loc` (`H5Olink`), creating no
-/// intermediate groups.
-pub fn object_link(obj: hid_t, loc: hid_t, name: &str) -> Result<()> {
-    let n = cstr(name)?;
-    wrote(locked(|| unsafe { check(hdf5_sys::h5o::H5Olink(obj, loc, n.as_ptr(), H5P_DEFAULT, H5P_DEFAULT), name, "H5Olink") })).map(|_| ())
-}
-
 /// Create a group without timestamps, tracking attribute creation order off.
 pub fn group_create(loc: hid_t, name: &str) -> Result<Hid> {
     let n = cstr(name)?;

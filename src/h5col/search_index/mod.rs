@@ -176,15 +176,8 @@ internal_pub! {
     /// index dataset `SEARCH_INDEXES/<index_name>` for `column`, link it from the column's
     /// `SEARCH_INDEX_LIST`, and write its KIND. Tokens are the caller's job.
     fn create_index_dataset(t: &Table, column: &str, index_name: &str, spec: &DatasetSpec, kind: &str) -> Result<Hid> {
-        // A new object is made and flushed whole before a link names it (here and for the
-        // dataset below): HDF5 writes dirty metadata in address order, so a kill during a
-        // flush could otherwise leave the group's new link on disk and the object it names,
-        // at the end of the file, not — a link no reader can follow and no writer can
-        // delete (docs/FAULTS.md F2, "Publication in two steps").
         if !h5::link_exists(t.id(), names::SEARCH_INDEXES)? {
-            let g = h5::group_create_anon(t.id())?;
-            h5::flush(t.id())?;
-            h5::object_link(g.id(), t.id(), names::SEARCH_INDEXES)?;
+            h5::group_create(t.id(), names::SEARCH_INDEXES)?;
         }
         let g = ensure_generation(t)?;
         let rel = format!("{}/{}", names::SEARCH_INDEXES, index_name);
@@ -204,14 +197,11 @@ internal_pub! {
             }
             ds
         } else {
-            let ds = h5::dataset_create_anon(t.id(), spec, &t.member_path(&rel))?;
+            let ds = h5::dataset_create(t.id(), &rel, spec)?;
             // A new index is born stale, never without its tokens (HEP001 §13 req 12): a
             // writer killed before the caller's tokens leaves it conformant (docs/FAULTS.md F2).
             h5::attr_write_u64(ds.id(), names::SOURCE_GENERATION, g.wrapping_sub(1))?;
             h5::attr_write_u64(ds.id(), names::SOURCE_NROWS, DISABLED_SOURCE_NROWS)?;
-            h5::attr_write_ascii(ds.id(), names::KIND, kind)?;
-            h5::flush(t.id())?;
-            h5::object_link(ds.id(), t.id(), &rel)?;
             ds
         };
         link_index(t, column, ds.id(), &t.member_path(&rel), kind)?;
