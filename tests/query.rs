@@ -433,7 +433,8 @@ fn blocks_inside_the_window_answer_without_their_geometry() {
 /// 9.97e36, which some windows below contain) and empty (NaN) points: a query without WKB (the
 /// points tested in place, issue #33) answers and counts exactly as the query with WKB (the
 /// general loop) and as brute force, on windows whose edges pass through points (closed
-/// for intersects, open for within) and on zero-area windows.
+/// for intersects, open for within) and on zero-area windows; the WKB returned equals
+/// `take_wkb` of the answer.
 #[test]
 fn point_columns_answer_alike_with_and_without_wkb() {
     for f32 in [false, true] {
@@ -471,6 +472,7 @@ fn point_columns_answer_alike_with_and_without_wkb() {
                     assert_eq!(plain.rows, want, "f32 {f32} {w:?} {p:?} indexed {indexed}");
                     assert_eq!(with.rows, want, "f32 {f32} {w:?} {p:?} indexed {indexed}, with WKB");
                     assert_eq!(plain.stats.exact_tested, with.stats.exact_tested, "f32 {f32} {w:?} {p:?} indexed {indexed}");
+                    assert_eq!(with.wkb.unwrap(), t.take_wkb("geom", &want).unwrap(), "f32 {f32} {w:?} {p:?} indexed {indexed}: the WKB");
                     if !indexed {
                         assert_eq!(plain.stats.exact_tested + plain.stats.rows_by_box, 292, "every non-null row tested");
                     }

@@ -59,12 +59,14 @@ pub(super) fn read_groups(runs: &[Range<u64>]) -> Vec<(Range<u64>, Vec<Range<u64
 }
 
 
-/// Layer 4 of a point column whose test is a box ([`ExactTest::point_box`]) when no WKB
-/// is wanted: the points of `members` (rows within `group`) are tested on the cached
+/// Layer 4 of a point column whose test is a box ([`ExactTest::point_box`]): the points of
+/// `members` (rows within `group`) are tested on the cached
 /// chunks' bytes in place — without the copy, the null mask and the call per point of the
 /// general loop in [`run`], which were half of a warm point window (issue #33). Answers and
 /// statistics are the general loop's: a null row (equal to the fill value) is neither
-/// tested nor matched, a NaN coordinate never matches.
+/// tested nor matched, a NaN coordinate never matches. The matches go to `rows` and, when
+/// given, their WKB to `wkb`: only for `{x: f64, y: f64}` elements, which are the body of a
+/// 2-D point's WKB.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn points_in_box(
@@ -74,9 +76,20 @@ fn points_in_box(
     group: Range<u64>,
     members: &[Range<u64>],
     (w, strict): (BBox, bool),
-    rows: &mut Vec<u64>,
+    (rows, mut wkb): (&mut Vec<u64>, Option<&mut WkbBuffer>),
     st: &mut QueryStats,
 ) -> Result<()> {
+    const POINT_XY: [u8; 4] = 1u32.to_le_bytes();
+    let mut hit = |row: u64, el: &[u8]| {
+        rows.push(row);
+        if let Some(o) = wkb.as_deref_mut() {
+            o.bytes.push(1);
+            o.bytes.extend_from_slice(&POINT_XY);
+            o.bytes.extend_from_slice(el);
+            o.valid.push(true);
+            o.offsets.push(o.bytes.len() as u64);
+        }
+    };
     let es = data.elem_size();
     // The usual element, `{x: f64, y: f64}`, compared with the fill value as one integer.
     let xy = (es, x, y, f32) == (16, 0, 8, false);
@@ -99,10 +112,10 @@ fn points_in_box(
             let null = |el: &[u8]| fill.is_some_and(|f| f == el);
             let coords = |el: &[u8]| (point_coord(el, x, f32), point_coord(el, y, f32));
             tested += match (xy, strict) {
-                (true, false) => box_run::<false>(lo, els, &w, xy_null, xy_coords, rows),
-                (true, true) => box_run::<true>(lo, els, &w, xy_null, xy_coords, rows),
-                (false, false) => box_run::<false>(lo, els, &w, null, coords, rows),
-                (false, true) => box_run::<true>(lo, els, &w, null, coords, rows),
+                (true, false) => box_run::<false>(lo, els, &w, xy_null, xy_coords, &mut hit),
+                (true, true) => box_run::<true>(lo, els, &w, xy_null, xy_coords, &mut hit),
+                (false, false) => box_run::<false>(lo, els, &w, null, coords, &mut hit),
+                (false, true) => box_run::<true>(lo, els, &w, null, coords, &mut hit),
             };
         }
         Ok(())
@@ -111,9 +124,9 @@ fn points_in_box(
     Ok(())
 }
 
-/// One run of [`points_in_box`]: the elements `els` of rows `lo…`, the matches pushed onto
-/// `rows`; returns the rows tested (not null). The strictness is a constant and the tests
-/// are inlined, so each caller gets its own tight loop.
+/// One run of [`points_in_box`]: the elements `els` of rows `lo…`, each match given to
+/// `hit` (row, element); returns the rows tested (not null). The strictness is a constant
+/// and the tests are inlined, so each caller gets its own tight loop.
 #[inline(always)]
 fn box_run<'a, const STRICT: bool>(
     lo: u64,
@@ -121,7 +134,7 @@ fn box_run<'a, const STRICT: bool>(
     w: &BBox,
     null: impl Fn(&[u8]) -> bool,
     coords: impl Fn(&[u8]) -> (f64, f64),
-    rows: &mut Vec<u64>,
+    hit: &mut impl FnMut(u64, &[u8]),
 ) -> u64 {
     let mut tested = 0;
     for (row, el) in (lo..).zip(els) {
@@ -129,13 +142,13 @@ fn box_run<'a, const STRICT: bool>(
             continue;
         }
         let (px, py) = coords(el);
-        let hit = if STRICT {
+        let matched = if STRICT {
             px > w.xmin && px < w.xmax && py > w.ymin && py < w.ymax
         } else {
             px >= w.xmin && px <= w.xmax && py >= w.ymin && py <= w.ymax
         };
-        if hit {
-            rows.push(row);
+        if matched {
+            hit(row, el);
         }
         tested += 1;
     }
@@ -310,9 +323,12 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
         match &mut snap.data {
             GeometryData::Point { data, x, y, f32, dims, fill } => {
                 let (x, y, f32, dims) = (*x, *y, *f32, *dims);
-                if let (false, Some(test_box)) = (q.with_wkb, test.point_box()) {
+                // With WKB only for plain 2-D points, whose element is the WKB's body, and
+                // when no row is answered by its block's box (those are not tested).
+                let xy = (data.elem_size(), x, y, f32, dims) == (16, 0, 8, false, crate::Dimensions::Xy);
+                if let (true, Some(test_box)) = (!q.with_wkb || (xy && inside.is_empty()), test.point_box()) {
                     st.bytes_read += (e - s) * data.elem_size() as u64;
-                    points_in_box(data, (x, y, f32), fill.as_deref(), s..e, &members, test_box, &mut rows, &mut st)?;
+                    points_in_box(data, (x, y, f32), fill.as_deref(), s..e, &members, test_box, (&mut rows, out.as_mut()), &mut st)?;
                     continue;
                 }
                 let a = Array { dtype: data.dtype().clone(), bytes: data.read(s, e - s)? };
