@@ -46,8 +46,10 @@ done
 # its benchmark against FlatGeobuf's HTTP reader (src/bin/marquet/remote_bench.rs) and
 # tests/remote.rs took it to 1,307 KiB; 1,344 KiB until session 15, whose read-only HDF5
 # file driver over URLs (src/h5/range_driver.rs, session 14) and the measurements of issues
-# #31 and #33 in docs/PERFORMANCE.md took it to 1,348 KiB.
-MAX_CRATE_KB=1408
+# #31 and #33 in docs/PERFORMANCE.md took it to 1,348 KiB; 1,408 KiB until session 24,
+# whose read-path changes, tests (tests/query.rs) and measurements (docs/PERFORMANCE.md,
+# docs/FAULTS.md) took it to 1,410 KiB.
+MAX_CRATE_KB=1472
 say() { echo "[test-package] $*" >&2; }
 fail() { echo "[test-package] FAIL: $*" >&2; exit 1; }
 target=${CARGO_TARGET_DIR:-$root/target}
