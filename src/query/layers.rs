@@ -79,20 +79,20 @@ fn points_in_box(
     (rows, mut wkb): (&mut Vec<u64>, Option<&mut WkbBuffer>),
     st: &mut QueryStats,
 ) -> Result<()> {
-    const POINT_XY: [u8; 4] = 1u32.to_le_bytes();
     let mut hit = |row: u64, el: &[u8]| {
         rows.push(row);
         if let Some(o) = wkb.as_deref_mut() {
-            o.bytes.push(1);
-            o.bytes.extend_from_slice(&POINT_XY);
-            o.bytes.extend_from_slice(el);
-            o.valid.push(true);
-            o.offsets.push(o.bytes.len() as u64);
+            // Little-endian, type 1 (Point), then the element's x and y.
+            let mut v = [0u8; 21];
+            v[0] = 1;
+            v[1] = 1;
+            v[5..].copy_from_slice(el);
+            o.push(Some(&v));
         }
     };
     let es = data.elem_size();
-    // The usual element, `{x: f64, y: f64}`, compared with the fill value as one integer.
-    let xy = (es, x, y, f32) == (16, 0, 8, false);
+    // The usual element, compared with the fill value as one integer.
+    let xy = plain_xy(es, x, y, f32);
     let fill16 = fill.and_then(|f| <[u8; 16]>::try_from(f).ok()).map(u128::from_ne_bytes);
     let mut tested = 0u64;
     data.visit(group.start, group.end - group.start, |first, bytes| {
@@ -122,6 +122,12 @@ fn points_in_box(
     })?;
     st.exact_tested += tested;
     Ok(())
+}
+
+/// Whether a point element is `{x: f64, y: f64}` (16 bytes, x first): a 2-D point whose
+/// element is the body of its WKB.
+fn plain_xy(es: usize, x: usize, y: usize, f32: bool) -> bool {
+    (es, x, y, f32) == (16, 0, 8, false)
 }
 
 /// One run of [`points_in_box`]: the elements `els` of rows `lo…`, each match given to
@@ -325,7 +331,7 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                 let (x, y, f32, dims) = (*x, *y, *f32, *dims);
                 // With WKB only for plain 2-D points, whose element is the WKB's body, and
                 // when no row is answered by its block's box (those are not tested).
-                let xy = (data.elem_size(), x, y, f32, dims) == (16, 0, 8, false, crate::Dimensions::Xy);
+                let xy = plain_xy(data.elem_size(), x, y, f32);
                 if let (true, Some(test_box)) = (!q.with_wkb || (xy && inside.is_empty()), test.point_box()) {
                     st.bytes_read += (e - s) * data.elem_size() as u64;
                     points_in_box(data, (x, y, f32), fill.as_deref(), s..e, &members, test_box, (&mut rows, out.as_mut()), &mut st)?;

@@ -61,7 +61,7 @@ pub fn intersects(stored: &BBox, query: &BBox) -> bool {
     // itself (the general one below gives the same answer; a unit test compares them).
     let (a, b) = (stored, query);
     if a.xmin <= a.xmax && a.ymin <= a.ymax && b.xmin <= b.xmax && b.ymin <= b.ymax {
-        return a.xmin <= b.xmax && b.xmin <= a.xmax && a.ymin <= b.ymax && b.ymin <= a.ymax;
+        return a.intersects_xy(b);
     }
     intersects_general(stored, query)
 }
