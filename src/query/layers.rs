@@ -82,12 +82,13 @@ fn points_in_box(
     let mut hit = |row: u64, el: &[u8]| {
         rows.push(row);
         if let Some(o) = wkb.as_deref_mut() {
-            // Little-endian, type 1 (Point), then the element's x and y.
-            let mut v = [0u8; 21];
-            v[0] = 1;
-            v[1] = 1;
-            v[5..].copy_from_slice(el);
-            o.push(Some(&v));
+            // Little-endian, type 1 (Point), the element's x and y. Written out: building
+            // the 21 bytes for `WkbBuffer::push` made the loop 25 % dearer (callgrind).
+            o.bytes.push(1);
+            o.bytes.extend_from_slice(&1u32.to_le_bytes());
+            o.bytes.extend_from_slice(el);
+            o.valid.push(true);
+            o.offsets.push(o.bytes.len() as u64);
         }
     };
     let es = data.elem_size();
