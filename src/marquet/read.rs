@@ -32,7 +32,7 @@ impl WkbSource {
 
     /// Read rows `[start, end)` and append the WKB of rows `start + i` for each `i` of
     /// `picks` (ascending) to `out`. `path` names the column in errors.
-    pub(super) fn push_span(&self, path: &str, start: u64, end: u64, picks: impl Iterator<Item = usize>, out: &mut WkbBuffer) -> Result<()> {
+    pub(super) fn push_span(&self, path: &str, start: u64, end: u64, picks: impl Iterator<Item = usize> + Clone, out: &mut WkbBuffer) -> Result<()> {
         match self {
             WkbSource::Var(lc) => {
                 let l = lc.read(start, end)?;
@@ -62,20 +62,11 @@ impl WkbSource {
                 let miss = a.missing(c.fill());
                 if let Some(k) = f64_coords(&a, *dims) {
                     // Coordinates stored as WKB has them: copy each element after the header.
-                    let es = a.dtype.size();
                     let (lo, hi) = (out.offsets.len(), out.valid.len());
-                    let rows = (end - start) as usize;
-                    out.bytes.reserve(rows * (5 + 8 * k));
-                    out.offsets.reserve(rows);
-                    out.valid.reserve(rows);
-                    for i in picks {
-                        if !miss[i] {
-                            out.bytes.push(1);
-                            out.bytes.extend_from_slice(code);
-                            out.bytes.extend_from_slice(&a.bytes[i * es..i * es + 8 * k]);
-                        }
-                        out.valid.push(!miss[i]);
-                        out.offsets.push(out.bytes.len() as u64);
+                    match k {
+                        2 => push_records::<2, 21>(&a.bytes, &miss, picks, code, out),
+                        3 => push_records::<3, 29>(&a.bytes, &miss, picks, code, out),
+                        _ => push_records::<4, 37>(&a.bytes, &miss, picks, code, out),
                     }
                     debug_assert_eq!(out.offsets.len() - lo, out.valid.len() - hi);
                     return Ok(());
@@ -87,6 +78,30 @@ impl WkbSource {
             }
         }
         Ok(())
+    }
+}
+
+/// Append the WKB of the points `picks` of `bytes` (elements of `K` little-endian float64,
+/// as [`f64_coords`] found them; `miss`: missing rows) to `out`: for each, the record `R`
+/// = 5 + 8·K bytes long (byte order, `code`, the coordinates as stored). Flags, offsets
+/// and records are written in passes of their own, each without a capacity check per
+/// point (a whole-table read of 1,000,000 points spent 66 M instructions here when each
+/// point was pushed field by field; issue #33 item 6).
+fn push_records<const K: usize, const R: usize>(bytes: &[u8], miss: &[bool], picks: impl Iterator<Item = usize> + Clone, code: &[u8; 4], out: &mut WkbBuffer) {
+    debug_assert_eq!(R, 5 + 8 * K);
+    out.valid.extend(picks.clone().map(|i| !miss[i]));
+    let base = out.bytes.len();
+    let mut end = base as u64;
+    out.offsets.extend(picks.clone().map(|i| {
+        end += if miss[i] { 0 } else { R as u64 };
+        end
+    }));
+    out.bytes.resize(end as usize, 0);
+    let valid = picks.filter(|&i| !miss[i]);
+    for (rec, i) in out.bytes[base..].chunks_exact_mut(R).zip(valid) {
+        rec[0] = 1;
+        rec[1..5].copy_from_slice(code);
+        rec[5..].copy_from_slice(&bytes[i * 8 * K..(i + 1) * 8 * K]);
     }
 }
 
@@ -297,4 +312,40 @@ pub(crate) fn row_infos(this: &MarquetTable, name: &str, start: u64, end: u64) -
         .collect::<Result<Vec<_>>>()?;
     bounds::grow_rows(&info, &mut rows, |i| b.get(i))?;
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record writer gives the bytes, offsets and flags of the field-by-field writer
+    /// (`push_point_wkb` over `PointArrays`) for 2, 3 and 4 ordinates, missing rows among
+    /// the picks, picks that skip rows, and a buffer that already holds values.
+    #[test]
+    fn records_equal_point_by_point() {
+        for k in 2..=4usize {
+            let rows = 37usize;
+            let bytes: Vec<u8> = (0..rows * k).flat_map(|i| (i as f64 * 1.5 - 7.25).to_le_bytes()).collect();
+            let miss: Vec<bool> = (0..rows).map(|i| i % 5 == 3 || i == 0).collect();
+            let code = [0xE9u8, 0x03, 0, 0];
+            let col = |j: usize| (0..rows).map(|i| f64::from_le_bytes(bytes[(i * k + j) * 8..(i * k + j) * 8 + 8].try_into().unwrap())).collect::<Vec<f64>>();
+            let p = PointArrays { x: col(0), y: col(1), z: (k > 2).then(|| col(2)), m: (k > 3).then(|| col(3)), valid: miss.iter().map(|m| !m).collect() };
+            for picks in [(0..rows).collect::<Vec<usize>>(), (0..rows).filter(|i| i % 3 != 1).collect()] {
+                let mut want = WkbBuffer::new();
+                want.push(Some(b"\x01\x01\x00\x00\x00"));
+                let mut got = want.clone();
+                for &i in &picks {
+                    push_point_wkb(&mut want, &p, i, &code);
+                }
+                match k {
+                    2 => push_records::<2, 21>(&bytes, &miss, picks.iter().copied(), &code, &mut got),
+                    3 => push_records::<3, 29>(&bytes, &miss, picks.iter().copied(), &code, &mut got),
+                    _ => push_records::<4, 37>(&bytes, &miss, picks.iter().copied(), &code, &mut got),
+                }
+                assert_eq!(got.bytes, want.bytes, "k {k}");
+                assert_eq!(got.offsets, want.offsets, "k {k}");
+                assert_eq!(got.valid, want.valid, "k {k}");
+            }
+        }
+    }
 }
