@@ -638,3 +638,34 @@ fn encoded_len_matches() {
     );
     assert_eq!(encode(&g, ByteOrder::LittleEndian), b);
 }
+
+/// `CoordSeq::extend_ordinate` gives each ordinate as `CoordSeq::iter` does, in both byte
+/// orders and for every dimension, and NaN for an ordinate the coordinates lack.
+#[test]
+fn extend_ordinate_equals_iter() {
+    for le in [true, false] {
+        for (code, n) in [(2u32, 2usize), (1002, 3), (2002, 3), (3002, 4)] {
+            let vals: Vec<f64> = (0..3 * n).map(|i| i as f64 * 0.75 - 2.0).collect();
+            let b = W::new(le).hdr(code).u32(3).f(&vals).bytes();
+            struct Cols(Vec<Vec<f64>>, Vec<[f64; 4]>);
+            impl WkbVisitor for Cols {
+                fn coords(&mut self, _ring: Option<usize>, seq: CoordSeq<'_>) {
+                    for k in 0..5 {
+                        seq.extend_ordinate(k, &mut self.0[k]);
+                    }
+                    self.1.extend(seq.iter().map(|c| [c.x, c.y, c.z, c.m]));
+                }
+            }
+            let mut c = Cols(vec![Vec::new(); 5], Vec::new());
+            visit(&b, &mut c).unwrap();
+            assert_eq!(c.1.len(), 3);
+            for (i, want) in c.1.iter().enumerate() {
+                assert_eq!(c.0[0][i], want[0], "x, code {code}, le {le}");
+                assert_eq!(c.0[1][i], want[1], "y, code {code}, le {le}");
+            }
+            assert!(c.0[4].iter().all(|v| v.is_nan()) && c.0[4].len() == 3, "5th ordinate, code {code}");
+            let third: Vec<f64> = (0..3).map(|i| if n > 2 { vals[i * n + 2] } else { f64::NAN }).collect();
+            assert_eq!(c.0[2].iter().map(|v| v.to_bits()).collect::<Vec<_>>(), third.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "code {code}");
+        }
+    }
+}

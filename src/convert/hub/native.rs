@@ -131,17 +131,11 @@ impl WkbVisitor for Flat {
         if self.bad.is_some() {
             return;
         }
+        // `begin_geometry` checked the dimensions: 2 or 3 ordinates, x and y first.
+        seq.extend_ordinate(0, &mut self.x);
+        seq.extend_ordinate(1, &mut self.y);
         if self.dims == Dimensions::Xyz {
-            for c in seq.iter() {
-                self.x.push(c.x);
-                self.y.push(c.y);
-                self.z.push(c.z);
-            }
-        } else {
-            for (x, y) in seq.xy() {
-                self.x.push(x);
-                self.y.push(y);
-            }
+            seq.extend_ordinate(2, &mut self.z);
         }
         // A ring or a member line ends with its coordinates (a LineString row's list of
         // vertices is closed at the row's end).
