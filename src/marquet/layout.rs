@@ -20,7 +20,10 @@
 //!   over Hilbert-ordered points a fine block index prunes as well at a fraction of the size;
 //! * a covering column for geometry columns that are not point columns (HEP002 §10.5 says
 //!   producers SHOULD NOT keep one for points);
-//! * on append, a valid R-tree is rebuilt once per operation ([`RTreeOnAppend::Rebuild`]).
+//! * on append, a valid R-tree is rebuilt once per operation ([`RTreeOnAppend::Rebuild`]);
+//! * shuffle + deflate, with the byte planes that do not compress stored inside the
+//!   deflate stream (`h5::codec::deflate_shuffled`): a point chunk inflates several times
+//!   faster at the same size.
 
 use super::spatial_index::RTreeOnAppend;
 use super::{Compression, GeometryColumnSpec, MarquetTable, StorageForm};

@@ -104,17 +104,11 @@ fn points_in_box(
                 continue;
             }
             let els = bytes[(lo - first) as usize * es..(hi - first) as usize * es].chunks_exact(es);
-            let xy_null = |el: &[u8]| fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f));
-            let xy_coords = |el: &[u8]| {
-                let e: [u8; 16] = el.try_into().unwrap_or([0; 16]);
-                let (a, b) = e.split_at(8);
-                (f64::from_le_bytes(a.try_into().unwrap_or([0; 8])), f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-            };
             let null = |el: &[u8]| fill.is_some_and(|f| f == el);
             let coords = |el: &[u8]| (point_coord(el, x, f32), point_coord(el, y, f32));
             tested += match (xy, strict) {
-                (true, false) => box_run::<false>(lo, els, &w, xy_null, xy_coords, &mut hit),
-                (true, true) => box_run::<true>(lo, els, &w, xy_null, xy_coords, &mut hit),
+                (true, false) => xy_run::<false>(lo, els, &w, fill16, &mut hit),
+                (true, true) => xy_run::<true>(lo, els, &w, fill16, &mut hit),
                 (false, false) => box_run::<false>(lo, els, &w, null, coords, &mut hit),
                 (false, true) => box_run::<true>(lo, els, &w, null, coords, &mut hit),
             };
@@ -160,6 +154,21 @@ fn box_run<'a, const STRICT: bool>(
         tested += 1;
     }
     tested
+}
+
+/// [`box_run`] for plain `{x: f64, y: f64}` elements (16 bytes each), the usual point
+/// column: a function of its own, so that the hot loop of a point window is compiled the
+/// same wherever its caller is inlined (when `points_in_box`'s closure was inlined into
+/// `CachedDataset::visit`, the loop inlined there cost 45 % more instructions).
+#[inline(never)]
+fn xy_run<const STRICT: bool>(lo: u64, els: std::slice::ChunksExact<'_, u8>, w: &BBox, fill16: Option<u128>, hit: &mut dyn FnMut(u64, &[u8])) -> u64 {
+    let null = |el: &[u8]| fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f));
+    let coords = |el: &[u8]| {
+        let e: [u8; 16] = el.try_into().unwrap_or([0; 16]);
+        let (a, b) = e.split_at(8);
+        (f64::from_le_bytes(a.try_into().unwrap_or([0; 8])), f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+    };
+    box_run::<STRICT>(lo, els, w, null, coords, &mut |row, el| hit(row, el))
 }
 
 /// The union of two ascending, disjoint row lists, ascending.
