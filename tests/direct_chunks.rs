@@ -20,6 +20,21 @@ use marquet::h5col::File;
 
 const CHUNK: u64 = 1000;
 
+/// The tests of this file run on threads of one process, and every write through `h5`
+/// (any thread's) invalidates the chunk tables the reads keep (`h5::chunk`'s cache is
+/// keyed by a global write generation, on purpose). The test that counts chunk-index
+/// walks therefore runs alone (`alone`); the others share (`shared`). It failed once with
+/// 3+ walks when another test wrote during its reads.
+static ORDER: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    ORDER.read().unwrap_or_else(|p| p.into_inner())
+}
+
+fn alone() -> std::sync::RwLockWriteGuard<'static, ()> {
+    ORDER.write().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Values that compress like real data: clustered coordinates as doubles.
 fn doubles(n: usize, seed: u64) -> Vec<u8> {
     let (x, y) = crate::synth::clustered_points(n, seed);
@@ -87,6 +102,7 @@ fn compare(f: &File, name: &str, dtype: Dtype, filters: Vec<Filter>, fill: Optio
 
 #[test]
 fn direct_chunks_decode_through_the_pipeline() {
+    let _order = shared();
     // Serial: the decoded-chunk cache of the test below is invalidated by any write in
     // the process, so no test here writes while another counts decodes.
     let _s = common::serial();
@@ -123,6 +139,7 @@ fn direct_chunks_decode_through_the_pipeline() {
 
 #[test]
 fn appends_across_chunk_boundaries_read_back() {
+    let _order = shared();
     // Serial: the decoded-chunk cache of the test below is invalidated by any write in
     // the process, so no test here writes while another counts decodes.
     let _s = common::serial();
@@ -152,6 +169,7 @@ fn appends_across_chunk_boundaries_read_back() {
 
 #[test]
 fn zstd_filter_is_registered_as_32015_with_the_level_in_cd_values() {
+    let _order = shared();
     // Serial: the decoded-chunk cache of the test below is invalidated by any write in
     // the process, so no test here writes while another counts decodes.
     let _s = common::serial();
@@ -188,6 +206,7 @@ fn zstd_filter_is_registered_as_32015_with_the_level_in_cd_values() {
 /// through the direct path.
 #[test]
 fn reads_a_file_written_by_h5py_and_hdf5plugin() {
+    let _order = shared();
     // Serial: the decoded-chunk cache of the test below is invalidated by any write in
     // the process, so no test here writes while another counts decodes.
     let _s = common::serial();
@@ -221,6 +240,7 @@ fn reads_a_file_written_by_h5py_and_hdf5plugin() {
 
 #[test]
 fn corrupt_chunks_are_errors_naming_the_dataset() {
+    let _order = shared();
     // Serial: the decoded-chunk cache of the test below is invalidated by any write in
     // the process, so no test here writes while another counts decodes.
     let _s = common::serial();
@@ -254,6 +274,7 @@ fn corrupt_chunks_are_errors_naming_the_dataset() {
 
 #[test]
 fn marquet_defaults_use_deflate_and_move_whole_chunks_directly() {
+    let _order = shared();
     // Serial: the decoded-chunk cache of the test below is invalidated by any write in
     // the process, so no test here writes while another counts decodes.
     let _s = common::serial();
@@ -263,6 +284,7 @@ fn marquet_defaults_use_deflate_and_move_whole_chunks_directly() {
 
 #[test]
 fn marquet_zstd_option_moves_whole_chunks_directly() {
+    let _order = shared();
     // Serial: the decoded-chunk cache of the test below is invalidated by any write in
     // the process, so no test here writes while another counts decodes.
     let _s = common::serial();
@@ -325,6 +347,7 @@ fn marquet_columns_move_whole_chunks_directly(c: Option<marquet::marquet::Compre
 
 #[test]
 fn small_deflate_reads_decode_through_a_cache_that_sees_writes() {
+    let _order = shared();
     let _s = common::serial();
     let dir = common::TempDir::new("direct-cache");
     let spec = DatasetSpec { dtype: Dtype::U64, len: 3000, chunk: Some(1000), filters: vec![Filter::Shuffle, Filter::Deflate(4)], fill: None };
@@ -379,6 +402,7 @@ fn small_deflate_reads_decode_through_a_cache_that_sees_writes() {
 /// minutes); with HDF5 >= 1.14 the index is walked once per dataset.
 #[test]
 fn reading_many_small_chunks_walks_the_chunk_index_once() {
+    let _order = alone();
     let dir = common::TempDir::new("direct-walks");
     let f = File::create(dir.join("w.h5")).unwrap();
     let n: u64 = 20_000;
@@ -440,6 +464,7 @@ fn read_back(f: &File, names: &[&str], data: &[u8], n: u64) -> u64 {
 
 #[test]
 fn chunks_of_a_read_only_file_are_read_by_offset() {
+    let _order = shared();
     let _s = common::serial();
     let dir = common::TempDir::new("by-offset");
     let n = 10_500u64;
