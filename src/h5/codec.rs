@@ -171,8 +171,8 @@ const PLANE_MIN_ELEMENTS: usize = 256;
 /// fixed and dynamic blocks in one zlib stream, RFC 1950), so every reader inflates it as
 /// before: HDF5's deflate filter (zlib), h5py, netCDF-C, our libdeflate decoder.
 ///
-/// A plane is stored when its byte histogram's entropy says Huffman coding would save
-/// less than 2 % of it. When no plane is stored (every chunk of fill values, small
+/// A plane is stored when deflate would save less than 2 % of it ([`incompressible`]: a
+/// flat byte histogram and a level-1 trial of its first KiB). When no plane is stored (every chunk of fill values, small
 /// chunks, integer columns that compress), the chunk is deflated whole by libdeflate, the
 /// same bytes as before.
 ///
