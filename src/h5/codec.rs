@@ -171,10 +171,13 @@ const PLANE_MIN_ELEMENTS: usize = 256;
 /// fixed and dynamic blocks in one zlib stream, RFC 1950), so every reader inflates it as
 /// before: HDF5's deflate filter (zlib), h5py, netCDF-C, our libdeflate decoder.
 ///
-/// A plane is stored when deflate would save less than 2 % of it ([`incompressible`]: a
-/// flat byte histogram and a level-1 trial of its first KiB). When no plane is stored (every chunk of fill values, small
-/// chunks, integer columns that compress), the chunk is deflated whole by libdeflate, the
-/// same bytes as before.
+/// A plane is stored when deflate would save less than 8 % of it ([`incompressible`]: a
+/// flat byte histogram and a level-1 trial of its first KiB). Session 26 raised the bar
+/// from 2 %: the two planes that shrink by 5–7 % were decoded as Huffman literals for
+/// little gain; stored, a warm point window costs 6 % fewer instructions and the file is
+/// 0.04 % larger. Storing can make a chunk at most 8 % larger than deflating it whole.
+/// When no plane is stored (every chunk of fill values, small chunks, integer columns that
+/// compress), the chunk is deflated whole by libdeflate, the same bytes as before.
 ///
 /// Hand-written because no crate composes a stream from stored and compressed pieces:
 /// the compressed pieces come from miniz_oxide with a sync flush (byte-aligned, not
@@ -223,7 +226,7 @@ pub fn deflate_shuffled(s: &[u8], elem: usize, level: u32) -> Result<Vec<u8>, St
     Ok(out)
 }
 
-/// Whether deflate saves less than 2 % of `plane`. A plane whose byte histogram is far
+/// Whether deflate saves less than 8 % of `plane`. A plane whose byte histogram is far
 /// from flat (Huffman coding alone saves more than that) is compressible; a flat one may
 /// still repeat (the low bytes of a counter), so it is tried at level 1.
 fn incompressible(plane: &[u8]) -> bool {
@@ -233,7 +236,7 @@ fn incompressible(plane: &[u8]) -> bool {
     }
     let n = plane.len() as f64;
     let bits: f64 = hist.iter().filter(|&&c| c > 0).map(|&c| -f64::from(c) * (f64::from(c) / n).log2()).sum();
-    if bits / 8.0 + 64.0 < 0.98 * n {
+    if bits / 8.0 + 64.0 < 0.92 * n {
         return false;
     }
     // The first KiB says it: noise does not shrink anywhere, a repeating plane does.
@@ -242,7 +245,7 @@ fn incompressible(plane: &[u8]) -> bool {
         let mut t = t.borrow_mut();
         let (comp, buf) = t.get_or_insert_with(|| (libdeflater::Compressor::new(libdeflater::CompressionLvl::new(1).unwrap_or_default()), Vec::new()));
         buf.resize(comp.deflate_compress_bound(sample.len()), 0);
-        comp.deflate_compress(sample, buf).map_or(true, |z| z as f64 >= 0.98 * sample.len() as f64)
+        comp.deflate_compress(sample, buf).map_or(true, |z| z as f64 >= 0.92 * sample.len() as f64)
     })
 }
 
