@@ -869,7 +869,8 @@ pub(crate) fn open_block_index_with(o: &dyn Objects, all: &[SpatialIndex], n: u6
             return invalid(format!("entry {j} has geometries but an empty box"));
         }
     }
-    Ok(IndexState::Usable(BlockIndex { path, block_length: b, entries, bytes_read: bytes.len() as u64 }))
+    let groups = crate::spatial::block_bbox::entry_groups(&entries);
+    Ok(IndexState::Usable(BlockIndex { path, block_length: b, entries, groups, bytes_read: bytes.len() as u64 }))
 }
 /// The body of [`MarquetTable::open_rtree`].
 pub(crate) fn open_rtree(this: &MarquetTable, col: &str) -> Result<IndexState<RTreeIndex>> {
@@ -939,6 +940,8 @@ pub struct BlockIndex {
     pub block_length: u64,
     /// Exactly `ceil(NROWS / B)` entries.
     pub entries: Vec<BlockEntry>,
+    /// The boxes of runs of entries (`crate::spatial::block_bbox::entry_groups`).
+    pub(crate) groups: Vec<Option<BBox>>,
     /// Bytes of index elements read.
     pub bytes_read: u64,
 }

@@ -103,12 +103,13 @@ fn points_in_box(
             if lo >= hi {
                 continue;
             }
-            let els = bytes[(lo - first) as usize * es..(hi - first) as usize * es].chunks_exact(es);
+            let run = &bytes[(lo - first) as usize * es..(hi - first) as usize * es];
+            let els = run.chunks_exact(es);
             let null = |el: &[u8]| fill.is_some_and(|f| f == el);
             let coords = |el: &[u8]| (point_coord(el, x, f32), point_coord(el, y, f32));
             tested += match (xy, strict) {
-                (true, false) => xy_run::<false>(lo, els, &w, fill16, &mut hit),
-                (true, true) => xy_run::<true>(lo, els, &w, fill16, &mut hit),
+                (true, false) => xy_run::<false>(lo, run, &w, fill16, &mut hit),
+                (true, true) => xy_run::<true>(lo, run, &w, fill16, &mut hit),
                 (false, false) => box_run::<false>(lo, els, &w, null, coords, &mut hit),
                 (false, true) => box_run::<true>(lo, els, &w, null, coords, &mut hit),
             };
@@ -156,19 +157,129 @@ fn box_run<'a, const STRICT: bool>(
     tested
 }
 
-/// [`box_run`] for plain `{x: f64, y: f64}` elements (16 bytes each), the usual point
-/// column: a function of its own, so that the hot loop of a point window is compiled the
-/// same wherever its caller is inlined (when `points_in_box`'s closure was inlined into
-/// `CachedDataset::visit`, the loop inlined there cost 45 % more instructions).
+/// [`box_run`] for plain `{x: f64, y: f64}` elements (16 bytes each, `run` holds whole
+/// elements), the usual point column: a function of its own, so that the hot loop of a
+/// point window is compiled the same wherever its caller is inlined (when
+/// `points_in_box`'s closure was inlined into `CachedDataset::visit`, the loop inlined
+/// there cost 45 % more instructions).
+///
+/// When the fill value's coordinates are outside the window, a null element (equal to the
+/// fill value) cannot match, so the window test needs no null test in front of it: four
+/// elements are tested at a time without a branch, and the nulls are only counted (for the
+/// rows tested). Otherwise, each element is tested as [`box_run`] does.
 #[inline(never)]
-fn xy_run<const STRICT: bool>(lo: u64, els: std::slice::ChunksExact<'_, u8>, w: &BBox, fill16: Option<u128>, hit: &mut dyn FnMut(u64, &[u8])) -> u64 {
-    let null = |el: &[u8]| fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f));
+fn xy_run<const STRICT: bool>(lo: u64, run: &[u8], w: &BBox, fill16: Option<u128>, hit: &mut dyn FnMut(u64, &[u8])) -> u64 {
     let coords = |el: &[u8]| {
         let e: [u8; 16] = el.try_into().unwrap_or([0; 16]);
         let (a, b) = e.split_at(8);
         (f64::from_le_bytes(a.try_into().unwrap_or([0; 8])), f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
     };
-    box_run::<STRICT>(lo, els, w, null, coords, &mut |row, el| hit(row, el))
+    let inside = |(px, py): (f64, f64)| {
+        if STRICT {
+            (px > w.xmin) & (px < w.xmax) & (py > w.ymin) & (py < w.ymax)
+        } else {
+            (px >= w.xmin) & (px <= w.xmax) & (py >= w.ymin) & (py <= w.ymax)
+        }
+    };
+    let is_fill = |el: &[u8]| fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f));
+    if fill16.is_some_and(|f| inside(coords(&f.to_ne_bytes()))) {
+        return box_run::<STRICT>(lo, run.chunks_exact(16), w, is_fill, coords, &mut |row, el| hit(row, el));
+    }
+    let mut nulls = 0u64;
+    let mut row = lo;
+    let quads = run.chunks_exact(64);
+    let rest = quads.remainder();
+    for quad in quads {
+        let (mut m, n) = xy_quad::<STRICT>(quad, w, fill16);
+        nulls += u64::from(n);
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            hit(row + i as u64, &quad[i * 16..i * 16 + 16]);
+            m &= m - 1;
+        }
+        row += 4;
+    }
+    for el in rest.chunks_exact(16) {
+        if inside(coords(el)) {
+            hit(row, el);
+        }
+        nulls += u64::from(is_fill(el));
+        row += 1;
+    }
+    (run.len() / 16) as u64 - nulls
+}
+
+/// Four `{x: f64, y: f64}` elements (64 bytes) against window `w` (closed, or open when
+/// `STRICT`): a bit per element inside (bit i for element i; a NaN coordinate is never
+/// inside), and how many equal `fill16`.
+#[inline(always)]
+fn xy_quad<const STRICT: bool>(quad: &[u8], w: &BBox, fill16: Option<u128>) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86-64 processor (the target's baseline), so the
+        // feature `xy_quad_sse2` enables is always present; its body is safe code.
+        #[allow(unsafe_code)]
+        unsafe {
+            xy_quad_sse2::<STRICT>(quad, w, fill16)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        let mut n = 0u32;
+        for (i, el) in quad.chunks_exact(16).enumerate() {
+            let e: [u8; 16] = el.try_into().unwrap_or([0; 16]);
+            let (a, b) = e.split_at(8);
+            let (px, py) = (f64::from_le_bytes(a.try_into().unwrap_or([0; 8])), f64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+            let inside = if STRICT {
+                (px > w.xmin) & (px < w.xmax) & (py > w.ymin) & (py < w.ymax)
+            } else {
+                (px >= w.xmin) & (px <= w.xmax) & (py >= w.ymin) & (py <= w.ymax)
+            };
+            m |= u32::from(inside) << i;
+            n += u32::from(fill16.is_some_and(|f| u128::from_le_bytes(e) == f));
+        }
+        (m, n)
+    }
+}
+
+/// [`xy_quad`] with SSE2: the x of two elements compared as one pair with the window's
+/// x range, their y with its y range, and their bytes with the fill value's as four 32-bit
+/// lanes (the loop the compiler made of the scalar tests branched on every coordinate,
+/// issue #33).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn xy_quad_sse2<const STRICT: bool>(quad: &[u8], w: &BBox, fill16: Option<u128>) -> (u32, u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_pd, _mm_and_si128, _mm_castsi128_pd, _mm_cmpeq_epi32, _mm_cmple_pd, _mm_cmplt_pd, _mm_movemask_pd, _mm_set1_epi64x,
+        _mm_set1_pd, _mm_set_epi64x, _mm_shuffle_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
+    };
+    let word = |b: &[u8]| i64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+    let load = |b: &[u8]| -> __m128i { _mm_set_epi64x(word(&b[8..16]), word(&b[..8])) };
+    let (x0, x1, y0, y1) = (_mm_set1_pd(w.xmin), _mm_set1_pd(w.xmax), _mm_set1_pd(w.ymin), _mm_set1_pd(w.ymax));
+    let f = fill16.unwrap_or(0).to_le_bytes();
+    let (fx, fy) = (_mm_set1_epi64x(word(&f[..8])), _mm_set1_epi64x(word(&f[8..])));
+    let mut m = 0u32;
+    let mut n = 0u32;
+    for (k, pair) in quad.chunks_exact(32).enumerate() {
+        let (a, b) = (load(&pair[..16]), load(&pair[16..]));
+        // The two elements' x, and their y.
+        let (xs, ys) = (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
+        let (px, py) = (_mm_castsi128_pd(xs), _mm_castsi128_pd(ys));
+        let ok = if STRICT {
+            _mm_and_pd(_mm_and_pd(_mm_cmplt_pd(x0, px), _mm_cmplt_pd(px, x1)), _mm_and_pd(_mm_cmplt_pd(y0, py), _mm_cmplt_pd(py, y1)))
+        } else {
+            _mm_and_pd(_mm_and_pd(_mm_cmple_pd(x0, px), _mm_cmple_pd(px, x1)), _mm_and_pd(_mm_cmple_pd(y0, py), _mm_cmple_pd(py, y1)))
+        };
+        m |= (_mm_movemask_pd(ok) as u32) << (2 * k);
+        // 32-bit lanes equal to the fill value's; a 64-bit lane all equal when it and its
+        // neighbour lane are.
+        let eq = _mm_and_si128(_mm_cmpeq_epi32(xs, fx), _mm_cmpeq_epi32(ys, fy));
+        let eq = _mm_and_si128(eq, _mm_shuffle_epi32::<0b10_11_00_01>(eq));
+        let e = _mm_movemask_pd(_mm_castsi128_pd(eq)) as u32;
+        n += (e & 1) + (e >> 1);
+    }
+    (m, if fill16.is_some() { n } else { 0 })
 }
 
 /// The union of two ascending, disjoint row lists, ascending.
@@ -272,7 +383,7 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
                 // the R-tree's inside leaves: without its geometry being tested, or read at
                 // all when no WKB is wanted (issue #33: a wide window over dense points spent
                 // most of its time inflating the chunks of such blocks).
-                let c = crate::spatial::blocks_classified(&bi.entries, bi.block_length, n, &wbox, by_box);
+                let c = crate::spatial::blocks_classified(&bi.entries, &bi.groups, bi.block_length, n, &wbox, by_box);
                 st.blocks_skipped = st.blocks_total - c.met;
                 runs = c.read;
                 for r in c.whole {
@@ -418,3 +529,59 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
     Ok(QueryResult { rows, stats: st, wkb: out })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The four-at-a-time point loop against the element-at-a-time one: the same rows hit,
+    /// with the same bytes, and the same rows tested, for closed and open windows, points
+    /// on every edge, NaN coordinates, and fill values inside and outside the window.
+    #[test]
+    fn xy_run_equals_box_run() {
+        let w = BBox::xy(-1.0, 2.0, 3.0, 5.0);
+        let vals = [-1.0, 3.0, 2.0, 5.0, 0.5, 4.0, -2.0, 6.0, f64::NAN, -0.0, f64::INFINITY, 9.96921e36];
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut pick = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let fills: [Option<(f64, f64)>; 4] = [None, Some((9.96921e36, 9.96921e36)), Some((0.5, 4.0)), Some((f64::NAN, f64::NAN))];
+        for round in 0..400 {
+            let n = pick(23);
+            let fill = fills[round % 4];
+            let fill_el = fill.map(|(x, y)| [x.to_le_bytes(), y.to_le_bytes()].concat());
+            let mut run = Vec::new();
+            for _ in 0..n {
+                match &fill_el {
+                    Some(f) if pick(4) == 0 => run.extend_from_slice(f),
+                    _ => {
+                        run.extend_from_slice(&vals[pick(vals.len())].to_le_bytes());
+                        run.extend_from_slice(&vals[pick(vals.len())].to_le_bytes());
+                    }
+                }
+            }
+            let fill16 = fill_el.as_deref().map(|f| u128::from_ne_bytes(f.try_into().unwrap()));
+            let lo = pick(1000) as u64;
+            for strict in [false, true] {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let ta = if strict {
+                    xy_run::<true>(lo, &run, &w, fill16, &mut |r, el| a.push((r, el.to_vec())))
+                } else {
+                    xy_run::<false>(lo, &run, &w, fill16, &mut |r, el| a.push((r, el.to_vec())))
+                };
+                let null = |el: &[u8]| fill_el.as_deref() == Some(el);
+                let coords = |el: &[u8]| (point_coord(el, 0, false), point_coord(el, 8, false));
+                let mut hit = |r: u64, el: &[u8]| b.push((r, el.to_vec()));
+                let tb = if strict {
+                    box_run::<true>(lo, run.chunks_exact(16), &w, null, coords, &mut hit)
+                } else {
+                    box_run::<false>(lo, run.chunks_exact(16), &w, null, coords, &mut hit)
+                };
+                assert_eq!((ta, &a), (tb, &b), "round {round} strict {strict} fill {fill:?}");
+            }
+        }
+    }
+}

@@ -188,7 +188,34 @@ pub fn blocks_to_read(
     nrows: u64,
     query: &BBox,
 ) -> Vec<Range<u64>> {
-    blocks_classified(entries, block_length, nrows, query, false).read
+    blocks_classified(entries, &[], block_length, nrows, query, false).read
+}
+
+/// Consecutive entries per box of [`entry_groups`].
+pub(crate) const GROUP: usize = 16;
+
+/// The XY box of each run of [`GROUP`] consecutive entries: the union of their boxes when
+/// each is ordinary (minima at most maxima) or empty, `None` when one is neither (it wraps
+/// around the antimeridian or has a NaN bound). [`blocks_classified`] passes over a group
+/// whose box misses an ordinary window without looking at its entries: their boxes lie in
+/// the group's, so none of them meets the window either (issue #33: testing each of the
+/// 977 entries of the benchmark's points was 7–11 % of a warm window).
+pub(crate) fn entry_groups(entries: &[BlockEntry]) -> Vec<Option<BBox>> {
+    entries
+        .chunks(GROUP)
+        .map(|g| {
+            g.iter().try_fold(BBox::EMPTY, |u, e| {
+                let b = &e.bbox;
+                if b.xmin <= b.xmax && b.ymin <= b.ymax {
+                    Some(BBox::xy(u.xmin.min(b.xmin), u.ymin.min(b.ymin), u.xmax.max(b.xmax), u.ymax.max(b.ymax)))
+                } else if b.is_empty() && !(b.xmin.is_nan() || b.ymin.is_nan() || b.xmax.is_nan() || b.ymax.is_nan()) {
+                    Some(u)
+                } else {
+                    None
+                }
+            })
+        })
+        .collect()
 }
 
 /// [`blocks_to_read`], with the blocks whose every row is known to intersect `query`
@@ -198,8 +225,11 @@ pub fn blocks_to_read(
 /// box, so it intersects the window (HEP002 §10.3: the box of the block's geometries). The
 /// second list holds those blocks' row ranges (ascending, merged); the first, the rows
 /// still to test. Without `by_box` the second list is empty.
+///
+/// `groups` are [`entry_groups`] of `entries` (or empty: every entry is tested).
 pub(crate) fn blocks_classified(
     entries: &[BlockEntry],
+    groups: &[Option<BBox>],
     block_length: u64,
     nrows: u64,
     query: &BBox,
@@ -222,11 +252,19 @@ pub(crate) fn blocks_classified(
         _ => v.push(r),
     };
     let wraps = query.xmin > query.xmax;
-    for (j, e) in (0..nblocks).zip(entries) {
+    let ordinary = query.xmin <= query.xmax && query.ymin <= query.ymax;
+    let mut j = 0;
+    while j < beyond {
+        if ordinary && j % GROUP == 0 && groups.get(j / GROUP).is_some_and(|g| g.as_ref().is_some_and(|g| !g.intersects_xy(query))) {
+            j += GROUP;
+            continue;
+        }
+        let e = &entries[j];
+        j += 1;
         if intersects(&e.bbox, query) {
             c.met += 1;
-            // j < nblocks, so j·B < nrows.
-            let start = j * block_length;
+            // j - 1 < nblocks, so (j - 1)·B < nrows.
+            let start = (j as u64 - 1) * block_length;
             let r = start..nrows.min(start.saturating_add(block_length));
             let whole = e.n == r.end - r.start && e.null_count == 0 && e.empty_count == 0;
             if by_box && !wraps && whole && query.contains_xy(&e.bbox) {

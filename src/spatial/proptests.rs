@@ -241,3 +241,47 @@ fn extend_blocks_matches_build_random() {
         }
     }
 }
+
+#[test]
+fn block_groups_change_no_answer() {
+    use crate::spatial::block_bbox::{blocks_classified, entry_groups, GROUP};
+    let mut rng = Rng(0x5EED_0009);
+    let mut skippable = 0;
+    for round in 0..300 {
+        let n = rng.below(3000) as usize;
+        // Rows in x order, as a Hilbert-sorted table's are near each other: most groups
+        // are narrow and miss a window.
+        let mut rows = random_rows(&mut rng, n);
+        let x0 = |r: &RowSummary| if let RowSummary::Geometry(b) = r { b.xmin } else { 0.0 };
+        if round % 3 != 0 {
+            rows.sort_by(|a, b| x0(a).total_cmp(&x0(b)));
+        }
+        let bl = 1 + rng.below(40);
+        let mut idx = build_blocks(rows.iter().copied(), bl).unwrap();
+        // Bounds no writer stores, which the groups must not hide: NaN, and entries
+        // beyond the blocks.
+        if !idx.is_empty() && rng.below(4) == 0 {
+            let k = rng.below(idx.len() as u64) as usize;
+            idx[k].bbox.xmax = f64::NAN;
+        }
+        if rng.below(4) == 0 {
+            idx.push(crate::spatial::BlockEntry { bbox: rng.bbox(), ..crate::spatial::BlockEntry::EMPTY });
+        }
+        let groups = entry_groups(&idx);
+        assert_eq!(groups.len(), idx.len().div_ceil(GROUP));
+        let nrows = if rng.below(5) == 0 { (n as u64).saturating_sub(rng.below(bl + 1)) } else { n as u64 };
+        for _ in 0..20 {
+            let mut q = rng.query();
+            if rng.below(20) == 0 {
+                q.ymin = f64::NAN;
+            }
+            skippable += groups.iter().flatten().filter(|g| !g.intersects_xy(&q)).count();
+            for by_box in [false, true] {
+                let with = blocks_classified(&idx, &groups, bl, nrows, &q, by_box);
+                let without = blocks_classified(&idx, &[], bl, nrows, &q, by_box);
+                assert_eq!((&with.read, &with.whole, with.met), (&without.read, &without.whole, without.met), "round {round} q={q:?}");
+            }
+        }
+    }
+    assert!(skippable > 20_000, "the groups are narrow enough to skip: {skippable}");
+}
