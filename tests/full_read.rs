@@ -14,7 +14,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, ArrayRef, BinaryArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
-use marquet::convert::{import_record_batches, ArrowPlan, ImportOptions, PointForm};
+use marquet::convert::{import_record_batches, ArrowPlan, Coords, ImportOptions, PointForm};
 use marquet::h5col::File;
 use marquet::marquet::{MarquetTable, StorageForm, WriteLayout};
 
@@ -162,6 +162,33 @@ fn polygons_of_many_chunks_read_whole_in_parallel_equal_their_source() {
             }
         }
     }
+    // Interleaved: each ring's vertices a fixed-size list `xy`, whose values are the WKB's
+    // coordinate bytes as they are.
+    let inter = ArrowPlan::with_native(&t, Some(&cols), true, Some(Coords::Interleaved)).unwrap();
+    assert_eq!(inter.schema().field(0).metadata()["ARROW:extension:name"], "geoarrow.polygon");
+    for batch_rows in [257, 5000] {
+        let got = read_all(&t, &inter, batch_rows);
+        check_attributes(&got, &src);
+        let polys = got.column(0).as_list::<i32>();
+        assert_eq!(polys.null_count(), src_g.null_count());
+        for i in 0..src.num_rows() {
+            assert_eq!(polys.is_null(i), src_g.is_null(i), "row {i}");
+            if src_g.is_null(i) {
+                continue;
+            }
+            let w = src_g.value(i);
+            let n = u32::from_le_bytes(w[9..13].try_into().unwrap()) as usize;
+            let rings = polys.value(i);
+            let rings = rings.as_list::<i32>();
+            assert_eq!(rings.len(), 1, "row {i}");
+            let ring = rings.value(0);
+            let xy = ring.as_fixed_size_list();
+            assert_eq!((xy.len(), xy.value_length()), (n, 2), "row {i}");
+            let v = xy.values().as_primitive::<Float64Type>();
+            let bytes: Vec<u8> = v.values()[xy.value_offset_at(0)..][..2 * n].iter().flat_map(|c| c.to_le_bytes()).collect();
+            assert_eq!(bytes, w[13..13 + 16 * n], "row {i}");
+        }
+    }
 }
 
 #[test]
@@ -192,6 +219,21 @@ fn points_read_whole_in_parallel_as_wkb_and_native_equal_their_source() {
                 assert_eq!(y.value(i).to_le_bytes(), w[13..21], "y of row {i}");
             }
         }
+        // Interleaved: a fixed-size list `xy` a row, its values the WKB's 16 bytes.
+        let inter = ArrowPlan::with_native(&t, Some(&cols), true, Some(Coords::Interleaved)).unwrap();
+        let got = read_all(&t, &inter, batch_rows);
+        check_attributes(&got, &src);
+        let p = got.column_by_name("geometry").unwrap().as_fixed_size_list();
+        assert_eq!(p.value_length(), 2);
+        let v = p.values().as_primitive::<Float64Type>();
+        for i in 0..src.num_rows() {
+            assert_eq!(p.is_null(i), src_g.is_null(i), "row {i}");
+            if !src_g.is_null(i) {
+                let w = src_g.value(i);
+                let xy: Vec<u8> = v.values()[2 * i..2 * i + 2].iter().flat_map(|c| c.to_le_bytes()).collect();
+                assert_eq!(xy, w[5..21], "row {i}");
+            }
+        }
     }
 }
 
@@ -210,14 +252,14 @@ fn cached_plans_read_what_fresh_plans_read_and_only_for_read_only_files() {
     let f = File::open(&h5).unwrap();
     let t = MarquetTable::open(&f, "/t").unwrap();
     let cache = PlanCache::new();
-    let a = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
-    let b = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
+    let a = cache.plan(&f, &t, Some(&cols), true, None).unwrap();
+    let b = cache.plan(&f, &t, Some(&cols), true, None).unwrap();
     assert!(Arc::ptr_eq(&a, &b), "the same selection, the same plan");
-    assert!(!Arc::ptr_eq(&a, &cache.plan(&f, &t, Some(&cols[1..]), true, false).unwrap()));
-    let native = cache.plan(&f, &t, Some(&cols), true, true).unwrap();
+    assert!(!Arc::ptr_eq(&a, &cache.plan(&f, &t, Some(&cols[1..]), true, None).unwrap()));
+    let native = cache.plan(&f, &t, Some(&cols), true, Some(Coords::Separated)).unwrap();
     assert!(!Arc::ptr_eq(&a, &native));
     assert_eq!(native.schema().field(0).data_type(), &DataType::Struct(vec![Field::new("x", DataType::Float64, false), Field::new("y", DataType::Float64, false)].into()));
-    assert!(Arc::ptr_eq(&a, &cache.plan(&f, &t, Some(&cols), true, false).unwrap()), "still held after other selections");
+    assert!(Arc::ptr_eq(&a, &cache.plan(&f, &t, Some(&cols), true, None).unwrap()), "still held after other selections");
     let fresh = ArrowPlan::new(&t, Some(&cols), true).unwrap();
     for _ in 0..2 {
         let got = read_all(&t, &b, 128);
@@ -237,8 +279,8 @@ fn cached_plans_read_what_fresh_plans_read_and_only_for_read_only_files() {
     let f = File::open_rw(&h5).unwrap();
     let t = MarquetTable::open(&f, "/t").unwrap();
     let cache = PlanCache::new();
-    let c = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
-    let d = cache.plan(&f, &t, Some(&cols), true, false).unwrap();
+    let c = cache.plan(&f, &t, Some(&cols), true, None).unwrap();
+    let d = cache.plan(&f, &t, Some(&cols), true, None).unwrap();
     assert!(!Arc::ptr_eq(&c, &d), "no plan is kept for a file open for writing");
     assert_eq!(read_all(&t, &c, 700), want);
 }

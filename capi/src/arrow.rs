@@ -180,7 +180,7 @@ unsafe fn export_stream(
     let path = th.lock().path().to_string();
     let t = MarquetTable::open(&file, &path)?;
     let rows = rows(&t)?;
-    let plan = th.arrow_plans.plan(&file, &t, cols.as_deref(), true, false)?;
+    let plan = th.arrow_plans.plan(&file, &t, cols.as_deref(), true, None)?;
     let reader = TableReader { _file: file, table: t, plan, rows, batch, pending: Default::default() };
     unsafe { ffi::write(out, FFI_ArrowArrayStream::new(Box::new(reader))) };
     Ok(())

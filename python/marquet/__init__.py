@@ -82,10 +82,14 @@ def _wheres(where: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
     return list(where)
 
 
-def _native_points(encoding: str) -> bool:
-    if encoding not in ("wkb", "geoarrow"):
-        raise errors.InvalidArgumentError(f"geometry_encoding {encoding!r}: expected wkb or geoarrow")
-    return encoding == "geoarrow"
+_ENCODINGS = ("wkb", "geoarrow", "geoarrow-interleaved")
+
+
+def _native(encoding: str) -> Tuple[bool, bool]:
+    """(native encodings, interleaved coordinates) of a ``geometry_encoding``."""
+    if encoding not in _ENCODINGS:
+        raise errors.InvalidArgumentError(f"geometry_encoding {encoding!r}: expected one of {', '.join(_ENCODINGS)}")
+    return encoding != "wkb", encoding == "geoarrow-interleaved"
 
 
 def _bbox(bbox: Optional[Sequence[float]]) -> Optional[BBox]:
@@ -215,7 +219,7 @@ class Table(_RsTable):
             _wheres(where),
             column,
             [int(r) for r in rows] if rows is not None else None,
-            _native_points(geometry_encoding),
+            *_native(geometry_encoding),
         )
         for n in notes:
             warnings.warn(f"{self.file}: {self.name}: {n}", errors.MarquetWarning, stacklevel=3)
@@ -239,7 +243,7 @@ class Table(_RsTable):
     ):
         """Rows as a geopandas.GeoDataFrame with ``crs`` set (see :meth:`read_arrow` and
         :func:`marquet.read_geodataframe`)."""
-        tbl = self.read_arrow(columns, bbox, predicate, where, column, rows, geometry_encoding="geoarrow")
+        tbl = self.read_arrow(columns, bbox, predicate, where, column, rows, geometry_encoding="geoarrow-interleaved")
         return _to_geodataframe(tbl, column, to_pandas_kwargs)
 
 
@@ -311,8 +315,12 @@ def read_arrow(
     instead (empty points have NaN coordinates), and columns of one kind of LineString,
     Polygon, MultiLineString or MultiPolygon (XY or XYZ) in the native ``geoarrow.linestring``
     … ``geoarrow.multipolygon`` encodings (lists of such structs), which geopandas turns into
-    geometries without parsing WKB; other geometry columns (mixed kinds, M) stay WKB. The
-    whole table is read in parallel (batches, and chunks within them).
+    geometries without parsing WKB; other geometry columns (mixed kinds, M) stay WKB.
+    ``geometry_encoding="geoarrow-interleaved"`` reads the same columns with each
+    coordinate a fixed-size list ``xy`` (``xyz``) of float64 instead of a struct, the
+    layout geopandas builds geometries from without copying the coordinates (what
+    :func:`read_geodataframe` reads). The whole table is read in parallel (batches, and
+    chunks within them).
     """
     with Table(os.fspath(path), table) as t:
         return t.read_arrow(
@@ -349,7 +357,7 @@ def read_geodataframe(
     and ``gdf.crs`` is the column's CRS. Other geometry columns become GeoSeries too.
     ``to_pandas_kwargs`` go to ``pyarrow.Table.to_pandas`` (e.g. ``types_mapper`` for
     pandas' nullable dtypes: by default integer columns with nulls become float64)."""
-    tbl = read_arrow(path, table, columns, bbox, predicate, where, column, geometry_encoding="geoarrow")
+    tbl = read_arrow(path, table, columns, bbox, predicate, where, column, geometry_encoding="geoarrow-interleaved")
     return _to_geodataframe(tbl, column, to_pandas_kwargs)
 
 

@@ -38,6 +38,7 @@ class Table:
         column: Optional[str] = None,
         rows: Optional[List[int]] = None,
         native_points: bool = False,
+        interleaved: bool = False,
     ) -> Tuple[pyarrow.Table, List[str]]: ...
     def _rasters(
         self,

@@ -16,7 +16,7 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, UInt64Array};
 use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_pyarrow::{IntoPyArrow, PyArrowType, ToPyArrow};
 use arrow_schema::{ArrowError, SchemaRef};
-use marquet::convert::{self as conv, AppendOptions, ConvertOptions, GeoParquetVersion, ImportOptions, PlanCache, PointForm};
+use marquet::convert::{self as conv, AppendOptions, ConvertOptions, Coords, GeoParquetVersion, ImportOptions, PlanCache, PointForm};
 use marquet::h5col::predicate;
 use marquet::File;
 use marquet::RTreeOnAppend;
@@ -225,14 +225,14 @@ impl Open {
         &self,
         columns: Option<Vec<String>>,
         rows: Option<&[u64]>,
-        native_points: bool,
+        native: Option<Coords>,
         given: Option<&(String, marquet::WkbBuffer)>,
     ) -> marquet::Result<(SchemaRef, Vec<RecordBatch>, Vec<String>)> {
         let cols = match columns {
             Some(c) => c,
             None => self.default_columns()?,
         };
-        let plan = self.plans.plan(&self.file, &self.table, Some(&cols), true, native_points)?;
+        let plan = self.plans.plan(&self.file, &self.table, Some(&cols), true, native)?;
         let batches = match rows {
             Some(r) => plan.take_given(&self.table, r, BATCH_ROWS, given.map(|(c, w)| (c.as_str(), w, 0)))?,
             // The whole table: batches read in parallel (issue #33 item 6).
@@ -394,7 +394,7 @@ impl Table {
 
     /// Rows as a pyarrow.Table (see `marquet.read_arrow`), and the notes of the read (geometry
     /// columns read as plain H5Col data, ruling R16; columns without an Arrow mapping).
-    #[pyo3(signature = (columns=None, bbox=None, predicate="intersects", r#where=None, column=None, rows=None, native_points=false))]
+    #[pyo3(signature = (columns=None, bbox=None, predicate="intersects", r#where=None, column=None, rows=None, native_points=false, interleaved=false))]
     #[allow(clippy::too_many_arguments)]
     fn _read_arrow<'py>(
         &self,
@@ -406,7 +406,9 @@ impl Table {
         column: Option<String>,
         rows: Option<Vec<u64>>,
         native_points: bool,
+        interleaved: bool,
     ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
+        let native = native_points.then_some(if interleaved { Coords::Interleaved } else { Coords::Separated });
         let w = r#where.unwrap_or_default();
         let pred = predicate.to_string();
         let (schema, batches, notes) = self.with(py, move |o| {
@@ -424,7 +426,7 @@ impl Table {
                     o.rows_with_wkb(bbox, &pred, &w, column.as_deref(), wkb)?
                 }
             };
-            o.read(columns, sel.as_deref(), native_points, given.as_ref())
+            o.read(columns, sel.as_deref(), native, given.as_ref())
         })?;
         Ok((to_table(py, schema, batches)?, notes))
     }

@@ -280,9 +280,30 @@ def test_native_point_encoding(data_file, points):
     assert marquet.read_arrow(data_file, "polygons", geometry_encoding="geoarrow").schema.field("geometry").type == pa.binary()
     with pytest.raises(ValueError, match="geometry_encoding"):
         marquet.read_arrow(data_file, "points", geometry_encoding="wkt")
+    # geoarrow-interleaved: a fixed-size list xy a row, the same coordinates and nulls
+    inter = marquet.read_arrow(data_file, "points", geometry_encoding="geoarrow-interleaved")
+    assert inter.schema.field("geometry").type == pa.list_(pa.field("xy", pa.float64(), False), 2)
+    _same_coordinates(nat.column("geometry"), inter.column("geometry"))
     gdf = marquet.read_geodataframe(data_file, "points")
     back = gdf.sort_values("id")
     assert back.geometry.isna().sum() == 3 and back.geometry.iloc[5].is_empty
+
+
+def _same_coordinates(separated, interleaved):
+    """A GeoArrow column with separated coordinates (x, y structs) and the same column with
+    interleaved ones (fixed-size lists xy): the same nulls and list offsets at every level,
+    and the same coordinates."""
+    a, b = separated.combine_chunks(), interleaved.combine_chunks()
+    assert a.is_null().to_pylist() == b.is_null().to_pylist()
+    while pa.types.is_list(a.type):
+        assert pa.types.is_list(b.type)
+        assert a.offsets.to_pylist() == b.offsets.to_pylist()
+        a, b = a.values, b.values
+    assert pa.types.is_struct(a.type) and pa.types.is_fixed_size_list(b.type) and b.type.list_size == 2
+    assert b.type.value_field.name == "xy"
+    xy = b.values.to_numpy(zero_copy_only=False).reshape(-1, 2)
+    np.testing.assert_array_equal(xy[:, 0], a.field("x").to_numpy(zero_copy_only=False))
+    np.testing.assert_array_equal(xy[:, 1], a.field("y").to_numpy(zero_copy_only=False))
 
 
 @pytest.mark.parametrize("kind", ["Polygon", "MultiPolygon", "LineString", "MultiLineString"])
@@ -315,6 +336,9 @@ def test_native_line_and_polygon_encoding(tmp_path, kind):
     tbl = marquet.read_arrow(p, geometry_encoding="geoarrow")
     assert tbl.schema.field("geometry").metadata[b"ARROW:extension:name"] == f"geoarrow.{kind.lower()}".encode()
     assert tbl.num_rows == len(geoms) and tbl.column("geometry").null_count == sum(g is None for g in geoms)
+    inter = marquet.read_arrow(p, geometry_encoding="geoarrow-interleaved")
+    assert inter.schema.field("geometry").metadata[b"ARROW:extension:name"] == f"geoarrow.{kind.lower()}".encode()
+    _same_coordinates(tbl.column("geometry"), inter.column("geometry"))
     back = marquet.read_geodataframe(p).sort_values("id")
     assert back.crs == src.crs
     # GEOS's WKB reader on the WKB read is the oracle for coordinates (the write may turn

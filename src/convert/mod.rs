@@ -82,7 +82,7 @@ pub use format::Format;
 pub use self::geojson::{export_geojson, import_geojson, write_geojson};
 pub use geoparquet::export::{export_geoparquet, write_geoparquet, CoveringChoice, ExportCompression, ExportOptions, GeoParquetVersion};
 pub use geoparquet::reader::{import_geoparquet, import_geoparquet_into};
-pub use hub::arrow::{import_record_batches, ArrowPlan, ExportReport, PlanCache};
+pub use hub::arrow::{import_record_batches, ArrowPlan, Coords, ExportReport, PlanCache};
 pub use hub::export::{ExportShape, ExportSource, TableSource};
 pub use hub::import::{GeometryImport, ImportOptions, ImportReport, PointForm};
 pub use copy::CopyReport;

@@ -140,7 +140,8 @@ impl File {
     pub fn table(&self, path: &str) -> Result<Table> {
         Table::open_at(self.inner.id(), path)
     }
-    /// Paths of every table group in the file (a full traversal; HEP001 §1.3).
+    /// Paths of every table group in the file (a traversal, HEP001 §1.3, that does not
+    /// search below a table group: no table may lie inside one, §7.6).
     pub fn tables(&self) -> Result<Vec<String>> {
         let mut out = Vec::new();
         let root = self.inner.group("/").map_err(|e| MarquetError::hdf5("/", e))?;
@@ -157,8 +158,11 @@ fn find_tables(g: &hdf5::Group, path: &str, out: &mut Vec<String>, depth: usize)
     if depth > 64 {
         return Ok(());
     }
+    // A table group is not searched further (HEP001 §7.6: no table lies inside one; the
+    // validator's discovery stops there too).
     if is_table_group(g.id())? {
         out.push(path.to_string());
+        return Ok(());
     }
     let names = g.member_names().map_err(|e| MarquetError::hdf5(path, e))?;
     for n in names {

@@ -368,7 +368,8 @@ impl SpatialReader {
 }
 
 /// Paths of every H5Col table group in the file at `path` (CLASS = COLUMN_TABLE, HEP001
-/// §1.3), found on the byte-range read path: what [`crate::h5col::File::tables`] finds.
+/// §1.3; a table group is not searched further), found on the byte-range read path: what
+/// [`crate::h5col::File::tables`] finds.
 /// A `path` that is a URL (feature `cloud`) is read by range from there.
 pub fn table_paths(path: &Path) -> Result<Vec<String>> {
     #[cfg(feature = "cloud")]
@@ -391,8 +392,12 @@ fn table_paths_in(file: &PureFile) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let mut todo = vec![("/".to_string(), 0usize)];
     while let Some((g, depth)) = todo.pop() {
+        // A table group is not searched further, as the validator's discovery does: no
+        // table may lie inside one (HEP001 §7.6), and listing its members reads the header
+        // of every column (a seventh of a one-window query without `--table`).
         if crate::marquet::facts::read_token(file, &g, crate::spec::names::CLASS)?.as_deref() == Some(crate::spec::names::COLUMN_TABLE) {
             out.push(g.clone());
+            continue;
         }
         if depth >= 64 {
             continue;

@@ -121,6 +121,16 @@ impl<'a> CoordSeq<'a> {
             ByteOrder::BigEndian => out.extend(cs.map(|c| ordinate_at(c, k, ByteOrder::BigEndian))),
         }
     }
+    /// Append every ordinate of every coordinate to `out`, in order (x, y[, z][, m] of the
+    /// first coordinate, then of the next): GeoArrow's interleaved coordinates, which is how
+    /// WKB lays them out, so a little-endian run is read as one array of doubles.
+    pub fn extend_interleaved(&self, out: &mut Vec<f64>) {
+        let ws = self.bytes.chunks_exact(8);
+        match self.order {
+            ByteOrder::LittleEndian => out.extend(ws.map(|w| f64::from_le_bytes(w.try_into().unwrap_or([0; 8])))),
+            ByteOrder::BigEndian => out.extend(ws.map(|w| f64::from_be_bytes(w.try_into().unwrap_or([0; 8])))),
+        }
+    }
 }
 
 /// Ordinate `k` of the coordinate `c` (a slice of whole coordinates).

@@ -15,7 +15,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BinaryArray, Float64Array, RecordBatch, StructArray, UInt32Array};
+use arrow_array::{ArrayRef, BinaryArray, RecordBatch, UInt32Array};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
@@ -139,16 +139,17 @@ impl Summary {
     }
 }
 
+pub use super::native::Coords;
 pub use super::{EXTENSION_METADATA, EXTENSION_NAME};
 
 /// How one output column is read.
 #[derive(Debug, Clone)]
 enum Col {
     Geom,
-    /// A point column (XY or XYZ) read as GeoArrow `geoarrow.point` (separated x, y[, z]).
-    NativePoint { z: bool },
+    /// A point column (XY or XYZ) read as GeoArrow `geoarrow.point`.
+    NativePoint { z: bool, coords: Coords },
     /// A line or polygon column read in a GeoArrow native encoding ([`super::native`]).
-    Native { kind: super::native::NativeKind, z: bool },
+    Native { kind: super::native::NativeKind, z: bool, coords: Coords },
     /// A covering column (HEP002 §9.4) read as a struct of box fields; `col` is the
     /// column, opened once by the plan.
     Covering { f32: bool, z: bool, col: Arc<Column> },
@@ -178,12 +179,6 @@ pub fn wkb_extension(info: &GeometryColumnInfo) -> HashMap<String, String> {
         (EXTENSION_NAME.to_string(), "geoarrow.wkb".to_string()),
         (EXTENSION_METADATA.to_string(), serde_json::Value::Object(m).to_string()),
     ])
-}
-
-/// The GeoArrow separated point struct: `x`, `y`[, `z`], non-nullable float64.
-fn point_struct(z: bool) -> DataType {
-    let names: &[&str] = if z { &["x", "y", "z"] } else { &["x", "y"] };
-    DataType::Struct(names.iter().map(|n| Field::new(*n, DataType::Float64, false)).collect::<Vec<_>>().into())
 }
 
 /// A `Binary` array over the buffer's bytes (moved, not copied) with 32-bit offsets.
@@ -239,6 +234,14 @@ impl ArrowPlan {
     /// `geoarrow.polygon`, … (lists of such coordinate structs; issue #33 item 6). Other
     /// columns stay `geoarrow.wkb`.
     pub fn with_native_points(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native_points: bool) -> Result<ArrowPlan> {
+        ArrowPlan::with_native(t, columns, geoarrow, native_points.then_some(Coords::Separated))
+    }
+
+    /// As [`ArrowPlan::with_native_points`], the native encodings' coordinates laid out as
+    /// `native` says (`None`: every geometry column WKB).
+    pub fn with_native(t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native: Option<Coords>) -> Result<ArrowPlan> {
+        let native_points = native.is_some();
+        let coords = native.unwrap_or(Coords::Separated);
         let mut notes = Vec::new();
         let mut skipped = Vec::new();
         let mut geo_names = Vec::new();
@@ -288,8 +291,8 @@ impl ArrowPlan {
                         let z = *dims == crate::spec::Dimensions::Xyz;
                         let mut m = wkb_extension(info);
                         m.insert(EXTENSION_NAME.to_string(), "geoarrow.point".to_string());
-                        fields.push(Field::new(name, point_struct(z), true).with_metadata(m));
-                        cols.push((name.clone(), Col::NativePoint { z }));
+                        fields.push(Field::new(name, coords.data_type(z), true).with_metadata(m));
+                        cols.push((name.clone(), Col::NativePoint { z, coords }));
                         continue;
                     }
                 }
@@ -298,8 +301,8 @@ impl ArrowPlan {
                     if let (true, Some((kind, z))) = (wkb_form, super::native::NativeKind::for_types(types)) {
                         let mut m = wkb_extension(info);
                         m.insert(EXTENSION_NAME.to_string(), kind.extension_name().to_string());
-                        fields.push(Field::new(name, kind.data_type(z), true).with_metadata(m));
-                        cols.push((name.clone(), Col::Native { kind, z }));
+                        fields.push(Field::new(name, kind.data_type(z, coords), true).with_metadata(m));
+                        cols.push((name.clone(), Col::Native { kind, z, coords }));
                         continue;
                     }
                 }
@@ -447,11 +450,11 @@ impl ArrowPlan {
         let (name, c) = &self.cols[k];
         Ok(match c {
             Col::Geom => wkb_array(t.read_wkb(name, start, end)?, t.path())?,
-            Col::Native { kind, z } => {
+            Col::Native { kind, z, coords } => {
                 let path = format!("{}/{name}", t.path().trim_end_matches('/'));
-                super::native::native_array(&t.read_wkb(name, start, end)?, *kind, *z, &path, start)?
+                super::native::native_array(&t.read_wkb(name, start, end)?, *kind, *z, *coords, &path, start)?
             }
-            Col::NativePoint { z } => point_array(t.read_points(name, start, end)?, *z, t.path())?,
+            Col::NativePoint { z, coords } => point_array(t.read_points(name, start, end)?, *z, *coords, t.path())?,
             Col::Covering { f32, z, col } => {
                 let a = col.read(start, end - start)?;
                 let miss = a.missing(col.fill());
@@ -557,8 +560,9 @@ impl ArrowPlan {
     }
 }
 
-/// The key of a cached plan: the column selection, `geoarrow`, `native_points`.
-type PlanKey = (Option<Vec<String>>, bool, bool);
+/// The key of a cached plan: the column selection, `geoarrow`, the native encodings'
+/// coordinates.
+type PlanKey = (Option<Vec<String>>, bool, Option<Coords>);
 
 /// Arrow plans of one table by column selection, for a holder that reads the table again
 /// and again (a C table handle's Arrow streams, a Python `Table`'s reads): a read of a
@@ -579,18 +583,18 @@ impl PlanCache {
         PlanCache::default()
     }
 
-    /// [`ArrowPlan::with_native_points`] of `t` (a table of `file`), from the cache when
-    /// the same selection was planned before.
-    pub fn plan(&self, file: &crate::marquet::File, t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native_points: bool) -> Result<Arc<ArrowPlan>> {
+    /// [`ArrowPlan::with_native`] of `t` (a table of `file`), from the cache when the same
+    /// selection was planned before.
+    pub fn plan(&self, file: &crate::marquet::File, t: &MarquetTable, columns: Option<&[String]>, geoarrow: bool, native: Option<Coords>) -> Result<Arc<ArrowPlan>> {
         if file.byte_range_source().is_none() {
-            return Ok(Arc::new(ArrowPlan::with_native_points(t, columns, geoarrow, native_points)?));
+            return Ok(Arc::new(ArrowPlan::with_native(t, columns, geoarrow, native)?));
         }
-        let key: PlanKey = (columns.map(<[String]>::to_vec), geoarrow, native_points);
+        let key: PlanKey = (columns.map(<[String]>::to_vec), geoarrow, native);
         let mut plans = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, p)) = plans.iter().find(|(k, _)| *k == key) {
             return Ok(p.clone());
         }
-        let p = Arc::new(ArrowPlan::with_native_points(t, columns, geoarrow, native_points)?);
+        let p = Arc::new(ArrowPlan::with_native(t, columns, geoarrow, native)?);
         if plans.len() == Self::KEPT {
             plans.remove(0);
         }
@@ -606,14 +610,14 @@ impl ArrowPlan {
         let (name, c) = &self.cols[k];
         let path = || format!("{}/{name}", table.trim_end_matches('/'));
         Ok(match c {
-            Col::Native { kind, z } => {
+            Col::Native { kind, z, coords } => {
                 let mut sub = WkbBuffer::new();
                 for v in r {
                     sub.push(w.get(v));
                 }
-                super::native::native_array(&sub, *kind, *z, &path(), row)?
+                super::native::native_array(&sub, *kind, *z, *coords, &path(), row)?
             }
-            Col::NativePoint { z } => {
+            Col::NativePoint { z, coords } => {
                 // The column's own WKB, read by the writer's one point walker (an Xy or Xyz
                 // column: the only ones planned as geoarrow.point).
                 let dims = if *z { crate::spec::Dimensions::Xyz } else { crate::spec::Dimensions::Xy };
@@ -622,24 +626,32 @@ impl ArrowPlan {
                     unreachable!("points_from_wkb returns points")
                 };
                 let valid = valid.unwrap_or_else(|| vec![true; n]);
-                point_array(crate::marquet::PointArrays { x, y, z: zs, m, valid }, *z, table)?
+                point_array(crate::marquet::PointArrays { x, y, z: zs, m, valid }, *z, *coords, table)?
             }
             _ => Arc::new(BinaryArray::from_iter(r.map(|v| w.get(v)))),
         })
     }
 }
 
-/// A GeoArrow `geoarrow.point` array (a struct of x, y[, z]; null rows null structs) of
-/// `p` (`z`: with the z field; NaN where `p` has none).
-fn point_array(p: crate::marquet::PointArrays, z: bool, table: &str) -> Result<ArrayRef> {
-    let DataType::Struct(fields) = point_struct(z) else { unreachable!("point_struct is a struct") };
+/// A GeoArrow `geoarrow.point` array (x, y[, z] separated or interleaved; null rows
+/// null) of `p` (`z`: with the z ordinate; NaN where `p` has none).
+fn point_array(p: crate::marquet::PointArrays, z: bool, coords: Coords, table: &str) -> Result<ArrayRef> {
     let n = p.valid.len();
-    let mut arrays: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(p.x)), Arc::new(Float64Array::from(p.y))];
-    if z {
-        arrays.push(Arc::new(Float64Array::from(p.z.unwrap_or_else(|| vec![f64::NAN; n]))));
-    }
     let nulls = p.valid.iter().any(|v| !v).then(|| NullBuffer::from(p.valid));
-    Ok(Arc::new(StructArray::try_new(fields, arrays, nulls).map_err(|e| err_at(table, e))?))
+    let zs = z.then(|| p.z.unwrap_or_else(|| vec![f64::NAN; n]));
+    let ordinates = match (coords, zs) {
+        (Coords::Separated, None) => vec![p.x, p.y],
+        (Coords::Separated, Some(zs)) => vec![p.x, p.y, zs],
+        (Coords::Interleaved, zs) => {
+            let mut v = Vec::with_capacity(n * if zs.is_some() { 3 } else { 2 });
+            match zs {
+                None => p.x.iter().zip(&p.y).for_each(|(&x, &y)| v.extend_from_slice(&[x, y])),
+                Some(zs) => p.x.iter().zip(&p.y).zip(&zs).for_each(|((&x, &y), &z)| v.extend_from_slice(&[x, y, z])),
+            }
+            vec![v]
+        }
+    };
+    coords.array(z, ordinates, nulls, table)
 }
 
 /// GeoArrow extension names this module reads as geometry, with their GeoParquet

@@ -3,7 +3,9 @@
 //! `from_arrow` → `shapely.from_ragged_array`, several times faster than `from_wkb`; issue
 //! #33 item 6). Coordinates are "separated" (a struct of `x`, `y`[, `z`] float64 arrays, as
 //! the point columns of [`super::arrow::ArrowPlan::with_native_points`]), the encoding the
-//! hub's import reads back ([`super::geoarrow`]).
+//! hub's import reads back ([`super::geoarrow`]) and GeoParquet 1.1 stores, or
+//! "interleaved" (a fixed-size list `xy`/`xyz` of float64), the one geopandas builds
+//! geometries from without copying the coordinates ([`Coords`]).
 //!
 //! A column is read natively when its `GEOMETRY_TYPES` are exactly one of the kinds below,
 //! all XY or all XYZ (a column of Polygons and MultiPolygons stays WKB: read natively its
@@ -13,7 +15,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, ListArray, StructArray};
+use arrow_array::{ArrayRef, FixedSizeListArray, Float64Array, ListArray, StructArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field};
 
@@ -21,6 +23,44 @@ use crate::error::{MarquetError, Result};
 use crate::marquet::WkbBuffer;
 use crate::spec::{Dimensions, GeometryKind, GeometryType};
 use crate::wkb::{self, CoordSeq, Header, WkbVisitor};
+
+/// How GeoArrow native arrays hold coordinates (the GeoArrow specification's two layouts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Coords {
+    /// A struct of `x`, `y`[, `z`] float64 arrays (GeoParquet 1.1's only layout).
+    Separated,
+    /// A fixed-size list `xy` (or `xyz`) of float64: the ordinates of each coordinate
+    /// together, as WKB holds them. geopandas' `from_arrow` uses the values as they are;
+    /// separated, it first copies them into one array (a seventh of `from_arrow` for the
+    /// benchmark's 200,000 polygons).
+    Interleaved,
+}
+
+impl Coords {
+    /// The Arrow type of one coordinate with `z` or without.
+    pub(crate) fn data_type(self, z: bool) -> DataType {
+        match self {
+            Coords::Separated => coord_type(z),
+            Coords::Interleaved => DataType::FixedSizeList(Arc::new(Field::new(if z { "xyz" } else { "xy" }, DataType::Float64, false)), if z { 3 } else { 2 }),
+        }
+    }
+
+    /// The coordinates array of `ordinates` (separated: one vector each; interleaved: one
+    /// vector of all).
+    pub(crate) fn array(self, z: bool, mut ordinates: Vec<Vec<f64>>, nulls: Option<NullBuffer>, path: &str) -> Result<ArrayRef> {
+        Ok(match (self, self.data_type(z)) {
+            (Coords::Separated, DataType::Struct(fields)) => {
+                let cols: Vec<ArrayRef> = ordinates.into_iter().map(|v| Arc::new(Float64Array::from(v)) as ArrayRef).collect();
+                Arc::new(StructArray::try_new(fields, cols, nulls).map_err(|e| crate::convert::err_at(path, e))?)
+            }
+            (_, DataType::FixedSizeList(field, n)) => {
+                let values = Arc::new(Float64Array::from(ordinates.pop().unwrap_or_default()));
+                Arc::new(FixedSizeListArray::try_new(field, n, values, nulls).map_err(|e| crate::convert::err_at(path, e))?)
+            }
+            (_, t) => return Err(MarquetError::Unsupported(format!("{path}: coordinates of type {t}"))),
+        })
+    }
+}
 
 /// The native GeoArrow layout of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,8 +111,8 @@ impl NativeKind {
     }
 
     /// The Arrow type of the column.
-    pub(crate) fn data_type(self, z: bool) -> DataType {
-        let mut t = coord_type(z);
+    pub(crate) fn data_type(self, z: bool, coords: Coords) -> DataType {
+        let mut t = coords.data_type(z);
         for name in self.levels().iter().rev() {
             t = DataType::List(Arc::new(Field::new(*name, t, false)));
         }
@@ -90,6 +130,8 @@ fn coord_type(z: bool) -> DataType {
 struct Flat {
     kind: NativeKind,
     dims: Dimensions,
+    /// Interleaved: every ordinate in `x`.
+    interleaved: bool,
     x: Vec<f64>,
     y: Vec<f64>,
     z: Vec<f64>,
@@ -105,6 +147,7 @@ impl Flat {
     fn close(&mut self, level: usize) {
         let below = match self.offsets.get(level + 1) {
             Some(o) => o.len() as i64 - 1,
+            None if self.interleaved => (self.x.len() / self.dims.size()) as i64,
             None => self.x.len() as i64,
         };
         self.offsets[level].push(below);
@@ -132,10 +175,14 @@ impl WkbVisitor for Flat {
             return;
         }
         // `begin_geometry` checked the dimensions: 2 or 3 ordinates, x and y first.
-        seq.extend_ordinate(0, &mut self.x);
-        seq.extend_ordinate(1, &mut self.y);
-        if self.dims == Dimensions::Xyz {
-            seq.extend_ordinate(2, &mut self.z);
+        if self.interleaved {
+            seq.extend_interleaved(&mut self.x);
+        } else {
+            seq.extend_ordinate(0, &mut self.x);
+            seq.extend_ordinate(1, &mut self.y);
+            if self.dims == Dimensions::Xyz {
+                seq.extend_ordinate(2, &mut self.z);
+            }
         }
         // A ring or a member line ends with its coordinates (a LineString row's list of
         // vertices is closed at the row's end).
@@ -158,17 +205,19 @@ impl WkbVisitor for Flat {
 }
 
 /// The native GeoArrow array of the WKB values in `b` (null rows stay null).
-pub(crate) fn native_array(b: &WkbBuffer, kind: NativeKind, z: bool, path: &str, first_row: u64) -> Result<ArrayRef> {
+pub(crate) fn native_array(b: &WkbBuffer, kind: NativeKind, z: bool, coords: Coords, path: &str, first_row: u64) -> Result<ArrayRef> {
     let dims = if z { Dimensions::Xyz } else { Dimensions::Xy };
     let levels = kind.levels().len();
+    let interleaved = coords == Coords::Interleaved;
     // About 16 bytes of WKB per XY coordinate.
     let cap = b.bytes.len() / (8 * dims.size());
     let mut f = Flat {
         kind,
         dims,
-        x: Vec::with_capacity(cap),
-        y: Vec::with_capacity(cap),
-        z: Vec::with_capacity(if z { cap } else { 0 }),
+        interleaved,
+        x: Vec::with_capacity(if interleaved { cap * dims.size() } else { cap }),
+        y: Vec::with_capacity(if interleaved { 0 } else { cap }),
+        z: Vec::with_capacity(if z && !interleaved { cap } else { 0 }),
         offsets: vec![vec![0i64]; levels],
         bad: None,
     };
@@ -183,12 +232,12 @@ pub(crate) fn native_array(b: &WkbBuffer, kind: NativeKind, z: bool, path: &str,
         f.close(0);
     }
     let too_big = || MarquetError::Unsupported(format!("{path}: more than 2^31 coordinates or parts in one batch"));
-    let DataType::Struct(fields) = coord_type(z) else { unreachable!("coord_type is a struct") };
-    let mut cols: Vec<ArrayRef> = vec![Arc::new(Float64Array::from(f.x)), Arc::new(Float64Array::from(f.y))];
-    if z {
-        cols.push(Arc::new(Float64Array::from(f.z)));
-    }
-    let mut arr: ArrayRef = Arc::new(StructArray::try_new(fields, cols, None).map_err(|e| crate::convert::err_at(path, e))?);
+    let ordinates = match (interleaved, z) {
+        (true, _) => vec![f.x],
+        (false, false) => vec![f.x, f.y],
+        (false, true) => vec![f.x, f.y, f.z],
+    };
+    let mut arr = coords.array(z, ordinates, None, path)?;
     let names = kind.levels();
     for level in (0..levels).rev() {
         let offsets: Vec<i32> = f.offsets[level].iter().map(|&o| i32::try_from(o)).collect::<std::result::Result<_, _>>().map_err(|_| too_big())?;
