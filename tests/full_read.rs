@@ -132,61 +132,44 @@ fn polygons_of_many_chunks_read_whole_in_parallel_equal_their_source() {
         assert_eq!(g, src.column(3).as_binary::<i32>(), "WKB bytes and nulls, batches of {batch_rows}");
         assert_eq!(g.null_count(), (0..src.num_rows()).filter(|i| i % 11 == 4).count());
     }
-    // GeoArrow native: geoarrow.polygon, lists of rings of x/y structs.
-    let native = ArrowPlan::with_native_points(&t, Some(&cols), true, true).unwrap();
-    assert_eq!(native.schema().field(0).metadata()["ARROW:extension:name"], "geoarrow.polygon");
+    // GeoArrow native: geoarrow.polygon, lists of rings whose vertices are x/y structs
+    // (separated) or fixed-size lists `xy` (interleaved); either way the vertices' bytes
+    // are the WKB's coordinate bytes as they are.
     let src_g = src.column(3).as_binary::<i32>();
-    for batch_rows in [257, 5000] {
-        let got = read_all(&t, &native, batch_rows);
-        check_attributes(&got, &src);
-        let polys = got.column(0).as_list::<i32>();
-        assert_eq!(polys.null_count(), src_g.null_count());
-        for i in 0..src.num_rows() {
-            assert_eq!(polys.is_null(i), src_g.is_null(i), "row {i}");
-            if src_g.is_null(i) {
-                continue;
+    let separated = ArrowPlan::with_native_points(&t, Some(&cols), true, true).unwrap();
+    let interleaved = ArrowPlan::with_native(&t, Some(&cols), true, Some(Coords::Interleaved)).unwrap();
+    for (plan, inter) in [(separated, false), (interleaved, true)] {
+        assert_eq!(plan.schema().field(0).metadata()["ARROW:extension:name"], "geoarrow.polygon");
+        for batch_rows in [257, 5000] {
+            let got = read_all(&t, &plan, batch_rows);
+            check_attributes(&got, &src);
+            let polys = got.column(0).as_list::<i32>();
+            assert_eq!(polys.null_count(), src_g.null_count());
+            for i in 0..src.num_rows() {
+                assert_eq!(polys.is_null(i), src_g.is_null(i), "row {i}");
+                if src_g.is_null(i) {
+                    continue;
+                }
+                // The source's one ring: its point count at byte 9, then x, y pairs.
+                let w = src_g.value(i);
+                let n = u32::from_le_bytes(w[9..13].try_into().unwrap()) as usize;
+                let rings = polys.value(i);
+                let rings = rings.as_list::<i32>();
+                assert_eq!(rings.len(), 1, "row {i}");
+                let ring = rings.value(0);
+                assert_eq!(ring.len(), n, "row {i}");
+                let bytes: Vec<u8> = if inter {
+                    let xy = ring.as_fixed_size_list();
+                    assert_eq!(xy.value_length(), 2);
+                    let v = xy.values().as_primitive::<Float64Type>();
+                    v.values()[xy.value_offset_at(0)..][..2 * n].iter().flat_map(|c| c.to_le_bytes()).collect()
+                } else {
+                    let xy = ring.as_struct();
+                    let (x, y) = (xy.column(0).as_primitive::<Float64Type>(), xy.column(1).as_primitive::<Float64Type>());
+                    (0..n).flat_map(|j| [x.value(j).to_le_bytes(), y.value(j).to_le_bytes()].concat()).collect()
+                };
+                assert_eq!(bytes, w[13..13 + 16 * n], "row {i} (interleaved: {inter})");
             }
-            // The source's one ring: its point count at byte 9, then x, y pairs.
-            let w = src_g.value(i);
-            let n = u32::from_le_bytes(w[9..13].try_into().unwrap()) as usize;
-            let rings = polys.value(i);
-            let rings = rings.as_list::<i32>();
-            assert_eq!(rings.len(), 1, "row {i}");
-            let ring = rings.value(0);
-            let xy = ring.as_struct();
-            assert_eq!(xy.len(), n, "row {i}");
-            let (x, y) = (xy.column(0).as_primitive::<Float64Type>(), xy.column(1).as_primitive::<Float64Type>());
-            for j in 0..n {
-                assert_eq!(x.value(j).to_le_bytes(), w[13 + 16 * j..21 + 16 * j], "row {i} vertex {j}");
-                assert_eq!(y.value(j).to_le_bytes(), w[21 + 16 * j..29 + 16 * j], "row {i} vertex {j}");
-            }
-        }
-    }
-    // Interleaved: each ring's vertices a fixed-size list `xy`, whose values are the WKB's
-    // coordinate bytes as they are.
-    let inter = ArrowPlan::with_native(&t, Some(&cols), true, Some(Coords::Interleaved)).unwrap();
-    assert_eq!(inter.schema().field(0).metadata()["ARROW:extension:name"], "geoarrow.polygon");
-    for batch_rows in [257, 5000] {
-        let got = read_all(&t, &inter, batch_rows);
-        check_attributes(&got, &src);
-        let polys = got.column(0).as_list::<i32>();
-        assert_eq!(polys.null_count(), src_g.null_count());
-        for i in 0..src.num_rows() {
-            assert_eq!(polys.is_null(i), src_g.is_null(i), "row {i}");
-            if src_g.is_null(i) {
-                continue;
-            }
-            let w = src_g.value(i);
-            let n = u32::from_le_bytes(w[9..13].try_into().unwrap()) as usize;
-            let rings = polys.value(i);
-            let rings = rings.as_list::<i32>();
-            assert_eq!(rings.len(), 1, "row {i}");
-            let ring = rings.value(0);
-            let xy = ring.as_fixed_size_list();
-            assert_eq!((xy.len(), xy.value_length()), (n, 2), "row {i}");
-            let v = xy.values().as_primitive::<Float64Type>();
-            let bytes: Vec<u8> = v.values()[xy.value_offset_at(0)..][..2 * n].iter().flat_map(|c| c.to_le_bytes()).collect();
-            assert_eq!(bytes, w[13..13 + 16 * n], "row {i}");
         }
     }
 }
