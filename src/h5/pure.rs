@@ -57,6 +57,9 @@ pub struct PureFile {
     attrs: Mutex<HashMap<String, Arc<Vec<hdf5_reader::Attribute>>>>,
     /// Each group's member names (groups, datasets), listed once.
     members: Mutex<HashMap<String, Arc<Members>>>,
+    /// Each dataset's description, read once: a table's open asks for the geometry
+    /// column's dataset up to four times (what it is, its rank, its facts, its reader).
+    datasets: Mutex<HashMap<String, Arc<Described>>>,
     /// The byte source of a file opened by URL (issue #34).
     #[cfg(feature = "cloud")]
     remote: Option<Arc<crate::remote::RemoteFile>>,
@@ -151,6 +154,7 @@ impl PureFile {
             name,
             attrs: Mutex::default(),
             members: Mutex::default(),
+            datasets: Mutex::default(),
             #[cfg(feature = "cloud")]
             remote: None,
         })
@@ -184,7 +188,7 @@ impl PureFile {
         }
         let opts = OpenOptions::default().with_chunk_cache_bytes(0).with_max_chunk_bytes(MAX_CHUNK_BYTES);
         let Ok(f) = Hdf5File::from_storage_with_options(Arc::new(Held(remote.clone())), opts) else { return false };
-        let file = PureFile { f, name: remote.url().to_string(), attrs: Mutex::default(), members: Mutex::default(), remote: None };
+        let file = PureFile { f, name: remote.url().to_string(), attrs: Mutex::default(), members: Mutex::default(), datasets: Mutex::default(), remote: None };
         let (mut todo, mut seen) = (vec!["/".to_string()], 0usize);
         while let Some(g) = todo.pop() {
             let Ok(Some(m)) = file.member_names(&g) else { return false };
@@ -214,6 +218,9 @@ impl PureFile {
         if path == "/" {
             return Ok(Some(ObjKind::Group));
         }
+        if lock(&self.datasets).contains_key(path) {
+            return Ok(Some(ObjKind::Dataset));
+        }
         let (parent, leaf) = split(path);
         let listed = lock(&self.members).get(parent).cloned();
         if let Some(m) = listed {
@@ -230,7 +237,14 @@ impl PureFile {
         // which for a table's column is every column's (a cold query's open cost grew with
         // the table's width, issue #33).
         match self.f.dataset(path) {
-            Ok(_) => return Ok(Some(ObjKind::Dataset)),
+            Ok(ds) => {
+                // Described now, for the open of it that usually follows; a dataset this
+                // path cannot describe is still a dataset (`dataset` reports why).
+                if let Ok(d) = self.describe(path, &ds) {
+                    lock(&self.datasets).insert(path.to_string(), Arc::new(d));
+                }
+                return Ok(Some(ObjKind::Dataset));
+            }
             Err(e) if !is_not_found(&e) => return Err(perr(path, e)),
             Err(_) => {}
         }
@@ -414,7 +428,33 @@ impl PureFile {
 
     /// Open the dataset at absolute `path`.
     pub fn dataset(&self, path: &str) -> Result<PureDataset> {
-        let ds = self.f.dataset(path).map_err(|e| perr(path, e))?;
+        let cached = lock(&self.datasets).get(path).cloned();
+        let d = match cached {
+            Some(d) => d,
+            None => {
+                let ds = self.f.dataset(path).map_err(|e| perr(path, e))?;
+                let d = Arc::new(self.describe(path, &ds)?);
+                lock(&self.datasets).insert(path.to_string(), d.clone());
+                d
+            }
+        };
+        Ok(PureDataset {
+            #[cfg(feature = "cloud")]
+            remote: self.remote.clone(),
+            file: self.f.clone(),
+            layout: d.layout.clone(),
+            entries: std::sync::OnceLock::new(),
+            looked_up: Mutex::default(),
+            nodes: Mutex::default(),
+            info: d.info.clone(),
+            path: path.to_string(),
+            readable: d.readable,
+        })
+    }
+
+    /// The description of dataset `ds` at `path`: its facts, its storage layout, whether
+    /// [`PureDataset::read`] can read it.
+    fn describe(&self, path: &str, ds: &hdf5_reader::Dataset) -> Result<Described> {
         let header = self.f.get_or_parse_header(ds.address()).map_err(|e| perr(path, e))?;
         let mut filters = Vec::new();
         let mut external = false;
@@ -443,13 +483,16 @@ impl PureFile {
         let readable = !external
             && info.filters.iter().all(|f| matches!(f, Filter::Shuffle | Filter::Deflate(_) | Filter::Zstd(_) | Filter::Fletcher32 | Filter::Other(codec::FILTER_ZSTD, _)));
         let readable = readable && layout.is_some();
-        Ok(PureDataset {
-            #[cfg(feature = "cloud")]
-            remote: self.remote.clone(),
-            file: self.f.clone(),
-            layout, entries: std::sync::OnceLock::new(), looked_up: Mutex::default(), nodes: Mutex::default(),
-            info, path: path.to_string(), readable })
+        Ok(Described { info, layout, readable })
     }
+}
+
+/// What [`PureFile::describe`] finds of a dataset.
+#[derive(Debug)]
+struct Described {
+    info: DatasetInfo,
+    layout: Option<DataLayout>,
+    readable: bool,
 }
 
 /// A dataset opened by [`PureFile::dataset`].
