@@ -406,6 +406,22 @@ fn no_table_inside_a_table_and_clear_already_exists() {
     let f = File::open_rw(&h5).unwrap();
     let e = f.create_table("/cities/deeper/t").err().expect("refused").to_string();
     assert!(e.contains("/cities is a table"), "{e}");
+    // A table group that another producer put inside the table is a stray object for the
+    // validator, and discovery does not list it (no search below a table group), by
+    // libhdf5 and by byte range alike; a table below a plain group is found.
+    {
+        let g = h5::group_create(f.id(), "/cities/inner").unwrap();
+        h5::attr_write_ascii(g.id(), "CLASS", "COLUMN_TABLE").unwrap();
+        let g = h5::group_create(f.id(), "/plain/t2").unwrap();
+        h5::attr_write_ascii(g.id(), "CLASS", "COLUMN_TABLE").unwrap();
+    }
+    let listed = f.tables().unwrap();
+    drop(f);
+    assert_eq!(listed, ["/cities", "/plain/t2"]);
+    assert_eq!(marquet::query::reader::table_paths(Path::new(&h5)).unwrap(), listed);
+    let (code, out, _) = marquet(&["validate", &h5]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("/cities/inner") && out.contains("a table group inside a table group"), "{out}");
 }
 
 /// Issue #38: `dump` tells a missing value from an empty text and from the text "NULL":
