@@ -95,6 +95,7 @@ pub use reader::{
     for_each_polygon_ring, scan, scan_prefix, visit, visit_prefix, CoordSeq, Header, WkbInfo,
     WkbVisitor,
 };
+pub(crate) use reader::scan_with;
 
 /// Deepest GeometryCollection nesting accepted (ruling R5, HEP002 §17).
 pub const MAX_NESTING: usize = 64;
