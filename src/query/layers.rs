@@ -143,18 +143,29 @@ fn box_run<'a, const STRICT: bool>(
         if null(el) {
             continue;
         }
-        let (px, py) = coords(el);
-        let matched = if STRICT {
-            px > w.xmin && px < w.xmax && py > w.ymin && py < w.ymax
-        } else {
-            px >= w.xmin && px <= w.xmax && py >= w.ymin && py <= w.ymax
-        };
-        if matched {
+        if in_window::<STRICT>(w, coords(el)) {
             hit(row, el);
         }
         tested += 1;
     }
     tested
+}
+
+/// Whether point `(px, py)` lies in window `w`: its interior when `STRICT`, else the closed
+/// box (a NaN coordinate never does).
+#[inline(always)]
+fn in_window<const STRICT: bool>(w: &BBox, (px, py): (f64, f64)) -> bool {
+    if STRICT {
+        px > w.xmin && px < w.xmax && py > w.ymin && py < w.ymax
+    } else {
+        px >= w.xmin && px <= w.xmax && py >= w.ymin && py <= w.ymax
+    }
+}
+
+/// The `(x, y)` of a plain `{x: f64, y: f64}` element.
+#[inline(always)]
+fn xy_of(el: &[u8]) -> (f64, f64) {
+    (point_coord(el, 0, false), point_coord(el, 8, false))
 }
 
 /// [`box_run`] for plain `{x: f64, y: f64}` elements (16 bytes each, `run` holds whole
@@ -169,21 +180,9 @@ fn box_run<'a, const STRICT: bool>(
 /// rows tested). Otherwise, each element is tested as [`box_run`] does.
 #[inline(never)]
 fn xy_run<const STRICT: bool>(lo: u64, run: &[u8], w: &BBox, fill16: Option<u128>, hit: &mut dyn FnMut(u64, &[u8])) -> u64 {
-    let coords = |el: &[u8]| {
-        let e: [u8; 16] = el.try_into().unwrap_or([0; 16]);
-        let (a, b) = e.split_at(8);
-        (f64::from_le_bytes(a.try_into().unwrap_or([0; 8])), f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-    };
-    let inside = |(px, py): (f64, f64)| {
-        if STRICT {
-            (px > w.xmin) & (px < w.xmax) & (py > w.ymin) & (py < w.ymax)
-        } else {
-            (px >= w.xmin) & (px <= w.xmax) & (py >= w.ymin) & (py <= w.ymax)
-        }
-    };
     let is_fill = |el: &[u8]| fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f));
-    if fill16.is_some_and(|f| inside(coords(&f.to_ne_bytes()))) {
-        return box_run::<STRICT>(lo, run.chunks_exact(16), w, is_fill, coords, &mut |row, el| hit(row, el));
+    if fill16.is_some_and(|f| in_window::<STRICT>(w, xy_of(&f.to_ne_bytes()))) {
+        return box_run::<STRICT>(lo, run.chunks_exact(16), w, is_fill, xy_of, &mut |row, el| hit(row, el));
     }
     let mut nulls = 0u64;
     let mut row = lo;
@@ -200,7 +199,7 @@ fn xy_run<const STRICT: bool>(lo: u64, run: &[u8], w: &BBox, fill16: Option<u128
         row += 4;
     }
     for el in rest.chunks_exact(16) {
-        if inside(coords(el)) {
+        if in_window::<STRICT>(w, xy_of(el)) {
             hit(row, el);
         }
         nulls += u64::from(is_fill(el));
@@ -228,16 +227,8 @@ fn xy_quad<const STRICT: bool>(quad: &[u8], w: &BBox, fill16: Option<u128>) -> (
         let mut m = 0u32;
         let mut n = 0u32;
         for (i, el) in quad.chunks_exact(16).enumerate() {
-            let e: [u8; 16] = el.try_into().unwrap_or([0; 16]);
-            let (a, b) = e.split_at(8);
-            let (px, py) = (f64::from_le_bytes(a.try_into().unwrap_or([0; 8])), f64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
-            let inside = if STRICT {
-                (px > w.xmin) & (px < w.xmax) & (py > w.ymin) & (py < w.ymax)
-            } else {
-                (px >= w.xmin) & (px <= w.xmax) & (py >= w.ymin) & (py <= w.ymax)
-            };
-            m |= u32::from(inside) << i;
-            n += u32::from(fill16.is_some_and(|f| u128::from_le_bytes(e) == f));
+            m |= u32::from(in_window::<STRICT>(w, xy_of(el))) << i;
+            n += u32::from(fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f)));
         }
         (m, n)
     }
