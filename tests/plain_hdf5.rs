@@ -51,6 +51,11 @@ fn write_table(path: &Path, compression: Option<Compression>) -> (String, String
 
 /// Every dataset below `/t` (absolute path) with its filters.
 fn datasets(f: &File) -> Vec<(String, Vec<Filter>)> {
+    datasets_below(f, "/t")
+}
+
+/// Every dataset below group `root` (absolute path) with its filters.
+fn datasets_below(f: &File, root: &str) -> Vec<(String, Vec<Filter>)> {
     fn walk(loc: &h5::Hid, path: &str, out: &mut Vec<(String, Vec<Filter>)>) {
         if h5::is_group(loc.id()) {
             for m in h5::member_names(loc.id(), path).unwrap() {
@@ -62,7 +67,7 @@ fn datasets(f: &File) -> Vec<(String, Vec<Filter>)> {
         }
     }
     let mut out = Vec::new();
-    walk(&h5::object_open(f.id(), "/t").unwrap(), "/t", &mut out);
+    walk(&h5::object_open(f.id(), root).unwrap(), root, &mut out);
     out
 }
 
@@ -259,5 +264,72 @@ fn zstd_option_needs_the_plugin_and_info_says_so() {
         let script = "import sys, h5py\nf = h5py.File(sys.argv[1], 'r')\ntry:\n    f['/t/pt'][...]\nexcept OSError as e:\n    print('refused:', e)\n";
         let (ok, out, err) = run_h5py(&py, script, &[path.display().to_string()]);
         assert!(ok && out.starts_with("refused:"), "h5py read zstd data without hdf5plugin:\n{out}\n{err}");
+    }
+}
+
+/// The values of columns `argv[4:]` read by h5py (no plugins) from table `argv[2]` of the
+/// Marquet file `argv[1]` equal, row by row, those pyarrow reads from the GeoParquet
+/// `argv[3]` (converted with `--keep-order`).
+const H5PY_ATTRIBUTES: &str = r#"
+import sys
+import h5py
+import pyarrow.parquet as pq
+assert "hdf5plugin" not in sys.modules
+f = h5py.File(sys.argv[1], "r")
+t = pq.read_table(sys.argv[3])
+for name in sys.argv[4:]:
+    got = f[sys.argv[2] + "/" + name][...].tolist()
+    got = [g.decode() if isinstance(g, bytes) else g for g in got]
+    want = t.column(name).to_pylist()
+    assert got == want, (name, got[:5], want[:5])
+    print(name, len(got))
+"#;
+
+/// `marquet convert` stores attribute columns with the layout's compression: shuffle first
+/// for numbers of more than one byte, the compressor alone for strings, nothing under
+/// `--compression none`; h5py without plugins reads the values pyarrow reads from the
+/// source. Inputs written by geopandas (nybb) and by Overture's pipeline.
+#[test]
+fn converted_attribute_columns_follow_the_layout_compression() {
+    let _s = common::serial();
+    let dir = common::TempDir::new("plain-hdf5-attributes");
+    let level = marquet::marquet::compression::DEFAULT_DEFLATE_LEVEL;
+    let inputs: [(&str, &str, &[&str], &[&str]); 2] = [
+        ("testdata/peers/geoarrow-rs/nybb.parquet", "/nybb", &["BoroCode", "Shape_Leng", "Shape_Area"], &["BoroName"]),
+        ("testdata/peers/geoarrow-rs/overture_infrastructure.parquet", "/overture_infrastructure", &["version"], &["id"]),
+    ];
+    for (src, table, numbers, strings) in inputs {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
+        for compression in ["deflate", "none"] {
+            let out = dir.join(&format!("{}-{compression}.h5", &table[1..]));
+            let o = Command::new(env!("CARGO_BIN_EXE_marquet"))
+                .args(["convert", "--keep-order", "--compression", compression])
+                .arg(&src)
+                .arg(&out)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let f = File::open(&out).unwrap();
+            let all = datasets_below(&f, table);
+            let filters = |c: &str| all.iter().find(|(p, _)| *p == format!("{table}/{c}")).unwrap_or_else(|| panic!("no dataset {c} in {all:?}")).1.clone();
+            let (want_number, want_string) = match compression {
+                "deflate" => (vec![Filter::Shuffle, Filter::Deflate(level)], vec![Filter::Deflate(level)]),
+                _ => (vec![], vec![]),
+            };
+            for c in numbers {
+                assert_eq!(filters(c), want_number, "{table}/{c}, {compression}");
+            }
+            for c in strings {
+                assert_eq!(filters(c), want_string, "{table}/{c}, {compression}");
+            }
+            drop(f);
+            if let Some(py) = python_with_h5py("converted_attribute_columns_follow_the_layout_compression") {
+                let mut args = vec![out.display().to_string(), table.to_string(), src.display().to_string()];
+                args.extend(numbers.iter().chain(strings).map(|c| c.to_string()));
+                let (ok, stdout, err) = run_h5py(&py, H5PY_ATTRIBUTES, &args);
+                assert!(ok, "h5py:\n{stdout}\n{err}");
+                assert_eq!(stdout.lines().count(), numbers.len() + strings.len(), "{stdout}");
+            }
+        }
     }
 }

@@ -45,8 +45,12 @@ impl WkbVisitor for EdgeVisitor {
 /// The box of one WKB value under `model`: Z and M from the vertices, X and Y grown for the
 /// edges (see the module doc). Equals [`wkb::scan`]'s box for [`EdgeModel::Planar`].
 pub fn geometry_box(bytes: &[u8], model: EdgeModel, ccw: bool) -> Result<BBox, WkbError> {
-    let info = wkb::scan(bytes)?;
-    Ok(grown_box(bytes, &info, model, ccw)?.unwrap_or(info.bbox))
+    box_of_scanned(bytes, &wkb::scan(bytes)?, model, ccw)
+}
+
+/// [`geometry_box`] of a value `info` already scanned (`info` is `wkb::scan(bytes)`).
+pub fn box_of_scanned(bytes: &[u8], info: &WkbInfo, model: EdgeModel, ccw: bool) -> Result<BBox, WkbError> {
+    Ok(grown_box(bytes, info, model, ccw)?.unwrap_or(info.bbox))
 }
 
 /// The grown box for a value already scanned, or `None` when nothing changes (planar edges,

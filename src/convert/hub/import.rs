@@ -413,28 +413,67 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
                     cat_stats[i].add(&a)?;
                 }
             }
+            // The sort keys' boxes, when the scan below walks the key column's WKB anyway:
+            // one walk of each value gives both (issue #31: each geometry boxed once).
+            let mut key_boxes: Option<Vec<BBox>> = None;
             for &g in &scan_geom {
                 let a = batch.column(pos[&geoms[g].root]);
                 let values: Vec<Option<&[u8]>> = plan::binary_slices(a)?.collect();
-                let scanned: Vec<Option<std::result::Result<wkb::WkbInfo, wkb::WkbError>>> = values.par_iter().map(|v| v.map(wkb::scan)).collect();
+                let boxed = match model {
+                    Some(m) if g == 0 && keys.is_some() && reproj[0].is_none() => Some(m),
+                    _ => None,
+                };
+                type Scanned = Option<std::result::Result<(wkb::WkbInfo, BBox), wkb::WkbError>>;
+                let scanned: Vec<Scanned> = values
+                    .par_iter()
+                    .map(|v| {
+                        v.map(|w| {
+                            let info = wkb::scan(w)?;
+                            let b = match boxed {
+                                Some(m) => bounds::box_of_scanned(w, &info, m, false)?,
+                                None => BBox::EMPTY,
+                            };
+                            Ok((info, b))
+                        })
+                    })
+                    .collect();
+                let mut kb = Vec::with_capacity(if boxed.is_some() { values.len() } else { 0 });
+                let mut last = None;
                 for (row, (v, info)) in values.iter().zip(scanned).enumerate() {
-                    let (Some(v), Some(info)) = (v, info) else { continue };
-                    let info = info.map_err(|e| {
+                    let (Some(v), Some(info)) = (v, info) else {
+                        if boxed.is_some() {
+                            kb.push(BBox::EMPTY);
+                        }
+                        continue;
+                    };
+                    let (info, b) = info.map_err(|e| {
                         let m = e.into_marquet(format!("{path}: column {:?}", geoms[g].meta.name), Some(row0 + row as u64));
                         fail(&path, code::WKB_PARSE, m.to_string())
                     })?;
+                    if boxed.is_some() {
+                        kb.push(b);
+                    }
                     let s = &mut gscan[g];
                     if info.geometry_type.kind != GeometryKind::Point {
                         s.non_points = true;
                     }
-                    s.dims.insert(info.geometry_type.dims);
-                    s.lens.insert(v.len());
+                    // The sets are asked only when a row differs from the one before.
+                    if last != Some((info.geometry_type.dims, v.len())) {
+                        s.dims.insert(info.geometry_type.dims);
+                        s.lens.insert(v.len());
+                        last = Some((info.geometry_type.dims, v.len()));
+                    }
+                }
+                if boxed.is_some() {
+                    key_boxes = Some(kb);
                 }
             }
             if let (Some(k), Some(root), Some(model)) = (keys.as_mut(), key_geom, model) {
                 let a = batch.column(pos[&root]);
                 // WKB boxed straight from the borrowed values, without a copy of each.
-                let boxes = if geoms[0].meta.encoding == Encoding::Wkb && reproj[0].is_none() {
+                let boxes = if let Some(b) = key_boxes {
+                    Ok(b)
+                } else if geoms[0].meta.encoding == Encoding::Wkb && reproj[0].is_none() {
                     order::wkb_boxes(&plan::binary_slices(a)?.collect::<Vec<_>>(), model)
                 } else {
                     order::value_boxes(&values_of(&geoms[0], &reproj[0], a)?, model)
@@ -519,7 +558,7 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
         }
     }
     for p in &planned {
-        p.create(&t, opts.layout.chunk_rows, opts.layout.checksums)?;
+        p.create(&t, opts.layout.chunk_rows, opts.layout.checksums, opts.layout.compression)?;
         order.push((p.path[0], p.name.clone()));
         report.columns.push((p.name.clone(), describe_plan(p, schema.field(p.path[0]).data_type())));
         if let (Some(j), true) = (&p.json, p.to_json) {
