@@ -125,11 +125,9 @@ pub fn unshuffle(src: &[u8], elem: usize) -> Vec<u8> {
 thread_local! {
     /// One libdeflate compressor per thread, for the level it was last used at.
     static DEFLATER: std::cell::RefCell<Option<(u32, libdeflater::Compressor)>> = const { std::cell::RefCell::new(None) };
-    /// One libdeflate compressor per thread at level 1, for [`incompressible`]'s trial.
-    static TRIAL: std::cell::RefCell<Option<(libdeflater::Compressor, Vec<u8>)>> = const { std::cell::RefCell::new(None) };
     /// One miniz_oxide compressor per thread, for the level it was last used at
-    /// ([`compress_piece`]; reset between pieces, so its tables are not allocated and
-    /// zeroed anew for each).
+    /// ([`compress_piece`]; each piece ends with a full flush, so its tables are neither
+    /// allocated nor zeroed anew for the next).
     static PIECE: std::cell::RefCell<Option<(u32, miniz_oxide::deflate::core::CompressorOxide)>> = const { std::cell::RefCell::new(None) };
     /// One libdeflate decompressor per thread.
     static INFLATER: std::cell::RefCell<Option<libdeflater::Decompressor>> = const { std::cell::RefCell::new(None) };
@@ -172,15 +170,15 @@ const PLANE_MIN_ELEMENTS: usize = 256;
 /// before: HDF5's deflate filter (zlib), h5py, netCDF-C, our libdeflate decoder.
 ///
 /// A plane is stored when deflate would save less than 8 % of it ([`incompressible`]: a
-/// flat byte histogram and a level-1 trial of its first KiB). Session 26 raised the bar
+/// flat byte histogram and no repeated runs in its first KiB, [`repeats`]). Session 26 raised the bar
 /// from 2 %: the two planes that shrink by 5–7 % were decoded as Huffman literals for
 /// little gain; stored, a warm point window costs 6 % fewer instructions and the file is
 /// 0.04 % larger. Storing can make a chunk at most 8 % larger than deflating it whole.
-/// When no plane is stored (every chunk of fill values, small chunks, integer columns that
-/// compress), the chunk is deflated whole by libdeflate, the same bytes as before.
+/// When fewer than a quarter of the planes would be stored (every chunk of fill values,
+/// small chunks, integer columns that compress), the chunk is deflated whole by libdeflate.
 ///
 /// Hand-written because no crate composes a stream from stored and compressed pieces:
-/// the compressed pieces come from miniz_oxide with a sync flush (byte-aligned, not
+/// the compressed pieces come from miniz_oxide with a full flush (byte-aligned, not
 /// final), the stored blocks' five header bytes are written here (RFC 1951 §3.2.4).
 pub fn deflate_shuffled(s: &[u8], elem: usize, level: u32) -> Result<Vec<u8>, String> {
     let level = level.min(9);
@@ -189,7 +187,10 @@ pub fn deflate_shuffled(s: &[u8], elem: usize, level: u32) -> Result<Vec<u8>, St
         return deflate(s, level);
     }
     let stored: Vec<bool> = s.chunks_exact(n).take(elem).map(incompressible).collect();
-    if !stored.contains(&true) {
+    // Each compressed piece costs a compressor reset (miniz_oxide zeroes about 160 KiB of
+    // tables): worth it where noise fills a quarter of the chunk or more (coordinates),
+    // not for one noisy plane among numbers that compress (an Int64 id column; session 27).
+    if stored.iter().filter(|&&st| st).count() * 4 < elem {
         return deflate(s, level);
     }
     // Runs of planes alike; the bytes past the last whole element (none for the chunks
@@ -228,41 +229,92 @@ pub fn deflate_shuffled(s: &[u8], elem: usize, level: u32) -> Result<Vec<u8>, St
 
 /// Whether deflate saves less than 8 % of `plane`. A plane whose byte histogram is far
 /// from flat (Huffman coding alone saves more than that) is compressible; a flat one may
-/// still repeat (the low bytes of a counter), so it is tried at level 1.
+/// still repeat (the low bytes of a counter), which [`repeats`] looks for.
 fn incompressible(plane: &[u8]) -> bool {
     let mut hist = [0u32; 256];
     for &b in plane {
         hist[b as usize] += 1;
     }
+    // Σ c·log2(n/c) = n·log2(n) − Σ c·log2(c), the last from a table for the counts of
+    // the usual planes (256 calls of log2 a plane were 2 % of a point convert).
     let n = plane.len() as f64;
-    let bits: f64 = hist.iter().filter(|&&c| c > 0).map(|&c| -f64::from(c) * (f64::from(c) / n).log2()).sum();
+    let table = c_log2_c();
+    let sum: f64 = hist.iter().map(|&c| table.get(c as usize).copied().unwrap_or_else(|| f64::from(c) * f64::from(c).log2())).sum();
+    let bits = n * n.log2() - sum;
     if bits / 8.0 + 64.0 < 0.92 * n {
         return false;
     }
     // The first KiB says it: noise does not shrink anywhere, a repeating plane does.
-    let sample = &plane[..plane.len().min(1024)];
-    TRIAL.with(|t| {
-        let mut t = t.borrow_mut();
-        let (comp, buf) = t.get_or_insert_with(|| (libdeflater::Compressor::new(libdeflater::CompressionLvl::new(1).unwrap_or_default()), Vec::new()));
-        buf.resize(comp.deflate_compress_bound(sample.len()), 0);
-        comp.deflate_compress(sample, buf).map_or(true, |z| z as f64 >= 0.92 * sample.len() as f64)
-    })
+    !repeats(&plane[..plane.len().min(1024)])
+}
+
+/// `c · log2(c)` for the counts `0..=4096` (0 for 0).
+fn c_log2_c() -> &'static [f64] {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| (0..=4096u32).map(|c| if c == 0 { 0.0 } else { f64::from(c) * f64::from(c).log2() }).collect())
+}
+
+/// Whether runs of 4 bytes or more that occurred before would let deflate save 8 % of
+/// `sample`: what LZ77 would find in a plane whose bytes are evenly spread (a counter's low byte, a
+/// repeating pattern) and not in noise. A greedy pass with a table of each 4-byte
+/// sequence's last position, as LZ4's matcher does; its 4 KiB table on the stack costs a
+/// tenth of a level-1 libdeflate trial (which zeroes its hash tables at every call: 10 % of
+/// a point convert's instructions, session 27). Hand-written because no crate exposes a
+/// match finder without a compressor's setup.
+fn repeats(sample: &[u8]) -> bool {
+    let (covered, runs) = repeats_stats(sample);
+    // What a deflate block saves by them: about 3 bytes a run for its length and distance,
+    // about 48 bytes of Huffman tables (fitted to libdeflate's level-1 trial on 1 KiB
+    // planes: `repeats_answers_as_a_level_one_trial_does`).
+    covered.saturating_sub(3 * runs + 48) * 100 >= sample.len() * 8
+}
+
+/// Bytes covered by repeated runs in `sample`, and the number of runs ([`repeats`]).
+fn repeats_stats(sample: &[u8]) -> (usize, usize) {
+    const BITS: u32 = 10;
+    let mut last = [u32::MAX; 1 << BITS];
+    let key = |i: usize| u32::from_le_bytes([sample[i], sample[i + 1], sample[i + 2], sample[i + 3]]);
+    let (mut i, mut covered, mut matches) = (0usize, 0usize, 0usize);
+    while i + 4 <= sample.len() {
+        let k = key(i);
+        let h = (k.wrapping_mul(2_654_435_761) >> (32 - BITS)) as usize;
+        let prev = std::mem::replace(&mut last[h], i as u32);
+        if prev != u32::MAX && key(prev as usize) == k {
+            let mut len = 4;
+            while i + len < sample.len() && sample[prev as usize + len] == sample[i + len] {
+                len += 1;
+            }
+            covered += len;
+            matches += 1;
+            i += len;
+        } else {
+            i += 1;
+        }
+    }
+    (covered, matches)
 }
 
 /// Raw deflate of `src` appended to `out`, ending byte-aligned in a block that is not the
-/// last (miniz_oxide's sync flush), with no reference before its own start.
+/// last, with no reference before its own start: miniz_oxide's *full* flush, which is a
+/// sync flush that also forgets the dictionary. The thread's compressor goes on from one
+/// piece to the next without a reset: each piece begins after a full flush, which leaves
+/// the state a reset would, less the ~300 KiB a reset zeroes (7 % of a point convert's
+/// instructions; session 27). A compressor that failed is dropped.
 fn compress_piece(src: &[u8], level: u32, out: &mut Vec<u8>) -> Result<(), String> {
     use miniz_oxide::deflate::core::{create_comp_flags_from_zip_params, CompressorOxide};
     PIECE.with(|slot| {
         let mut slot = slot.borrow_mut();
-        match slot.as_mut() {
-            Some((l, c)) if *l == level => c.reset(),
-            _ => *slot = Some((level, CompressorOxide::new(create_comp_flags_from_zip_params(level as i32, -15, 0)))),
+        if !matches!(slot.as_ref(), Some((l, _)) if *l == level) {
+            *slot = Some((level, CompressorOxide::new(create_comp_flags_from_zip_params(level as i32, -15, 0))));
         }
-        match slot.as_mut() {
+        let r = match slot.as_mut() {
             Some((_, c)) => compress_with(c, src, out),
             None => Err("no deflate compressor".into()),
+        };
+        if r.is_err() {
+            *slot = None;
         }
+        r
     })
 }
 
@@ -276,7 +328,7 @@ fn compress_with(c: &mut miniz_oxide::deflate::core::CompressorOxide, src: &[u8]
     for _ in 0..40 {
         let at = out.len();
         out.resize(at + room, 0);
-        let (status, used, wrote) = compress(c, input, &mut out[at..], TDEFLFlush::Sync);
+        let (status, used, wrote) = compress(c, input, &mut out[at..], TDEFLFlush::Full);
         out.truncate(at + wrote);
         match status {
             TDEFLStatus::Okay if used == input.len() && wrote < room => return Ok(()),
@@ -640,6 +692,69 @@ mod tests {
     /// stream stores them (it is larger than the raw chunk by at most its block headers,
     /// where libdeflate's whole-chunk stream is smaller than raw by a few bytes only);
     /// where no plane is noise it is libdeflate's stream, byte for byte.
+    /// `repeats` against what it stands for, libdeflate's level-1 trial saving 8 % of a
+    /// KiB: noise, noise with repeated runs let in at rising shares, counters' low bytes,
+    /// periodic patterns. Every plane far from the bar gets the trial's answer.
+    #[test]
+    fn repeats_answers_as_a_level_one_trial_does() {
+        let trial = |p: &[u8]| {
+            let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(1).unwrap());
+            let mut buf = vec![0u8; c.deflate_compress_bound(p.len())];
+            let z = c.deflate_compress(p, &mut buf).unwrap();
+            1.0 - z as f64 / p.len() as f64
+        };
+        let mut planes: Vec<(String, Vec<u8>)> = Vec::new();
+        for seed in 1..40u64 {
+            planes.push((format!("noise {seed}"), noise(seed, 1024)));
+            // Runs copied from earlier in the plane over a rising share of it.
+            for share in [2usize, 5, 10, 20, 40, 70] {
+                let mut p = noise(seed + 100, 1024);
+                let mut at = 64;
+                while at + 16 < 1024 && (at * 100 / 1024) < share.max(1) * 2 {
+                    let from = (at * 7 + seed as usize) % (at - 16);
+                    let len = 8 + (seed as usize + at) % 24;
+                    let len = len.min(1024 - at);
+                    for k in 0..len {
+                        p[at + k] = p[from + k];
+                    }
+                    at += len + 1024 * share / 100 / 8 + 1;
+                }
+                planes.push((format!("repeats {seed} {share}"), p));
+            }
+            planes.push((format!("counter {seed}"), (0..1024u64).map(|i| (i * seed) as u8).collect()));
+            let period = 3 + seed as usize * 7;
+            let base = noise(seed + 7, period);
+            planes.push((format!("period {period}"), (0..1024).map(|i| base[i % period]).collect()));
+        }
+        let (mut checked, mut yes, mut no) = (0, 0, 0);
+        for (what, p) in &planes {
+            let saving = trial(p);
+            // Near the 8 % bar the two may differ; elsewhere they must agree.
+            if (0.05..0.12).contains(&saving) {
+                continue;
+            }
+            assert_eq!(repeats(p), saving >= 0.08, "{what}: level 1 saves {saving:.3}");
+            checked += 1;
+            if saving >= 0.08 {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        assert!(checked > 200 && yes > 50 && no > 50, "{checked} planes checked, {yes} repeating, {no} not");
+    }
+
+    /// One noisy plane among eight is not worth the pieces: the chunk is libdeflate's
+    /// stream of the whole (an Int64 column's shuffled chunk).
+    #[test]
+    fn one_noisy_plane_in_eight_is_deflated_whole() {
+        let raw: Vec<u8> = (0..4096u64).flat_map(|i| (((i * 2_654_435_761) % 1_000_003) as f64).to_le_bytes()).collect();
+        let sh = shuffle(&raw, 8);
+        let stored = sh.chunks_exact(4096).filter(|p| incompressible(p)).count();
+        assert!((1..2).contains(&stored), "{stored} planes stored");
+        assert_eq!(deflate_shuffled(&sh, 8, 4).unwrap(), deflate(&sh, 4).unwrap());
+    }
+
     #[test]
     fn deflate_shuffled_stores_noise_planes_and_inflates_everywhere() {
         let coords = |n: usize| -> Vec<u8> { (0..n).flat_map(|i| (10.0 + (i as f64 * 0.37).sin() * 0.5 + f64::from_bits(u64::from_le_bytes(noise(i as u64, 8).try_into().unwrap()) >> 30)).to_le_bytes()).collect() };
