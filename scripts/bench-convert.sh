@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 # shellcheck disable=SC1091
 source scripts/bootstrap.sh >/dev/null
-PY=${MARQUET_PYVENV:-$HOME/.cache/marquet/pyvenv}/bin/python
+PY=${MARQUET_PYVENV:-${XDG_CACHE_HOME:-$HOME/.cache}/marquet/pyvenv}/bin/python
 [ -x "$PY" ] || bash scripts/pyvenv.sh
 cargo build --release --quiet --bin marquet --example synth_points
 M=$ROOT/target/release/marquet

@@ -14,9 +14,9 @@
 # h5coro is pinned: without the pin pip's resolver backtracks to the old 0.0.x line (no HTTP
 # driver) to satisfy earthaccess/aiobotocore's botocore pin.
 # Idempotent; prints the venv path.
-#   VENV defaults to ~/.cache/marquet/pyvenv
+#   VENV defaults to $MARQUET_PYVENV, else ${XDG_CACHE_HOME:-~/.cache}/marquet/pyvenv (where the tests look)
 set -euo pipefail
-VENV="${VENV:-$HOME/.cache/marquet/pyvenv}"
+VENV="${VENV:-${MARQUET_PYVENV:-${XDG_CACHE_HOME:-$HOME/.cache}/marquet/pyvenv}}"
 if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import pyarrow, geopandas, shapely, pyogrio, h5py, duckdb, pyproj, netCDF4, xarray, h5netcdf, moto.server, boto3, h5coro.webdriver' 2>/dev/null; then
   echo "$VENV"
   exit 0

@@ -121,17 +121,7 @@ fn rust_side_matches_brute_force_and_writes_the_raw_data_exactly() {
 /// pyogrio is missing, unless `CI` is set.
 #[test]
 fn python_side_agrees_on_every_window() {
-    let venv = std::env::var_os("MARQUET_PYVENV").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/marquet/pyvenv")
-    });
-    let py = venv.join("bin/python");
-    let ok = py.exists()
-        && std::process::Command::new(&py).args(["-c", "import pyarrow, pyogrio, shapely"]).status().is_ok_and(|s| s.success());
-    if !ok {
-        assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "no python venv with pyogrio at {}", venv.display());
-        eprintln!("skipped: no python venv with pyarrow, pyogrio, shapely at {} (bash scripts/pyvenv.sh)", venv.display());
-        return;
-    }
+    let Some(py) = common::venv_python_with("pyarrow, pyogrio, shapely", "the Python side of the comparison") else { return };
     let _serial = common::serial();
     let tmp = common::TempDir::new("bench-compare-py");
     let report = bench::run(&tiny(tmp.path())).expect("bench runs");

@@ -291,14 +291,7 @@ fn geoparquet_2_export_states_the_crs_in_the_logical_type() {
         }
         outs.push(out);
     }
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let has_duckdb = py.exists() && Command::new(&py).args(["-c", "import duckdb"]).status().map(|s| s.success()).unwrap_or(false);
-    if !has_duckdb {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv has no duckdb: run scripts/pyvenv.sh");
-        println!("NOTICE: skipping the DuckDB ST_CRS check (no duckdb in {})", py.display());
-        return;
-    }
+    let Some(py) = common::venv_python_with("duckdb", "the DuckDB ST_CRS check") else { return };
     let script = r#"
 import sys, json, duckdb
 con = duckdb.connect()

@@ -31,16 +31,7 @@ fn data(rel: &str) -> PathBuf {
 /// The test venv's python (scripts/pyvenv.sh) when it has pyarrow, geopandas and duckdb;
 /// `None` (a notice) outside CI, a failure in CI.
 fn python() -> Option<PathBuf> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists()
-        && Command::new(&py).args(["-c", "import pyarrow, geopandas, duckdb, shapely"]).status().map(|s| s.success()).unwrap_or(false);
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv lacks pyarrow/geopandas/duckdb: run scripts/pyvenv.sh");
-        println!("NOTICE: skipping the pyarrow/geopandas/DuckDB read-back (no test venv at {})", py.display());
-        return None;
-    }
-    Some(py)
+    common::venv_python_with("pyarrow, geopandas, duckdb, shapely", "the pyarrow/geopandas/DuckDB read-back")
 }
 
 fn run_py(py: &Path, script: &str, args: &[&str]) -> String {

@@ -5,6 +5,8 @@
 #![cfg(feature = "geoparquet")]
 #![cfg(marquet_fixtures)] // testdata/peers is not in the crates.io package (build.rs)
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -703,15 +705,7 @@ fn convert_picks_the_direction_from_extensions() {
 #[test]
 fn exported_files_read_with_pyarrow_and_geopandas() {
     let _serial = serial();
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    if !py.exists() {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI is set but the test venv {} is missing: run scripts/pyvenv.sh", py.display());
-        }
-        println!("NOTICE: skipping the pyarrow/geopandas check: no venv at {} (run scripts/pyvenv.sh)", py.display());
-        return;
-    }
+    let Some(py) = common::venv_python_with("pyarrow, geopandas", "the pyarrow/geopandas check") else { return };
     let mut files = Vec::new();
     for (rp, v) in [
         ("geoarrow-data/natural-earth/natural-earth_countries_geo.parquet", GeoParquetVersion::V2_0),

@@ -400,15 +400,7 @@ fn cli_paths() {
 #[test]
 fn geomesa_export_read_by_pyarrow() {
     let _serial = common::serial();
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    if !py.exists() {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI is set but the test venv {} is missing: run scripts/pyvenv.sh", py.display());
-        }
-        println!("NOTICE: skipping the pyarrow check: no venv at {} (run scripts/pyvenv.sh)", py.display());
-        return;
-    }
+    let Some(py) = common::venv_python_with("pyarrow", "the pyarrow check") else { return };
     let d = TempDir::new("lake-gm-py");
     let h5 = d.join("w.h5");
     let mut o = opts(geometry("wkt", None));

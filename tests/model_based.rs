@@ -20,6 +20,8 @@
 //! notice without it, failing under CI.
 #![cfg(feature = "geoparquet")]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -30,15 +32,7 @@ fn venv_python() -> Option<PathBuf> {
         println!("NOTICE: skipping the model-based test (tests/model/model_test.py is not in this package)");
         return None;
     }
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists() && Command::new(&py).args(["-c", "import geopandas, shapely, pyarrow"]).status().map(|s| s.success()).unwrap_or(false);
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv has no geopandas: run scripts/pyvenv.sh");
-        println!("NOTICE: skipping the model-based test (no geopandas in {}; run scripts/pyvenv.sh)", py.display());
-        return None;
-    }
-    Some(py)
+    common::venv_python_with("geopandas, shapely, pyarrow", "the model-based test")
 }
 
 /// Run tests/model/model_test.py with this build's binary, this test binary as the driver of

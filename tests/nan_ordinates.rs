@@ -88,15 +88,7 @@ fn conformant(p: &Path) {
 }
 
 fn python() -> Option<PathBuf> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists() && Command::new(&py).args(["-c", "import pyarrow, shapely"]).status().map(|s| s.success()).unwrap_or(false);
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv has no pyarrow/shapely: run scripts/pyvenv.sh");
-        println!("NOTICE: skipping the pyarrow/shapely read-back: no venv at {}", py.display());
-        return None;
-    }
-    Some(py)
+    common::venv_python_with("pyarrow, shapely", "the pyarrow/shapely read-back")
 }
 
 #[test]

@@ -21,16 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn python(test: &str) -> Option<PathBuf> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists()
-        && Command::new(&py).args(["-c", "import netCDF4, xarray, h5netcdf, geopandas"]).status().is_ok_and(|s| s.success());
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "{test}: CI is set but {} lacks netCDF4/xarray/h5netcdf: run scripts/pyvenv.sh", py.display());
-        println!("NOTICE: {test}: skipped: no netCDF4/xarray/h5netcdf in {} (run scripts/pyvenv.sh)", py.display());
-        return None;
-    }
-    Some(py)
+    common::venv_python_with("netCDF4, xarray, h5netcdf, geopandas", test)
 }
 
 fn check_py() -> PathBuf {

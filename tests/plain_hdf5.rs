@@ -114,15 +114,7 @@ fn compound_numbers(dtype: &Dtype, bytes: &[u8]) -> Vec<f64> {
 /// The test venv's python when it has h5py (scripts/pyvenv.sh); `None` after a notice, or
 /// a failure under CI.
 fn python_with_h5py(test: &str) -> Option<std::path::PathBuf> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists() && Command::new(&py).args(["-c", "import h5py"]).status().is_ok_and(|s| s.success());
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "{test}: CI is set but {} has no h5py: run scripts/pyvenv.sh", py.display());
-        println!("NOTICE: {test}: skipping the h5py check: no h5py in {} (run scripts/pyvenv.sh)", py.display());
-        return None;
-    }
-    Some(py)
+    common::venv_python_with("h5py", test)
 }
 
 /// Run `script` with h5py and no plugin path; its stdout.

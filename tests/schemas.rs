@@ -337,14 +337,7 @@ fn cli_flags_nested_and_covering() {
 #[test]
 fn geopandas_reads_dtypes_and_bbox() {
     let _s = common::serial();
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists() && Command::new(&py).args(["-c", "import geopandas, pyarrow"]).status().map(|s| s.success()).unwrap_or(false);
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv has no geopandas: run scripts/pyvenv.sh");
-        println!("NOTICE: skipping the geopandas check (no geopandas in {})", py.display());
-        return;
-    }
+    let Some(py) = common::venv_python_with("geopandas, pyarrow", "the geopandas check") else { return };
     let dir = common::TempDir::new("schemas-gpd");
     let (h5, r) = import_plain("geopandas_dtypes.parquet", &dir, NestedPolicy::Json);
     r.unwrap();

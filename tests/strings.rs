@@ -327,13 +327,7 @@ with h5py.File(path, "r+") as f:
 #[test]
 fn variable_length_columns_export_like_h5py_reads_them() {
     let _s = common::serial();
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    if !py.exists() {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but there is no test venv (scripts/pyvenv.sh)");
-        println!("NOTICE: skipped: no test venv with h5py (scripts/pyvenv.sh)");
-        return;
-    }
+    let Some(py) = common::venv_python_with("h5py", "the h5py export check") else { return };
     let dir = common::TempDir::new("strings-vlen-export");
     for form in ["vlen_fill_ff", "vlen_fill_empty", "vlen_ascii"] {
         let v: Vec<Option<String>> = (0..10).map(|i| Some(format!("placeholder {i}"))).collect();

@@ -266,16 +266,28 @@ pub fn created_and_renamed(log: &str) -> (Vec<String>, Vec<(String, String)>) {
     (created, renamed)
 }
 
-/// The test venv's Python (scripts/pyvenv.sh) when it can import `module`; `None` (a skip,
-/// printed with `what`) otherwise — never on CI, where a missing venv fails the test.
-#[allow(dead_code)]
-pub fn venv_python_with(module: &str, what: &str) -> Option<PathBuf> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let py = Path::new(&home).join(".cache/marquet/pyvenv/bin/python");
-    let ok = py.exists() && Command::new(&py).args(["-c", &format!("import {module}")]).status().map(|s| s.success()).unwrap_or(false);
+/// The test venv of scripts/pyvenv.sh: `$MARQUET_PYVENV`, else
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/marquet/pyvenv`, where the script makes it.
+pub fn venv_dir() -> PathBuf {
+    if let Some(v) = std::env::var_os("MARQUET_PYVENV").filter(|v| !v.is_empty()) {
+        return PathBuf::from(v);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache"));
+    cache.join("marquet/pyvenv")
+}
+
+/// The test venv's Python ([`venv_dir`]) when it can import `modules` (as Python's `import`
+/// statement lists them: `"pyarrow, shapely"`); `None` (a skip, printed with `what`)
+/// otherwise — never on CI, where a missing venv fails the test.
+pub fn venv_python_with(modules: &str, what: &str) -> Option<PathBuf> {
+    let py = venv_dir().join("bin/python");
+    let ok = py.exists() && Command::new(&py).args(["-c", &format!("import {modules}")]).status().is_ok_and(|s| s.success());
     if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI is set but the test venv has no {module}: run scripts/pyvenv.sh");
-        println!("NOTICE: skipping {what}: no venv with {module} at {}", py.display());
+        assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{what}: CI is set but the test venv {} cannot import {modules}: run scripts/pyvenv.sh", py.display());
+        println!("NOTICE: skipping {what}: no venv with {modules} at {} (run scripts/pyvenv.sh)", py.display());
         return None;
     }
     Some(py)
