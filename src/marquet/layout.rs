@@ -85,8 +85,9 @@ pub struct WriteLayout {
     pub chunk_rows: u64,
     /// Chunk length in bytes of WKB `VALUES`.
     pub values_chunk_bytes: u64,
-    /// Compression of geometry, covering and R-tree data (default: shuffle + deflate, which
-    /// every HDF5 reader opens without plugins; [`Compression`]).
+    /// Compression of geometry, covering and R-tree data, and of the attribute columns an
+    /// import creates (default: shuffle + deflate, which every HDF5 reader opens without
+    /// plugins; [`Compression`]).
     pub compression: Compression,
     /// What appends do to a valid packed R-tree: rebuild it once per operation, or leave it
     /// stale (queries then use the block index) until `marquet index --build`.

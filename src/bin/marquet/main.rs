@@ -197,9 +197,9 @@ struct LayoutArgs {
     /// Memory budget of the external Hilbert sort, in MiB (default 256).
     #[arg(long, help_heading = "Layout")]
     sort_memory_mib: Option<usize>,
-    /// Compression of geometry data: deflate[:LEVEL] (default deflate:4; any HDF5 reader
-    /// opens it), zstd[:LEVEL] (faster and needs the HDF5 zstd plugin 32015 outside Marquet)
-    /// or none.
+    /// Compression of geometry and attribute data, after shuffle for numbers of more than
+    /// one byte: deflate[:LEVEL] (default deflate:4; any HDF5 reader opens it),
+    /// zstd[:LEVEL] (faster and needs the HDF5 zstd plugin 32015 outside Marquet) or none.
     #[arg(long, help_heading = "Layout")]
     compression: Option<String>,
     /// Store HDF5's Fletcher-32 checksum with every chunk of every dataset written, so that
