@@ -126,8 +126,8 @@ thread_local! {
     /// One libdeflate compressor per thread, for the level it was last used at.
     static DEFLATER: std::cell::RefCell<Option<(u32, libdeflater::Compressor)>> = const { std::cell::RefCell::new(None) };
     /// One miniz_oxide compressor per thread, for the level it was last used at
-    /// ([`compress_piece`]; each piece ends with a full flush, so its tables are neither
-    /// allocated nor zeroed anew for the next).
+    /// ([`compress_piece`]; reset once per chunk, each piece ending with a full flush, so
+    /// its tables are neither allocated nor zeroed anew for each piece).
     static PIECE: std::cell::RefCell<Option<(u32, miniz_oxide::deflate::core::CompressorOxide)>> = const { std::cell::RefCell::new(None) };
     /// One libdeflate decompressor per thread.
     static INFLATER: std::cell::RefCell<Option<libdeflater::Decompressor>> = const { std::cell::RefCell::new(None) };
@@ -209,6 +209,7 @@ pub fn deflate_shuffled(s: &[u8], elem: usize, level: u32) -> Result<Vec<u8>, St
     // empty final stored block, and the Adler-32 of the data.
     let mut out = Vec::with_capacity(s.len() + 64);
     out.extend_from_slice(&[0x78, if level < 2 { 0x01 } else if level < 6 { 0x5E } else if level == 6 { 0x9C } else { 0xDA }]);
+    let mut first_piece = true;
     for &(a, b, st) in &runs {
         if st {
             for piece in s[a..b].chunks(u16::MAX as usize) {
@@ -219,7 +220,8 @@ pub fn deflate_shuffled(s: &[u8], elem: usize, level: u32) -> Result<Vec<u8>, St
                 out.extend_from_slice(piece);
             }
         } else {
-            compress_piece(&s[a..b], level, &mut out)?;
+            compress_piece(&s[a..b], level, first_piece, &mut out)?;
+            first_piece = false;
         }
     }
     out.extend_from_slice(&[1, 0, 0, 0xFF, 0xFF]);
@@ -296,16 +298,23 @@ fn repeats_stats(sample: &[u8]) -> (usize, usize) {
 
 /// Raw deflate of `src` appended to `out`, ending byte-aligned in a block that is not the
 /// last, with no reference before its own start: miniz_oxide's *full* flush, which is a
-/// sync flush that also forgets the dictionary. The thread's compressor goes on from one
-/// piece to the next without a reset: each piece begins after a full flush, which leaves
-/// the state a reset would, less the ~300 KiB a reset zeroes (7 % of a point convert's
-/// instructions; session 27). A compressor that failed is dropped.
-fn compress_piece(src: &[u8], level: u32, out: &mut Vec<u8>) -> Result<(), String> {
+/// sync flush that also forgets the dictionary. The thread's compressor is reset for the
+/// first piece of a chunk (`first`) and goes on from one piece to the next within it:
+/// the full flush leaves what a reset is needed for, less the ~300 KiB a reset zeroes
+/// (session 27). Resetting per chunk keeps a chunk's bytes independent of what the thread
+/// compressed before it (without, sizes differed by a byte from run to run). A compressor
+/// that failed is dropped.
+fn compress_piece(src: &[u8], level: u32, first: bool, out: &mut Vec<u8>) -> Result<(), String> {
     use miniz_oxide::deflate::core::{create_comp_flags_from_zip_params, CompressorOxide};
     PIECE.with(|slot| {
         let mut slot = slot.borrow_mut();
-        if !matches!(slot.as_ref(), Some((l, _)) if *l == level) {
-            *slot = Some((level, CompressorOxide::new(create_comp_flags_from_zip_params(level as i32, -15, 0))));
+        match slot.as_mut() {
+            Some((l, c)) if *l == level => {
+                if first {
+                    c.reset();
+                }
+            }
+            _ => *slot = Some((level, CompressorOxide::new(create_comp_flags_from_zip_params(level as i32, -15, 0)))),
         }
         let r = match slot.as_mut() {
             Some((_, c)) => compress_with(c, src, out),
@@ -742,6 +751,21 @@ mod tests {
             }
         }
         assert!(checked > 200 && yes > 50 && no > 50, "{checked} planes checked, {yes} repeating, {no} not");
+    }
+
+    /// A chunk's stream does not depend on what the thread compressed before it (the
+    /// compressor goes on between pieces but is reset per chunk): the same chunk after
+    /// others gives the same bytes.
+    #[test]
+    fn a_chunk_compresses_alike_whatever_came_before() {
+        let coords = |seed: u64, n: usize| -> Vec<u8> { (0..n).flat_map(|i| (10.0 + (i as f64 * 0.37 + seed as f64).sin() * 0.5 + f64::from_bits(u64::from_le_bytes(noise(i as u64 + seed, 8).try_into().unwrap()) >> 30)).to_le_bytes()).collect() };
+        let a = shuffle(&coords(1, 2 * 2048), 16);
+        let first = deflate_shuffled(&a, 16, 4).unwrap();
+        for seed in 2..8 {
+            let b = shuffle(&coords(seed, 2 * (1000 + 300 * seed as usize)), 16);
+            deflate_shuffled(&b, 16, 4).unwrap();
+            assert_eq!(deflate_shuffled(&a, 16, 4).unwrap(), first, "after chunk {seed}");
+        }
     }
 
     /// One noisy plane among eight is not worth the pieces: the chunk is libdeflate's
