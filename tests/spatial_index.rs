@@ -136,6 +136,46 @@ fn square(x: f64, y: f64, s: f64) -> Vec<u8> {
     wkb::encode(&Geometry::Polygon(Polygon { dims: Dimensions::Xy, rings: vec![ring] }), ByteOrder::LittleEndian)
 }
 
+/// Issue #33: a query reads the WKB of the rows it tests, not of every row between two
+/// candidates that one read covers (rows within `TAKE_GAP` of each other are read as one
+/// run of OFFSETS): 400 squares in row order (37,200 bytes of WKB, three 16 KiB chunks, so
+/// rows 176 and 352 straddle two), rows 10 and 50 lifted out of the line, a window over
+/// those two, the covering column as the only index. The bytes read are the covering
+/// rows, the run's 42 offsets and the two squares' WKB — before, the 41 rows of the run
+/// (and the chunks holding them) were read. A full scan with WKB returns every row as
+/// written, the straddling ones too.
+#[test]
+fn a_query_reads_the_wkb_of_the_rows_it_tests_only() {
+    let f = File::create(tmp("sparse.h5")).unwrap();
+    let mut t = MarquetTable::create(&f, "/t").unwrap();
+    t.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::VarWkb).with_chunk_rows(8).with_covering("g_bbox")).unwrap();
+    let vals: Vec<Option<Vec<u8>>> = (0..400).map(|i| Some(square(i as f64 * 10.0, if i == 10 || i == 50 { 100.0 } else { 0.0 }, 0.5))).collect();
+    let wkb_len = vals[0].as_ref().unwrap().len() as u64;
+    assert_eq!(wkb_len, 93);
+    let batch = GeoBatch::new().with_geometry("g", GeometryValues::Wkb(vals.clone()));
+    t.write(&batch, WriteOptions::default().with_layout(None).with_spatial_order(false)).unwrap();
+    let q = Query::bbox(BBox::xy(95.0, 99.0, 510.0, 101.0)).with_block_index(false).with_rtree(false);
+    let res = t.query("g", &q).unwrap();
+    assert_eq!(res.rows, vec![10, 50]);
+    let s = &res.stats;
+    assert!(s.used_covering && !s.used_rtree && !s.used_block_index);
+    assert_eq!((s.covering_rejected, s.exact_tested), (398, 2));
+    assert_eq!(s.bytes_read, 400 * 32 + 42 * 8 + 2 * wkb_len);
+    // With their WKB, the same rows and bytes; the WKB as written.
+    let with_wkb = t.query("g", &q.clone().with_wkb(true)).unwrap();
+    assert_eq!((with_wkb.rows.clone(), with_wkb.stats.bytes_read), (res.rows.clone(), s.bytes_read));
+    let w = with_wkb.wkb.unwrap();
+    assert_eq!((w.get(0), w.get(1)), (vals[10].as_deref(), vals[50].as_deref()));
+    // Every row, with its WKB: rows 176 and 352 span two chunks.
+    let all = t.query("g", &Query::bbox(BBox::xy(-1.0, -1.0, 4000.0, 101.0)).with_indexes(false).with_wkb(true)).unwrap();
+    assert_eq!(all.rows, (0..400).collect::<Vec<u64>>());
+    assert_eq!(all.stats.bytes_read, 401 * 8 + 400 * wkb_len);
+    let w = all.wkb.unwrap();
+    for (i, v) in vals.iter().enumerate() {
+        assert_eq!(w.get(i), v.as_deref(), "row {i}");
+    }
+}
+
 #[test]
 fn skipped_blocks_cost_nothing_io_pattern() {
     // 4096 polygons on a 64 × 64 grid, written in random order and sorted spatially on

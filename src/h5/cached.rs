@@ -260,6 +260,22 @@ impl CachedDataset {
         })
     }
 
+    /// The bytes of elements `[start, start + count)` as a range of a shared buffer: the
+    /// cached piece itself when they lie in one piece (no copy), else a copy of them.
+    pub fn shared(&mut self, start: u64, count: u64) -> Result<(Arc<Vec<u8>>, std::ops::Range<usize>)> {
+        let end = start.checked_add(count).filter(|&e| e <= self.len).ok_or_else(|| self.past_end(start, count))?;
+        if count > 0 {
+            let (data, first) = self.piece_of(start)?;
+            let es = self.elem as u64;
+            if end <= first + data.len() as u64 / es {
+                return Ok((data, ((start - first) * es) as usize..((end - first) * es) as usize));
+            }
+        }
+        let b = self.read(start, count)?;
+        let n = b.len();
+        Ok((Arc::new(b), 0..n))
+    }
+
     /// The bytes of elements `[start, start + count)`.
     pub fn read(&mut self, start: u64, count: u64) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity((count.min(self.len) as usize).saturating_mul(self.elem));

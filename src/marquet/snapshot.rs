@@ -18,6 +18,8 @@
 //! file is unchanged; [`ColumnSnapshot::is_current`] says whether this process has written
 //! through `crate::h5` since (the spatial reader then reopens it before its next query).
 
+use std::sync::Arc;
+
 use crate::error::{MarquetError, Result};
 use crate::h5::cached::CachedDataset;
 use crate::h5::Dtype;
@@ -217,16 +219,16 @@ pub enum GeometryData {
     },
 }
 
-/// Rows `[s, e)` of a variable-length WKB column: offsets re-based to 0 (`e - s + 1` of
-/// them), the mask (`None`: no MASK, every row present) and the WKB bytes.
+/// Rows `[s, e)` of a variable-length WKB column without their bytes: the offsets into
+/// `VALUES` (`e - s + 1` of them, as stored) and the mask (`None`: no MASK, every row
+/// present). A row's WKB is then taken alone with [`GeometryData::wkb_value`], so that a
+/// query reads (and decodes) the chunks of the rows it tests, not of every row between.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WkbRows {
-    /// `e - s + 1` offsets into `values`, the first 0.
+pub struct WkbSpans {
+    /// `e - s + 1` offsets into `VALUES`: row `s + i` is `offsets[i]..offsets[i + 1]`.
     pub offsets: Vec<u64>,
     /// Row present (`None`: no MASK, every row present).
     pub mask: Option<Vec<bool>>,
-    /// The rows' WKB, back to back.
-    pub values: Vec<u8>,
 }
 
 impl GeometryData {
@@ -284,10 +286,11 @@ impl GeometryData {
         }
     }
 
-    /// Rows `[s, e)` of a variable-length WKB column, with the checks of HEP001 §9.2
-    /// (`ListColumn::read`'s): `OFFSETS[0] = 0`, offsets never decrease and stay within
-    /// VALUES, MASK entries are 0 or 1, a null row has an empty slice.
-    pub fn read_wkb_rows(&mut self, s: u64, e: u64) -> Result<WkbRows> {
+    /// The offsets and mask of rows `[s, e)` of a variable-length WKB column, with the
+    /// checks of HEP001 §9.2 (`ListColumn::read`'s): `OFFSETS[0] = 0`, offsets never
+    /// decrease and stay within VALUES, MASK entries are 0 or 1, a null row has an empty
+    /// slice.
+    pub fn wkb_spans(&mut self, s: u64, e: u64) -> Result<WkbSpans> {
         let GeometryData::Var { offsets, mask, values, path } = self else {
             return Err(MarquetError::InvalidArgument("not a list column".into()));
         };
@@ -328,12 +331,22 @@ impl GeometryData {
                 Some(v)
             }
         };
-        let (a, b) = (off[0], off[off.len() - 1]);
+        let b = off[off.len() - 1];
         if b > values.len() {
             return Err(MarquetError::spec(format!("{path}/VALUES"), "HEP001 §9.2", format!("offsets run to {b}, past VALUES extent {}", values.len())));
         }
-        let bytes = values.read(a, b - a)?;
-        Ok(WkbRows { offsets: off.iter().map(|o| o - a).collect(), mask: m, values: bytes })
+        Ok(WkbSpans { offsets: off, mask: m })
+    }
+
+    /// Bytes `[lo, hi)` of a variable-length WKB column's `VALUES` (one row's WKB, whose
+    /// span [`GeometryData::wkb_spans`] checked): the cached chunk itself and the range in
+    /// it when the row lies in one chunk, else a copy (issue #33: a warm polygon window
+    /// copied every row between its candidates, and decoded their chunks).
+    pub fn wkb_value(&mut self, lo: u64, hi: u64) -> Result<(Arc<Vec<u8>>, std::ops::Range<usize>)> {
+        let GeometryData::Var { values, .. } = self else {
+            return Err(MarquetError::InvalidArgument("not a list column".into()));
+        };
+        values.shared(lo, hi.saturating_sub(lo))
     }
 }
 

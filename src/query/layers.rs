@@ -488,13 +488,18 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
             }
             d @ GeometryData::Var { .. } => {
                 let mask = matches!(d, GeometryData::Var { mask: Some(_), .. });
-                let r = d.read_wkb_rows(s, e)?;
-                st.bytes_read += (e - s + 1) * 8 + if mask { e - s } else { 0 } + r.values.len() as u64;
+                let r = d.wkb_spans(s, e)?;
+                st.bytes_read += (e - s + 1) * 8 + if mask { e - s } else { 0 };
                 for i in wanted {
                     if r.mask.as_ref().is_some_and(|m| !m[i]) {
                         continue;
                     }
-                    let w = &r.values[r.offsets[i] as usize..r.offsets[i + 1] as usize];
+                    // Only the rows tested are read: the chunks between candidates are
+                    // neither copied nor decoded.
+                    let (lo, hi) = (r.offsets[i], r.offsets[i + 1]);
+                    let (piece, at) = d.wkb_value(lo, hi)?;
+                    let w = &piece[at];
+                    st.bytes_read += w.len() as u64;
                     if w.is_empty() {
                         return Err(MarquetError::InvalidWkb {
                             path: info.path.clone(),
