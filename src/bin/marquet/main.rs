@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser};
 use marquet::validate::{validate_file, Options, Severity, Status};
 
 mod anchor;
@@ -55,44 +55,121 @@ struct Cli {
     lock_timeout: f64,
 }
 
-#[derive(Subcommand)]
+/// The subcommands. Their arguments are declared by each `…Args` type; `Subcommand` and
+/// `FromArgMatches` are implemented by [`subcommands!`] so that clap builds the arguments
+/// of the one subcommand a command line names, not of all nine (issue #33 item 5: building
+/// every subcommand was 0.24 M instructions, an eighth of `marquet --version`).
 enum Command {
-    /// Check a file against HEP001 §13 and HEP002 §12 (exit 0 conformant, 1 not, 2 unreadable).
     Validate(ValidateArgs),
-    /// Describe every table: rows, columns with types and stored bytes, geometry columns
-    /// (storage form, types, CRS, edges, orientation, BBOX), indexes with their validity.
-    ///
-    /// Example: `marquet info stations.h5 --json`
     Info(InfoArgs),
-    /// Print rows of a table, geometries as WKT.
-    ///
-    /// Example: `marquet dump lakes.h5 --table /lakes --rows 0..10 --format csv`
     Dump(DumpArgs),
-    /// Convert between GeoParquet, GeoJSON and Marquet HDF5, by file extension.
-    ///
-    /// Example: `marquet convert countries.parquet countries.h5`
     Convert(ConvertArgs),
-    /// Rows of a geometry column meeting a window.
-    ///
-    /// Example: `marquet query lakes.h5 --table /lakes --bbox 0,0,10,10 --stats`
     Query(QueryArgs),
-    /// Build, drop or list the spatial indexes of the primary geometry column.
-    ///
-    /// Example: `marquet index lakes.h5 --build block_bbox,packed_rtree`
     Index(IndexArgs),
-    /// Append the rows of a GeoParquet, GeoJSON or Marquet file to a table, maintaining
-    /// its summaries and indexes.
-    ///
-    /// Example: `marquet append cities.h5 --table /cities --from more.parquet`
     Append(append::AppendArgs),
-    /// The main job on bundled Natural Earth data: import, index, query, validate, export,
-    /// and an SVG map of the query window.
     Demo(DemoArgs),
-    /// The Marquet side of the cross-format comparison: generate the seeded
-    /// data, write it in raw form for benches/compare/compare.py, measure Marquet.
-    ///
-    /// The whole comparison: `bash scripts/bench-compare.sh [--quick]`
     Bench(BenchArgs),
+}
+
+/// `Subcommand` and `FromArgMatches` for [`Command`], as `#[derive(Subcommand)]` writes them
+/// (the name, `about` and `long_about` of each subcommand, its arguments by its `Args`
+/// type), except that each subcommand's arguments are added by `Command::defer`: when clap
+/// parses or prints that subcommand, not before. `tests/cli_commands.rs` compares the help
+/// texts with the derive's.
+macro_rules! subcommands {
+    ($($variant:ident($args:ty) = $name:literal, $about:literal $(, $long:literal)?;)*) => {
+        impl clap::Subcommand for Command {
+            fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+                cmd$(.subcommand(subcommand($name, $about, None $(.or(Some($long)))?).defer(|c| with_args(c, <$args as clap::Args>::augment_args))))*
+            }
+            fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+                cmd$(.subcommand(subcommand($name, $about, None $(.or(Some($long)))?).defer(|c| with_args(c, <$args as clap::Args>::augment_args_for_update))))*
+            }
+            fn has_subcommand(name: &str) -> bool {
+                matches!(name, $($name)|*)
+            }
+        }
+        impl clap::FromArgMatches for Command {
+            fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+                Self::from_arg_matches_mut(&mut m.clone())
+            }
+            fn from_arg_matches_mut(m: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+                match m.remove_subcommand() {
+                    Some((name, mut sub)) => match name.as_str() {
+                        $($name => Ok(Command::$variant(<$args as clap::FromArgMatches>::from_arg_matches_mut(&mut sub)?)),)*
+                        _ => Err(clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, format!("the subcommand '{name}' wasn't recognized"))),
+                    },
+                    None => Err(clap::Error::raw(clap::error::ErrorKind::MissingSubcommand, "a subcommand is required but one was not provided")),
+                }
+            }
+            fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+                self.update_from_arg_matches_mut(&mut m.clone())
+            }
+            fn update_from_arg_matches_mut(&mut self, m: &mut clap::ArgMatches) -> Result<(), clap::Error> {
+                let Some(name) = m.subcommand_name() else { return Ok(()) };
+                let same = match (&*self, name) {
+                    $((Command::$variant(_), $name) => true,)*
+                    _ => false,
+                };
+                if !same {
+                    *self = Self::from_arg_matches_mut(m)?;
+                    return Ok(());
+                }
+                if let Some((name, mut sub)) = m.remove_subcommand() {
+                    match (self, name.as_str()) {
+                        $((Command::$variant(a), $name) => <$args as clap::FromArgMatches>::update_from_arg_matches_mut(a, &mut sub)?,)*
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+/// A subcommand's arguments added to its shell `c` by `add` (an `Args::augment_args`), the
+/// shell's help texts kept over any the arguments' type sets (the derive's order).
+fn with_args(c: clap::Command, add: fn(clap::Command) -> clap::Command) -> clap::Command {
+    let (about, long) = (c.get_about().cloned(), c.get_long_about().cloned());
+    let mut c = add(c);
+    if let Some(a) = about {
+        c = c.about(a);
+    }
+    if let Some(l) = long {
+        c = c.long_about(l);
+    }
+    c
+}
+
+/// A subcommand's shell: its name and help texts (its arguments come later, deferred).
+fn subcommand(name: &'static str, about: &'static str, long: Option<&'static str>) -> clap::Command {
+    let c = clap::Command::new(name).about(about);
+    match long {
+        Some(l) => c.long_about(l),
+        None => c.long_about(None::<&str>),
+    }
+}
+
+subcommands! {
+    Validate(ValidateArgs) = "validate", "Check a file against HEP001 §13 and HEP002 §12 (exit 0 conformant, 1 not, 2 unreadable)";
+    Info(InfoArgs) = "info",
+        "Describe every table: rows, columns with types and stored bytes, geometry columns (storage form, types, CRS, edges, orientation, BBOX), indexes with their validity",
+        "Describe every table: rows, columns with types and stored bytes, geometry columns (storage form, types, CRS, edges, orientation, BBOX), indexes with their validity.\n\nExample: `marquet info stations.h5 --json`";
+    Dump(DumpArgs) = "dump", "Print rows of a table, geometries as WKT",
+        "Print rows of a table, geometries as WKT.\n\nExample: `marquet dump lakes.h5 --table /lakes --rows 0..10 --format csv`";
+    Convert(ConvertArgs) = "convert", "Convert between GeoParquet, GeoJSON and Marquet HDF5, by file extension",
+        "Convert between GeoParquet, GeoJSON and Marquet HDF5, by file extension.\n\nExample: `marquet convert countries.parquet countries.h5`";
+    Query(QueryArgs) = "query", "Rows of a geometry column meeting a window",
+        "Rows of a geometry column meeting a window.\n\nExample: `marquet query lakes.h5 --table /lakes --bbox 0,0,10,10 --stats`";
+    Index(IndexArgs) = "index", "Build, drop or list the spatial indexes of the primary geometry column",
+        "Build, drop or list the spatial indexes of the primary geometry column.\n\nExample: `marquet index lakes.h5 --build block_bbox,packed_rtree`";
+    Append(append::AppendArgs) = "append",
+        "Append the rows of a GeoParquet, GeoJSON or Marquet file to a table, maintaining its summaries and indexes",
+        "Append the rows of a GeoParquet, GeoJSON or Marquet file to a table, maintaining its summaries and indexes.\n\nExample: `marquet append cities.h5 --table /cities --from more.parquet`";
+    Demo(DemoArgs) = "demo", "The main job on bundled Natural Earth data: import, index, query, validate, export, and an SVG map of the query window";
+    Bench(BenchArgs) = "bench",
+        "The Marquet side of the cross-format comparison: generate the seeded data, write it in raw form for benches/compare/compare.py, measure Marquet",
+        "The Marquet side of the cross-format comparison: generate the seeded data, write it in raw form for benches/compare/compare.py, measure Marquet.\n\nThe whole comparison: `bash scripts/bench-compare.sh [--quick]`";
 }
 
 #[derive(Args)]
@@ -1071,5 +1148,91 @@ fn bench(a: BenchArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// The subcommands as `#[derive(Subcommand)]` declared them before their arguments were
+    /// deferred: the reference that [`subcommands!`] must print alike.
+    #[derive(clap::Parser)]
+    #[command(name = "marquet", version, about = "Marquet (HEP002) geospatial tables on H5Col (HEP001) in HDF5")]
+    struct Derived {
+        #[command(subcommand)]
+        command: DerivedCommand,
+        /// Seconds to wait for another process's lock on an HDF5 file (HDF5 file locking: one
+        /// writer or any number of readers), retrying with backoff (docs/FAULTS.md F5).
+        #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10.0)]
+        lock_timeout: f64,
+    }
+
+    #[derive(clap::Subcommand)]
+    enum DerivedCommand {
+        /// Check a file against HEP001 §13 and HEP002 §12 (exit 0 conformant, 1 not, 2 unreadable).
+        Validate(super::ValidateArgs),
+        /// Describe every table: rows, columns with types and stored bytes, geometry columns
+        /// (storage form, types, CRS, edges, orientation, BBOX), indexes with their validity.
+        ///
+        /// Example: `marquet info stations.h5 --json`
+        Info(super::InfoArgs),
+        /// Print rows of a table, geometries as WKT.
+        ///
+        /// Example: `marquet dump lakes.h5 --table /lakes --rows 0..10 --format csv`
+        Dump(super::DumpArgs),
+        /// Convert between GeoParquet, GeoJSON and Marquet HDF5, by file extension.
+        ///
+        /// Example: `marquet convert countries.parquet countries.h5`
+        Convert(super::ConvertArgs),
+        /// Rows of a geometry column meeting a window.
+        ///
+        /// Example: `marquet query lakes.h5 --table /lakes --bbox 0,0,10,10 --stats`
+        Query(super::QueryArgs),
+        /// Build, drop or list the spatial indexes of the primary geometry column.
+        ///
+        /// Example: `marquet index lakes.h5 --build block_bbox,packed_rtree`
+        Index(super::IndexArgs),
+        /// Append the rows of a GeoParquet, GeoJSON or Marquet file to a table, maintaining
+        /// its summaries and indexes.
+        ///
+        /// Example: `marquet append cities.h5 --table /cities --from more.parquet`
+        Append(super::append::AppendArgs),
+        /// The main job on bundled Natural Earth data: import, index, query, validate, export,
+        /// and an SVG map of the query window.
+        Demo(super::DemoArgs),
+        /// The Marquet side of the cross-format comparison: generate the seeded
+        /// data, write it in raw form for benches/compare/compare.py, measure Marquet.
+        ///
+        /// The whole comparison: `bash scripts/bench-compare.sh [--quick]`
+        Bench(super::BenchArgs),
+    }
+
+    /// Every help text — the command's, and each subcommand's short and long help — is the
+    /// derive's, byte for byte; and a parsed command line gives the same arguments.
+    #[test]
+    fn deferred_subcommands_print_and_parse_as_the_derive_did() {
+        let (mut ours, mut theirs) = (super::Cli::command(), Derived::command());
+        assert_eq!(ours.render_long_help().to_string(), theirs.render_long_help().to_string());
+        assert_eq!(ours.render_help().to_string(), theirs.render_help().to_string());
+        let names: Vec<String> = theirs.get_subcommands().map(|c| c.get_name().to_string()).collect();
+        assert_eq!(names.len(), 10, "{names:?}: nine and `help`");
+        for n in &names {
+            let (mut a, mut b) = (ours.clone(), theirs.clone());
+            a.build();
+            b.build();
+            let (a, b) = (a.find_subcommand_mut(n).unwrap(), b.find_subcommand_mut(n).unwrap());
+            assert_eq!(a.render_long_help().to_string(), b.render_long_help().to_string(), "{n} --help");
+            assert_eq!(a.render_help().to_string(), b.render_help().to_string(), "{n} -h");
+            assert!(n == "help" || a.get_arguments().count() > 2, "{n}: its arguments were built");
+        }
+        let line = ["marquet", "--lock-timeout", "3", "query", "x.h5", "--bbox", "0,0,1,1", "--count"];
+        let cli = <super::Cli as clap::Parser>::try_parse_from(line).unwrap();
+        assert_eq!(cli.lock_timeout, 3.0);
+        let super::Command::Query(q) = cli.command else { panic!("not the query subcommand") };
+        assert!(q.count && q.bbox.as_deref() == Some("0,0,1,1"));
+        let err = <super::Cli as clap::Parser>::try_parse_from(["marquet", "qurey"]).err().unwrap();
+        let want = <Derived as clap::Parser>::try_parse_from(["marquet", "qurey"]).err().unwrap();
+        assert_eq!(err.to_string(), want.to_string());
     }
 }
