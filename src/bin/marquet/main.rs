@@ -74,8 +74,9 @@ enum Command {
 /// `Subcommand` and `FromArgMatches` for [`Command`], as `#[derive(Subcommand)]` writes them
 /// (the name, `about` and `long_about` of each subcommand, its arguments by its `Args`
 /// type), except that each subcommand's arguments are added by `Command::defer`: when clap
-/// parses or prints that subcommand, not before. `tests/cli_commands.rs` compares the help
-/// texts with the derive's.
+/// parses or prints that subcommand, not before. The unit test
+/// `tests::deferred_subcommands_print_and_parse_as_the_derive_did` compares every help text
+/// with the derive's.
 macro_rules! subcommands {
     ($($variant:ident($args:ty) = $name:literal, $about:literal $(, $long:literal)?;)*) => {
         impl clap::Subcommand for Command {
