@@ -3,7 +3,8 @@
 //!     cargo build --release --example query_profile
 //!     perf record -g target/release/examples/query_profile target/bench-compare/points.h5 target/bench-compare/windows.txt
 //!
-//! `query_profile FILE.h5 read [ROUNDS]` times the full read instead.
+//! `query_profile FILE.h5 read [ROUNDS]` times the full read instead;
+//! `query_profile FILE.h5 WINDOWS.txt ROUNDS count` the cold count alone.
 //!
 //! Each window opens the file afresh, queries it and takes the ids and WKB of the answer
 //! (`crate::bench::query_marquet`, what `marquet bench` times). Prints the median.
@@ -42,6 +43,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             marquet::BBox::xy(v[0], v[1], v[2], v[3])
         })
         .collect();
+    if args.get(4).map(String::as_str) == Some("count") {
+        // The anchor's cold count alone (`marquet query FILE --bbox … --count`): a byte-range
+        // reader opened per window.
+        let mut times = Vec::new();
+        let mut rows = 0;
+        for _ in 0..rounds {
+            for w in &windows {
+                let t0 = Instant::now();
+                let mut r = marquet::query::reader::SpatialReader::open_path(std::path::Path::new(file), crate::bench::TABLE, Some(crate::bench::GEOMETRY))?;
+                rows += r.query(&marquet::query::Query::bbox(*w))?.rows.len();
+                times.push(t0.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        println!("{} cold counts, {rows} rows, median {:.4} ms", times.len(), times[times.len() / 2]);
+        return Ok(());
+    }
     let mut times = Vec::new();
     let mut rows = 0;
     for _ in 0..rounds {
