@@ -38,7 +38,7 @@ pub struct CachedDataset {
     /// The dataset's path, for messages.
     pub path: String,
     /// The dataset's description when it was opened.
-    pub info: DatasetInfo,
+    pub info: Arc<DatasetInfo>,
     mem: Dtype,
     elem: usize,
     len: u64,

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 use hdf5_sys::h5i::hid_t;
+use std::sync::Arc;
 
 use super::pure::{ObjKind, PureDataset, PureFile};
 use super::{DatasetInfo, Dtype, Hid, RawAttr, RefAttr};
@@ -35,8 +36,9 @@ pub trait Objects {
 pub struct Elements {
     /// The dataset's path.
     pub path: String,
-    /// Its description.
-    pub info: DatasetInfo,
+    /// Its description (shared with the byte-range reader's description of the dataset,
+    /// which a table's open asks for several times).
+    pub info: Arc<DatasetInfo>,
     src: Src,
 }
 
@@ -49,7 +51,7 @@ enum Src {
 impl Elements {
     /// A dataset opened through libhdf5.
     pub fn lib(ds: Hid, info: DatasetInfo, path: &str) -> Elements {
-        Elements { path: path.to_string(), info, src: Src::Lib(ds) }
+        Elements { path: path.to_string(), info: Arc::new(info), src: Src::Lib(ds) }
     }
 
     /// Refuse, before any data is read, a read as `mem` this dataset's path cannot make

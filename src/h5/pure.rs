@@ -483,14 +483,14 @@ impl PureFile {
         let readable = !external
             && info.filters.iter().all(|f| matches!(f, Filter::Shuffle | Filter::Deflate(_) | Filter::Zstd(_) | Filter::Fletcher32 | Filter::Other(codec::FILTER_ZSTD, _)));
         let readable = readable && layout.is_some();
-        Ok(Described { info, layout, readable })
+        Ok(Described { info: Arc::new(info), layout, readable })
     }
 }
 
 /// What [`PureFile::describe`] finds of a dataset.
 #[derive(Debug)]
 struct Described {
-    info: DatasetInfo,
+    info: Arc<DatasetInfo>,
     layout: Option<DataLayout>,
     readable: bool,
 }
@@ -511,7 +511,7 @@ pub struct PureDataset {
     /// and mostly one leaf node, which are then read and parsed once.
     nodes: Mutex<HashMap<u64, Arc<hdf5_reader::btree_v1::BTreeV1Node>>>,
     /// Its description, as [`super::dataset_info`] gives it.
-    pub info: DatasetInfo,
+    pub info: Arc<DatasetInfo>,
     path: String,
     readable: bool,
 }
