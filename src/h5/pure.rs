@@ -653,6 +653,8 @@ impl PureDataset {
     /// whose chunk index is a v1 B-tree, the nodes on the way to the chunks are fetched
     /// first, a level a round. Empty for a local file.
     pub fn byte_ranges(&self, ranges: &[(u64, u64)]) -> Result<Vec<(u64, u64)>> {
+        // Filled only for a file read by URL (the `cloud` feature).
+        #[cfg_attr(not(feature = "cloud"), allow(unused_mut))]
         let mut bytes = Vec::new();
         #[cfg(feature = "cloud")]
         if let Some(r) = &self.remote {
