@@ -56,8 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 times.push(t0.elapsed().as_secs_f64() * 1e3);
             }
         }
-        times.sort_by(|a, b| a.total_cmp(b));
-        println!("{} cold counts, {rows} rows, median {:.4} ms", times.len(), times[times.len() / 2]);
+        println!("{} cold counts, {rows} rows, median {:.4} ms", times.len(), crate::bench::median(&times));
         return Ok(());
     }
     let mut times = Vec::new();

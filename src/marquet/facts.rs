@@ -161,13 +161,14 @@ impl<'a> TableView<'a> {
         let enc = read_token(o, &path, names::GEOMETRY_ENCODING)?.ok_or_else(|| MarquetError::spec(&path, "HEP002 §6.2", "GEOMETRY_ENCODING missing"))?;
         let form = match (enc.as_str(), kind) {
             (names::ENCODING_WKB, Some(ColumnKind::List)) => StorageForm::VarWkb,
-            (names::ENCODING_WKB, Some(ColumnKind::Dataset)) => match o.dataset(&path)?.info.dtype.clone() {
-                Dtype::Opaque { size, tag } if tag == names::OPAQUE_TAG_WKB => StorageForm::FixedWkb { size },
+            (names::ENCODING_WKB, Some(ColumnKind::Dataset)) => match &o.dataset(&path)?.info.dtype {
+                Dtype::Opaque { size, tag } if tag == names::OPAQUE_TAG_WKB => StorageForm::FixedWkb { size: *size },
                 other => return Err(MarquetError::spec(&path, "HEP002 §12 req 5", format!("WKB column dataset must be opaque tagged \"WKB\", found {other:?}"))),
             },
             (names::ENCODING_POINT, Some(ColumnKind::Dataset)) => {
-                let dt = o.dataset(&path)?.info.dtype.clone();
-                let (dims, f32) = types::point_layout(&dt).ok_or_else(|| MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {dt}")))?;
+                let ds = o.dataset(&path)?;
+                let dt = &ds.info.dtype;
+                let (dims, f32) = types::point_layout(dt).ok_or_else(|| MarquetError::spec(&path, "HEP002 §12 req 10", format!("not a point compound: {dt}")))?;
                 StorageForm::Point { dims, f32 }
             }
             (e, k) => {
