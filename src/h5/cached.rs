@@ -55,6 +55,22 @@ pub struct CachedDataset {
     pub bytes_read: u64,
 }
 
+/// A piece no one else holds goes back to the buffer pool (`super::pool`): the next reader
+/// on this thread decodes into it instead of into new pages.
+fn give_back(d: Arc<Vec<u8>>) {
+    if let Ok(v) = Arc::try_unwrap(d) {
+        super::pool::give_back(v);
+    }
+}
+
+impl Drop for CachedDataset {
+    fn drop(&mut self) {
+        for (_, (d, _)) in self.pieces.drain() {
+            give_back(d);
+        }
+    }
+}
+
 impl CachedDataset {
     /// Wrap an open dataset; `budget` bytes of decoded pieces are kept at most. Elements
     /// are returned in `mem` (converted by HDF5, e.g. compound fields by name), by default
@@ -172,6 +188,7 @@ impl CachedDataset {
             let Some((&old, _)) = self.pieces.iter().filter(|(&key, _)| key != k).min_by_key(|(_, (_, t))| *t) else { break };
             if let Some((d, _)) = self.pieces.remove(&old) {
                 self.held -= d.len();
+                give_back(d);
             }
         }
         Ok((data, start))

@@ -13,6 +13,8 @@
 //! of 4 to 500 bytes, most within the file's first few KiB — are served from aligned
 //! blocks of [`BLOCK`] bytes, each read once and kept (at most [`MAX_BLOCKS`]): a cold
 //! one-window query made 45 `pread` calls, a syscall each, for what a few blocks hold.
+//!
+//! Reads land in buffers of [`super::pool`], which go back to it when dropped.
 #![allow(unsafe_code)]
 
 use std::collections::HashMap;
@@ -22,6 +24,8 @@ use std::sync::{Arc, Mutex};
 
 use hdf5_reader::error::{Error, Result};
 use hdf5_reader::storage::{Storage, StorageBuffer};
+
+use super::pool::Recycled;
 
 /// Bytes of a block of small reads (see the module documentation); a read of at most half
 /// a block that lies within one is served from it.
@@ -34,7 +38,7 @@ pub struct LocalStorage {
     file: File,
     len: u64,
     /// Blocks read for small reads, by block number.
-    blocks: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
+    blocks: Mutex<HashMap<u64, Arc<Recycled>>>,
 }
 
 impl LocalStorage {
@@ -46,7 +50,7 @@ impl LocalStorage {
 
     /// Block `b` (the file's bytes from `b · BLOCK`, shorter at the end of the file), read
     /// at the first call.
-    fn block(&self, b: u64) -> Result<Arc<Vec<u8>>> {
+    fn block(&self, b: u64) -> Result<Arc<Recycled>> {
         let lock = || self.blocks.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(d) = lock().get(&b) {
             return Ok(d.clone());
@@ -62,13 +66,14 @@ impl LocalStorage {
     }
 
     /// `len` bytes at `offset`, which the caller has checked lie within the file.
-    fn pread(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
-        let mut buf: Vec<u8> = Vec::with_capacity(len);
+    fn pread(&self, offset: u64, len: usize) -> Result<Recycled> {
+        let mut r = Recycled::with_capacity(len);
+        let buf = r.vec_mut();
         let mut done = 0usize;
         while done < len {
             let at = libc::off_t::try_from(offset + done as u64).map_err(|_| Error::OffsetOutOfBounds(offset))?;
             // SAFETY: the destination is the vector's allocation from `done` on, of
-            // `len - done` bytes, within its capacity of `len`; the descriptor is open for
+            // `len - done` bytes, within its capacity of at least `len`; the descriptor is open for
             // as long as `self` is.
             let n = unsafe { libc::pread(self.file.as_raw_fd(), buf.as_mut_ptr().add(done).cast(), len - done, at) };
             if n < 0 {
@@ -87,7 +92,7 @@ impl LocalStorage {
         // SAFETY: `pread` wrote the first `len` bytes (the loop ends only when `done` is
         // `len`).
         unsafe { buf.set_len(len) };
-        Ok(buf)
+        Ok(r)
     }
 }
 
@@ -108,7 +113,8 @@ impl Storage for LocalStorage {
             let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = self.block(b)?;
             return StorageBuffer::from_shared_owner(owner, (offset - b * BLOCK) as usize, len);
         }
-        Ok(StorageBuffer::from_vec(self.pread(offset, len)?))
+        let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(self.pread(offset, len)?);
+        StorageBuffer::from_shared_owner(owner, 0, len)
     }
 }
 

@@ -33,6 +33,7 @@ mod grid;
 mod link;
 #[cfg(unix)]
 mod local;
+pub(crate) mod pool;
 mod reference;
 mod relayout;
 #[cfg(all(feature = "cloud", hdf5_1_14))]

@@ -562,7 +562,9 @@ impl PureDataset {
                     return Err(bad(format!("contiguous storage of {size} bytes at {address} past the end of the file")));
                 }
                 let b = self.file.storage().read_range(address + start * es, bytes_of(count)?).map_err(|e| perr(&self.path, e))?;
-                Ok(b.to_vec())
+                let mut out = super::pool::take(b.len());
+                out.extend_from_slice(&b);
+                Ok(out)
             }
             Some(DataLayout::Chunked { address, dims, .. }) => {
                 let c = u64::from(*dims.first().ok_or_else(|| bad("chunk of rank 0".into()))?);
@@ -570,7 +572,8 @@ impl PureDataset {
                     return Err(bad(format!("chunks of {c} elements of {es} bytes (at most {MAX_CHUNK_BYTES} bytes are read)")));
                 }
                 let v1 = matches!(&self.layout, Some(DataLayout::Chunked { chunk_indexing: None, .. }));
-                let mut out = Vec::with_capacity(bytes_of(count)?.min(MAX_CHUNK_BYTES));
+                // From the pool, which `CachedDataset` gives its pieces back to (`super::pool`).
+                let mut out = super::pool::take(bytes_of(count)?.min(MAX_CHUNK_BYTES));
                 let mut i = start;
                 while i < end {
                     let k = i / c;

@@ -870,7 +870,10 @@ pub(crate) fn open_block_index_with(o: &dyn Objects, all: &[SpatialIndex], n: u6
         }
     }
     let groups = crate::spatial::block_bbox::entry_groups(&entries);
-    Ok(IndexState::Usable(BlockIndex { path, block_length: b, entries, groups, bytes_read: bytes.len() as u64 }))
+    let bytes_read = bytes.len() as u64;
+    // Every cold query reads the whole index: its buffer goes back for the next one.
+    crate::h5::pool::give_back(bytes);
+    Ok(IndexState::Usable(BlockIndex { path, block_length: b, entries, groups, bytes_read }))
 }
 /// The body of [`MarquetTable::open_rtree`].
 pub(crate) fn open_rtree(this: &MarquetTable, col: &str) -> Result<IndexState<RTreeIndex>> {
