@@ -36,6 +36,18 @@ thread_local! {
     static POOL: RefCell<Pool> = const { RefCell::new(Pool { classes: [const { Vec::new() }; CLASSES], bytes: 0 }) };
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Requests of a kept size that this thread's pool could not serve.
+    static MISSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Requests of a kept size that this thread's pool could not serve so far (tests).
+#[cfg(test)]
+pub fn misses() -> u64 {
+    MISSES.with(|m| m.get())
+}
+
 /// An empty vector with room for `len` bytes: a kept buffer of `len`'s size class (`len`
 /// rounded up to a power of two, so that requests of about one size — a dataset's stored
 /// chunks differ by a few hundred bytes — share buffers), else a new one of that size.
@@ -54,7 +66,11 @@ pub fn take(len: usize) -> Vec<u8> {
         })
         .ok()
         .flatten();
-    kept.unwrap_or_else(|| Vec::with_capacity(c))
+    kept.unwrap_or_else(|| {
+        #[cfg(test)]
+        MISSES.with(|m| m.set(m.get() + 1));
+        Vec::with_capacity(c)
+    })
 }
 
 /// Keep `b`'s allocation for a later [`take`] on this thread, when the pool has room;

@@ -476,3 +476,53 @@ impl ColumnReaders {
         reader.query(q)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::marquet::{GeoBatch, GeometryColumnSpec, StorageForm};
+    use crate::{BBox, Dimensions};
+
+    /// Session 30: a cold window (a reader opened, one query, the reader dropped) leaves its
+    /// buffers — stored chunks read, chunks decoded, metadata blocks — in the pool of its
+    /// thread, and the next cold window on that thread takes every one of them from there
+    /// instead of from new pages; both answer alike.
+    #[test]
+    fn a_cold_reader_reuses_the_buffers_of_the_one_before() {
+        let path = std::env::temp_dir().join(format!("marquet-unit-cold-pool-{}.h5", std::process::id()));
+        {
+            let f = crate::File::create(&path).unwrap();
+            let mut t = MarquetTable::create(&f, "/t").unwrap();
+            t.add_geometry_column("g", &GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false })).unwrap();
+            // 10,000 points: five chunks of 2,048 rows, 32 KiB each decoded.
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            let xy = ndarray::Array2::from_shape_fn((10_000, 2), |_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 11) as f64 / (1u64 << 53) as f64
+            });
+            t.append(&GeoBatch::new().with_geometry("g", crate::arrays::point_values(Dimensions::Xy, xy.view(), None).unwrap())).unwrap();
+        }
+        let p = path.clone();
+        // A thread of its own: the pool is per thread.
+        std::thread::spawn(move || {
+            let cold = |w: BBox| {
+                let mut r = SpatialReader::open_path(&p, "/t", Some("g")).unwrap();
+                r.query(&Query::bbox(w)).unwrap().rows
+            };
+            for w in [BBox::xy(-1.0, -1.0, 2.0, 2.0), BBox::xy(0.25, 0.25, 0.5, 0.5)] {
+                let first = cold(w);
+                let before = crate::h5::pool::misses();
+                let second = cold(w);
+                assert_eq!(crate::h5::pool::misses() - before, 0, "buffers the second cold window of {w:?} allocated afresh");
+                assert_eq!(first, second);
+                assert!(!first.is_empty());
+            }
+            assert!(crate::h5::pool::misses() > 0, "the first window took its buffers from the allocator");
+        })
+        .join()
+        .unwrap();
+        let _ = std::fs::remove_file(&path);
+    }
+}
