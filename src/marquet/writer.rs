@@ -42,6 +42,7 @@
 //! # Ok::<(), marquet::Error>(())
 //! ```
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::{MarquetError, Result};
@@ -53,6 +54,7 @@ use crate::h5;
 use super::order::permute_column_values;
 use super::spatial_index::{IndexPlan, RTreeOnAppend};
 use super::write::{prepare_at, widen_with, SummaryAcc};
+use crate::h5col::Batch;
 use super::{checks, GeoBatch, GeometryColumnInfo, MarquetTable, RowInfo, WriteLayout};
 
 /// A transformation applied to every batch before anything else looks at it, such as a
@@ -207,12 +209,67 @@ impl<'a> TableWriter<'a> {
     /// this batch counts; the write should be dropped (the table stays as it was). Errors
     /// name the table row of the offending value, counted over the whole write.
     pub fn write(&mut self, batch: &GeoBatch) -> Result<u64> {
-        let owned;
-        let batch = match &self.opts.transform {
-            Some(f) => {
-                owned = f(batch.clone())?;
-                &owned
+        let (cols, rows) = self.prepare(Cow::Borrowed(batch))?;
+        let k = self.t.table.stage_unguarded(&cols, self.at)?;
+        self.account(k, &rows);
+        Ok(k)
+    }
+
+    /// [`TableWriter::write`] of every batch of `batches`, in order, each batch staged while
+    /// the next is checked, encoded and ordered: the file's writes and the chunks'
+    /// compression (on rayon's threads) run on a thread of their own, beside this one.
+    /// One batch waits between the two. Returns the rows staged; on an error (the first in
+    /// row order when both sides fail) the write should be dropped, as for `write`.
+    ///
+    /// Why: staging a batch after preparing it left a core idle in turn — a point convert
+    /// used 1.45 of 2 cores while writing (docs/PERFORMANCE.md, "Session 31").
+    pub fn write_all(&mut self, batches: impl Iterator<Item = Result<GeoBatch>>) -> Result<u64> {
+        let table = &self.t.table;
+        let first = self.at;
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(Batch, u64)>(1);
+            let stager = s.spawn(move || -> Result<()> {
+                for (cols, at) in rx {
+                    table.stage_unguarded(&cols, at)?;
+                }
+                Ok(())
+            });
+            let mut prepared = Ok(());
+            for batch in batches {
+                match batch.and_then(|b| self.prepare(Cow::Owned(b))) {
+                    Ok((cols, rows)) => {
+                        let at = self.at;
+                        let k = match cols.nrows() {
+                            Ok(k) => k,
+                            Err(e) => {
+                                prepared = Err(e);
+                                break;
+                            }
+                        };
+                        self.account(k, &rows);
+                        // The stager stopped at an error: it is reported below.
+                        if tx.send((cols, at)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        prepared = Err(e);
+                        break;
+                    }
+                }
             }
+            drop(tx);
+            let staged = stager.join().unwrap_or_else(|_| Err(MarquetError::InvalidArgument(format!("{}: the staging thread panicked", table.path()))));
+            staged.and(prepared)
+        })?;
+        Ok(self.at - first)
+    }
+
+    /// Check, encode, box and order one batch ([`TableWriter::write`]): the rows to stage
+    /// and each geometry column's row facts.
+    fn prepare(&self, batch: Cow<'_, GeoBatch>) -> Result<(Batch, Vec<Vec<RowInfo>>)> {
+        let batch = match &self.opts.transform {
+            Some(f) => Cow::Owned(f(batch.into_owned())?),
             None => batch,
         };
         let this = self.t;
@@ -222,12 +279,17 @@ impl<'a> TableWriter<'a> {
             }
         }
         let k = batch.nrows()?;
-        let mut cols = batch.columns.clone();
+        // The ordinary columns are staged as given: moved out of a batch given by value,
+        // copied from a borrowed one.
+        let (geometries, mut cols) = match batch {
+            Cow::Owned(b) => (Cow::Owned(b.geometries), b.columns),
+            Cow::Borrowed(b) => (Cow::Borrowed(&b.geometries), b.columns.clone()),
+        };
         // Encode every geometry column once: the values and each row's type and box.
         let mut encoded: Vec<(Option<super::ColumnValues>, Vec<RowInfo>)> = Vec::with_capacity(self.cols.len());
         for c in &self.cols {
             let name = &c.info.name;
-            let Some(v) = batch.geometries.get(name) else {
+            let Some(v) = geometries.get(name) else {
                 if !cols.missing_rest {
                     return Err(MarquetError::InvalidArgument(format!("batch has no values for geometry column '{name}'")));
                 }
@@ -270,14 +332,18 @@ impl<'a> TableWriter<'a> {
                 cols.columns.insert(cov.clone(), this.covering_values(cov, rows)?);
             }
         }
-        let k = this.table.stage_unguarded(&cols, self.at)?;
-        for (c, (_, rows)) in self.cols.iter_mut().zip(&encoded) {
+        Ok((cols, encoded.into_iter().map(|(_, rows)| rows).collect()))
+    }
+
+    /// Count `k` rows staged at `self.at` with their row facts `rows` (per geometry column)
+    /// into the summaries and index plans.
+    fn account(&mut self, k: u64, rows: &[Vec<RowInfo>]) {
+        for (c, rows) in self.cols.iter_mut().zip(rows) {
             c.summary.add(rows);
             c.indexes.add(rows, self.at);
         }
         self.at += k;
         self.opts.progress.report(self.at - self.n_old, self.opts.rows_hint);
-        Ok(k)
     }
 
     /// Publish every staged row at once: summaries widened, spatial indexes maintained or
@@ -332,5 +398,93 @@ impl MarquetTable {
         let mut w = TableWriter::new(self, WriteOptions::in_order().with_rtree(self.rtree_on_append))?;
         w.write(batch)?;
         w.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::h5col::{Array, ColumnSpec, File};
+    use crate::h5::Dtype;
+    use crate::spec::Dimensions;
+    use crate::marquet::{GeometryColumnSpec, GeometryValues, StorageForm};
+
+    fn batch(seed: u64, n: usize) -> GeoBatch {
+        let r = |i: usize, k: u64| ((i as u64 * 2_654_435_761 + seed * 97 + k) % 10_007) as f64 / 10.0;
+        let v = GeometryValues::Points { dims: Dimensions::Xy, x: (0..n).map(|i| r(i, 1)).collect(), y: (0..n).map(|i| r(i, 5) - 500.0).collect(), z: None, m: None, valid: None };
+        let ids: Vec<f64> = (0..n).map(|i| (seed * 100_000 + i as u64) as f64).collect();
+        GeoBatch::new().with_geometry("geometry", v).with_array("id", Array::from_f64(&ids))
+    }
+
+    fn table(file: &File, path: &str) -> MarquetTable {
+        let mut t = MarquetTable::create(file, path).unwrap();
+        let spec = GeometryColumnSpec::default().with_form(StorageForm::Point { dims: Dimensions::Xy, f32: false });
+        t.add_geometry_column("geometry", &spec).unwrap();
+        t.add_column("id", &ColumnSpec::new(Dtype::F64)).unwrap();
+        t
+    }
+
+    /// Every row, the summaries and every spatial index's bytes.
+    fn contents(t: &MarquetTable) -> String {
+        let n = t.nrows().unwrap();
+        let mut out = format!("{n} rows\n");
+        for c in ["geometry", "id"] {
+            out.push_str(&format!("{c}: {:?}\n", t.table.read(c, 0, n).unwrap().bytes));
+        }
+        let info = t.geometry_column("geometry").unwrap();
+        out.push_str(&format!("bbox {:?} types {:?}\n", info.bbox, info.types));
+        for i in t.spatial_indexes("geometry").unwrap() {
+            let ds = h5::dataset_open(t.table.id(), &i.info.path).unwrap();
+            let di = h5::dataset_info(ds.id(), &i.info.path).unwrap();
+            out.push_str(&format!("{:?} valid {}: {:?}\n", i.kind, i.valid, h5::dataset_read(ds.id(), 0, di.dims[0], &di.dtype.to_le(), &i.info.path).unwrap()));
+        }
+        out
+    }
+
+    /// `write_all` (each batch staged on a thread of its own while the next is prepared)
+    /// writes what `write` batch by batch writes: the same rows in the same order, the same
+    /// summaries and indexes. An error in the stream — a failing item, a batch whose
+    /// columns disagree on their length — fails the write, and the dropped writer leaves
+    /// the table as it was, ready for the next write.
+    #[test]
+    fn write_all_writes_what_write_writes_and_fails_as_it_does() {
+        let dir = std::env::temp_dir().join(format!("marquet-write-all-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = File::create(dir.join("t.h5")).unwrap();
+        let sizes = [5000usize, 1, 0, 12_000, 3333];
+        let a = table(&file, "/a");
+        let mut w = a.writer(WriteOptions::default().with_rows_hint(Some(20_334))).unwrap();
+        for (s, &n) in sizes.iter().enumerate() {
+            w.write(&batch(s as u64, n)).unwrap();
+        }
+        assert_eq!(w.finish().unwrap(), 20_334);
+        let b = table(&file, "/b");
+        let mut w = b.writer(WriteOptions::default().with_rows_hint(Some(20_334))).unwrap();
+        assert_eq!(w.write_all(sizes.iter().enumerate().map(|(s, &n)| Ok(batch(s as u64, n)))).unwrap(), 20_334);
+        assert_eq!(w.staged_rows(), 20_334);
+        assert_eq!(w.finish().unwrap(), 20_334);
+        let (ca, cb) = (contents(&a), contents(&b));
+        assert!(ca.contains("BlockBBox valid true"), "{ca}");
+        assert_eq!(ca, cb);
+
+        // Failures: an item that is an error, and a batch of unequal columns, each after
+        // batches that were staged.
+        let before = contents(&b);
+        let failing: Vec<Box<dyn Fn() -> Result<GeoBatch>>> = vec![
+            Box::new(|| Err(MarquetError::InvalidArgument("the source failed".into()))),
+            Box::new(|| Ok(batch(9, 10).with_array("id", Array::from_f64(&[1.0; 11])))),
+        ];
+        for bad in &failing {
+            let mut w = b.writer(WriteOptions::in_order()).unwrap();
+            let items = (0..3).map(|s| Ok(batch(20 + s, 4000))).chain(std::iter::once(bad())).chain((0..2).map(|s| Ok(batch(30 + s, 10))));
+            assert!(w.write_all(items).is_err());
+            drop(w);
+            assert_eq!(contents(&b), before);
+        }
+        let mut w = b.writer(WriteOptions::in_order()).unwrap();
+        w.write_all(std::iter::once(Ok(batch(40, 7)))).unwrap();
+        assert_eq!(w.finish().unwrap(), 20_341);
+        drop((a, b, file));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

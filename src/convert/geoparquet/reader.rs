@@ -15,7 +15,6 @@ use crate::convert::hub::meta;
 use crate::convert::hub::import::{import, ImportOptions, ImportReport};
 use crate::convert::hub::source::{project, ArrowSource, Batches, Encoding, FirstRead, GeoColumnMeta, GeoField, SourceSchema};
 use arrow_array::RecordBatch;
-use rayon::prelude::*;
 use crate::convert::hub::target::ImportTarget;
 use crate::h5col::File;
 use crate::convert::{code, fail, Finding};
@@ -90,13 +89,9 @@ impl ArrowSource for GeoParquetSource {
         if let Some(budget) = self.keep.take() {
             // Every field once, row groups decoded on every core, kept (within the budget)
             // for the read after this one; this read gets its projection.
-            let groups = ParallelGroups {
-                src: GroupReader { input: self.input.clone(), metadata: self.metadata.clone(), path: path.clone(), batch_rows },
-                all: (0..self.schema.schema.fields().len()).collect(),
-                next: 0,
-                count: self.metadata.metadata().num_row_groups(),
-                ready: std::collections::VecDeque::new(),
-            };
+            let src = GroupReader { input: self.input.clone(), metadata: self.metadata.clone(), path: path.clone(), batch_rows };
+            let all = (0..self.schema.schema.fields().len()).collect();
+            let groups = ParallelGroups::start(src, all, self.metadata.metadata().num_row_groups());
             let first = FirstRead::new(Box::new(groups), &mut self.kept, &mut self.complete, budget);
             return Ok(Box::new(first.map(move |b| project(&b?, &roots, &path))));
         }
@@ -142,35 +137,72 @@ impl GroupReader {
     }
 }
 
-/// Every row group's batches in order, decoded as many row groups at a time as rayon has
-/// threads: memory holds one such window besides what the consumer keeps (a
-/// dictionary-encoded column can decode to many times its size in the file, so the whole
-/// file is never decoded ahead).
+/// Every row group's batches in order, decoded ahead of the consumer: a producer thread
+/// decodes as many row groups at a time as there are cores, each on a thread of its own,
+/// and hands them over through a channel that holds one such window. Memory holds at most
+/// two windows besides what the consumer keeps (a dictionary-encoded column can decode to
+/// many times its size in the file, so the whole file is never decoded ahead).
+///
+/// Why ahead and on threads of its own: decoding a window and then surveying it left a
+/// core idle in turn (a point convert used 1.4 of 2 cores while reading), and rayon's
+/// workers, busy with a row group each, would hold up the consumer's own parallel work.
+/// Dropping the iterator closes the channel; the producer stops at its next hand-over.
 struct ParallelGroups {
-    src: GroupReader,
-    all: Vec<usize>,
-    next: usize,
-    count: usize,
+    rx: std::sync::mpsc::Receiver<Result<Vec<RecordBatch>>>,
     ready: std::collections::VecDeque<Result<RecordBatch>>,
+}
+
+impl ParallelGroups {
+    fn start(src: GroupReader, all: Vec<usize>, count: usize) -> ParallelGroups {
+        let window = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 16);
+        let (tx, rx) = std::sync::mpsc::sync_channel(window);
+        let path = src.path.clone();
+        let producer = move || {
+            let mut next = 0;
+            while next < count {
+                let end = (next + window).min(count);
+                let decoded: Vec<Result<Vec<RecordBatch>>> = std::thread::scope(|s| {
+                    let handles: Vec<_> = (next..end).map(|g| {
+                        let (src, all) = (&src, &all);
+                        s.spawn(move || src.group(all, g))
+                    }).collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().unwrap_or_else(|_| Err(MarquetError::InvalidArgument(format!("{}: a row group's decoder panicked", src.path)))))
+                        .collect()
+                });
+                next = end;
+                for d in decoded {
+                    let failed = d.is_err();
+                    // The consumer is gone (dropped, or stopped at an error): stop too.
+                    if tx.send(d).is_err() || failed {
+                        return;
+                    }
+                }
+            }
+        };
+        let rx = match std::thread::Builder::new().name("marquet-parquet-read".into()).spawn(producer) {
+            Ok(_) => rx,
+            Err(e) => {
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                let _ = tx.send(Err(MarquetError::Io { path, source: e }));
+                rx
+            }
+        };
+        ParallelGroups { rx, ready: std::collections::VecDeque::new() }
+    }
 }
 
 impl Iterator for ParallelGroups {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Result<RecordBatch>> {
-        if self.ready.is_empty() && self.next < self.count {
-            let end = (self.next + rayon::current_num_threads().max(1)).min(self.count);
-            let decoded: Vec<Result<Vec<RecordBatch>>> = (self.next..end).into_par_iter().map(|g| self.src.group(&self.all, g)).collect();
-            self.next = end;
-            for d in decoded {
-                match d {
-                    Ok(b) => self.ready.extend(b.into_iter().map(Ok)),
-                    Err(e) => {
-                        self.ready.push_back(Err(e));
-                        self.next = self.count; // the first error ends the read
-                        break;
-                    }
-                }
+        while self.ready.is_empty() {
+            match self.rx.recv() {
+                Ok(Ok(b)) => self.ready.extend(b.into_iter().map(Ok)),
+                Ok(Err(e)) => return Some(Err(e)),
+                // The producer has sent every row group.
+                Err(_) => return None,
             }
         }
         self.ready.pop_front()
@@ -408,6 +440,73 @@ mod tests {
         assert!(!s.complete && s.kept.is_empty(), "20 MB of labels were not kept");
         std::fs::write(&path, b"").unwrap();
         assert!(s.batches(&[0], 1024).unwrap().collect::<Result<Vec<_>>>().is_err(), "the next read goes to the file");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The row groups decoded ahead on threads of their own come in file order; a row group
+    /// that does not decode ends the read with its error; a read dropped part-way, with the
+    /// producer still ahead, neither hangs nor holds the file (the source is read again).
+    #[test]
+    fn row_groups_read_ahead_in_order_and_stop_at_an_error_or_a_drop() {
+        use arrow_array::{ArrayRef, BinaryArray, Int64Array};
+        use std::sync::Arc;
+        let dir = std::env::temp_dir().join(format!("marquet-read-ahead-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.parquet");
+        let (n, per_group) = (24_000usize, 1_000usize);
+        let point = |i: usize| [vec![1u8, 1, 0, 0, 0], (i as f64).to_le_bytes().to_vec(), 2f64.to_le_bytes().to_vec()].concat();
+        let points: Vec<Vec<u8>> = (0..n).map(point).collect();
+        let batch = RecordBatch::try_from_iter([
+            ("geometry", Arc::new(BinaryArray::from_iter_values(points.iter().map(|p| p.as_slice()))) as ArrayRef),
+            ("id", Arc::new(Int64Array::from_iter_values(0..n as i64)) as ArrayRef),
+        ])
+        .unwrap();
+        let geo = r#"{"version":"1.1.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB","geometry_types":["Point"]}}}"#;
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(per_group))
+            .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
+            .set_dictionary_enabled(false)
+            .build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.append_key_value_metadata(parquet::file::metadata::KeyValue::new("geo".to_string(), geo.to_string()));
+        w.close().unwrap();
+        let ids = |b: &RecordBatch| b.column(1).as_any().downcast_ref::<Int64Array>().unwrap().values().to_vec();
+        let mut s = GeoParquetSource::open(&path).unwrap();
+        assert_eq!(s.metadata.metadata().num_row_groups(), n / per_group);
+        s.keep_next_read(usize::MAX);
+        let got: Vec<i64> = s.batches(&[0, 1], 300).unwrap().flat_map(|b| ids(&b.unwrap())).collect();
+        assert_eq!(got, (0..n as i64).collect::<Vec<_>>());
+
+        // Dropped after one batch: the producer stops at its next hand-over.
+        let mut s = GeoParquetSource::open(&path).unwrap();
+        s.keep_next_read(usize::MAX);
+        assert_eq!(ids(&s.batches(&[0, 1], 300).unwrap().next().unwrap().unwrap())[0], 0);
+        s.keep_next_read(usize::MAX);
+        assert_eq!(s.batches(&[0, 1], 300).unwrap().map(|b| b.unwrap().num_rows()).sum::<usize>(), n);
+
+        // Row group 13's id column chunk damaged: the rows before it, then its error, then
+        // nothing.
+        let md = s.metadata.metadata().row_group(13).column(1).clone();
+        let (start, len) = md.byte_range();
+        let mut bytes = std::fs::read(&path).unwrap();
+        for b in &mut bytes[start as usize + len as usize / 2..(start + len) as usize - 4] {
+            *b = 0x5A;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let mut s = GeoParquetSource::open(&path).unwrap();
+        s.keep_next_read(usize::MAX);
+        let mut rows = 0;
+        let mut errors = Vec::new();
+        for b in s.batches(&[0, 1], 1_000).unwrap() {
+            match b {
+                Ok(b) if errors.is_empty() => rows += b.num_rows(),
+                Ok(_) => panic!("a batch after the error"),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+        assert_eq!((rows, errors.len()), (13 * per_group, 1), "{errors:?}");
+        assert!(errors[0].contains("g.parquet"), "{errors:?}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

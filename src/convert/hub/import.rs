@@ -579,7 +579,7 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
     // The one writer: every row checked, encoded and boxed once; the indexes of the new
     // table built at the commit from those boxes (issue #31).
     let mut w = target.writer(&t, &opts.layout, total_rows, &opts.progress)?;
-    for batch in batches {
+    let geo_batches = batches.map(|batch| -> Result<GeoBatch> {
         let batch: RecordBatch = batch?;
         let mut gb = GeoBatch::new();
         for (gi, gp) in geoms.iter().enumerate() {
@@ -602,11 +602,13 @@ fn import_inner(src: &mut dyn ArrowSource, target: ImportTarget<'_>, opts: &Impo
             let a = plan::array_at(&batch, &pp);
             gb.columns.columns.insert(p.name.clone(), p.values(&a)?);
         }
-        w.write(gb).map_err(|e| match e {
-            MarquetError::InvalidWkb { .. } => fail(&path, code::WKB_PARSE, e.to_string()),
-            e => e,
-        })?;
-    }
+        Ok(gb)
+    });
+    // Each batch staged while the next is gathered and prepared.
+    w.write_all(geo_batches).map_err(|e| match e {
+        MarquetError::InvalidWkb { .. } => fail(&path, code::WKB_PARSE, e.to_string()),
+        e => e,
+    })?;
     report.rows = w.staged_rows();
     w.finish()?;
     let t: &MarquetTable = match target {

@@ -71,9 +71,12 @@ impl KeyCollector {
     /// One sort key per row: the Hilbert index of the centre over the extent, or
     /// [`NULL_KEY`].
     pub fn keys(self) -> Vec<u64> {
+        use rayon::prelude::*;
         let extent = self.extent.unwrap_or(BBox::EMPTY);
+        // On every core: for 1,000,000 points this pass was 30 ms of one thread between
+        // the survey and the write, with the other core idle.
         self.centres
-            .into_iter()
+            .into_par_iter()
             .map(|(x, y)| if x.is_nan() && y.is_nan() { NULL_KEY } else { u64::from(hilbert_of_centre(x, y, &extent)) })
             .collect()
     }

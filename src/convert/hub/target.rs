@@ -117,16 +117,11 @@ pub(crate) struct ImportSink<'t> {
 }
 
 impl<'t> ImportSink<'t> {
-    /// Stage one batch (categorical codes renumbered to the target's, for an append).
-    pub(crate) fn write(&mut self, mut gb: GeoBatch) -> Result<u64> {
-        if let Some(r) = &self.recode {
-            let cols = std::mem::take(&mut gb.columns.columns);
-            for (k, v) in cols {
-                let v = r.apply(&k, v)?;
-                gb.columns.columns.insert(k, v);
-            }
-        }
-        self.w.write(&gb)
+    /// Stage every batch of `batches` (categorical codes renumbered to the target's, for an
+    /// append; [`TableWriter::write_all`]: each staged while the next is prepared).
+    pub(crate) fn write_all(&mut self, batches: impl Iterator<Item = Result<GeoBatch>>) -> Result<u64> {
+        let recode = &self.recode;
+        self.w.write_all(batches.map(|b| recoded(recode, b?)))
     }
 
     /// Rows staged so far.
@@ -138,4 +133,16 @@ impl<'t> ImportSink<'t> {
     pub(crate) fn finish(self) -> Result<u64> {
         self.w.finish()
     }
+}
+
+/// `gb` with its categorical codes renumbered to the target's (an append), as given otherwise.
+fn recoded(recode: &Option<CategoryRecode>, mut gb: GeoBatch) -> Result<GeoBatch> {
+    if let Some(r) = recode {
+        let cols = std::mem::take(&mut gb.columns.columns);
+        for (k, v) in cols {
+            let v = r.apply(&k, v)?;
+            gb.columns.columns.insert(k, v);
+        }
+    }
+    Ok(gb)
 }
