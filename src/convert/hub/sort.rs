@@ -28,7 +28,7 @@ use arrow_schema::SchemaRef;
 
 use crate::convert::err_at;
 use crate::error::{MarquetError, Result};
-use crate::spatial::hilbert::{box_centre, hilbert_of_centre};
+use crate::spatial::hilbert::{box_centre, hilbert_of_centres};
 use crate::spec::BBox;
 
 /// The key of a null or empty geometry: after every Hilbert index (which is < 2³²).
@@ -54,8 +54,14 @@ impl KeyCollector {
             return;
         }
         self.centres.push(box_centre(b));
-        let e = crate::spatial::hilbert::extent_of([self.extent.as_ref().unwrap_or(&BBox::EMPTY), b]);
-        self.extent = Some(e);
+        // What `hilbert::extent_of` of the extent so far and `b` gives, without its
+        // iterator for every row.
+        let u = crate::spatial::geom_box::unwrap_box(b);
+        let e = self.extent.get_or_insert(BBox::EMPTY);
+        e.xmin = e.xmin.min(u.xmin);
+        e.ymin = e.ymin.min(u.ymin);
+        e.xmax = e.xmax.max(u.xmax);
+        e.ymax = e.ymax.max(u.ymax);
     }
 
     /// Rows seen.
@@ -73,11 +79,14 @@ impl KeyCollector {
     pub fn keys(self) -> Vec<u64> {
         use rayon::prelude::*;
         let extent = self.extent.unwrap_or(BBox::EMPTY);
-        // On every core: for 1,000,000 points this pass was 30 ms of one thread between
-        // the survey and the write, with the other core idle.
+        // On every core, a slice of centres at a time (for 1,000,000 points this pass was
+        // 30 ms of one thread between the survey and the write, with the other core idle).
+        let mut cells = vec![0u32; self.centres.len()];
+        cells.par_chunks_mut(1 << 14).zip(self.centres.par_chunks(1 << 14)).for_each(|(o, c)| hilbert_of_centres(c, &extent, o));
         self.centres
-            .into_par_iter()
-            .map(|(x, y)| if x.is_nan() && y.is_nan() { NULL_KEY } else { u64::from(hilbert_of_centre(x, y, &extent)) })
+            .par_iter()
+            .zip(cells.par_iter())
+            .map(|(&(x, y), &h)| if x.is_nan() && y.is_nan() { NULL_KEY } else { u64::from(h) })
             .collect()
     }
 }
@@ -549,6 +558,9 @@ mod tests {
                 let y = ((i * 53) % 89) as f64 - 40.0;
                 if i % 17 == 0 {
                     BBox::EMPTY
+                } else if i % 23 == 0 {
+                    // Across the antimeridian: the extent takes the whole longitude range.
+                    BBox { xmin: 170.0, ymin: y, xmax: -175.0, ymax: y + 1.0, ..BBox::EMPTY }
                 } else {
                     BBox { xmin: x, ymin: y, xmax: x + (i % 5) as f64, ymax: y + 1.0, ..BBox::EMPTY }
                 }
