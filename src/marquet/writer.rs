@@ -209,7 +209,7 @@ impl<'a> TableWriter<'a> {
     /// this batch counts; the write should be dropped (the table stays as it was). Errors
     /// name the table row of the offending value, counted over the whole write.
     pub fn write(&mut self, batch: &GeoBatch) -> Result<u64> {
-        let (cols, rows) = self.prepare(Cow::Borrowed(batch))?;
+        let (cols, rows, _) = self.prepare(Cow::Borrowed(batch))?;
         let k = self.t.table.stage_unguarded(&cols, self.at)?;
         self.account(k, &rows);
         Ok(k)
@@ -236,26 +236,18 @@ impl<'a> TableWriter<'a> {
             });
             let mut prepared = Ok(());
             for batch in batches {
-                match batch.and_then(|b| self.prepare(Cow::Owned(b))) {
-                    Ok((cols, rows)) => {
-                        let at = self.at;
-                        let k = match cols.nrows() {
-                            Ok(k) => k,
-                            Err(e) => {
-                                prepared = Err(e);
-                                break;
-                            }
-                        };
-                        self.account(k, &rows);
-                        // The stager stopped at an error: it is reported below.
-                        if tx.send((cols, at)).is_err() {
-                            break;
-                        }
-                    }
+                let (cols, rows, k) = match batch.and_then(|b| self.prepare(Cow::Owned(b))) {
+                    Ok(p) => p,
                     Err(e) => {
                         prepared = Err(e);
                         break;
                     }
+                };
+                let at = self.at;
+                self.account(k, &rows);
+                // The stager stopped at an error: it is reported below.
+                if tx.send((cols, at)).is_err() {
+                    break;
                 }
             }
             drop(tx);
@@ -265,9 +257,9 @@ impl<'a> TableWriter<'a> {
         Ok(self.at - first)
     }
 
-    /// Check, encode, box and order one batch ([`TableWriter::write`]): the rows to stage
-    /// and each geometry column's row facts.
-    fn prepare(&self, batch: Cow<'_, GeoBatch>) -> Result<(Batch, Vec<Vec<RowInfo>>)> {
+    /// Check, encode, box and order one batch ([`TableWriter::write`]): the rows to stage,
+    /// each geometry column's row facts and the row count.
+    fn prepare(&self, batch: Cow<'_, GeoBatch>) -> Result<(Batch, Vec<Vec<RowInfo>>, u64)> {
         let batch = match &self.opts.transform {
             Some(f) => Cow::Owned(f(batch.into_owned())?),
             None => batch,
@@ -332,7 +324,7 @@ impl<'a> TableWriter<'a> {
                 cols.columns.insert(cov.clone(), this.covering_values(cov, rows)?);
             }
         }
-        Ok((cols, encoded.into_iter().map(|(_, rows)| rows).collect()))
+        Ok((cols, encoded.into_iter().map(|(_, rows)| rows).collect(), k as u64))
     }
 
     /// Count `k` rows staged at `self.at` with their row facts `rows` (per geometry column)

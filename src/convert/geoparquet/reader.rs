@@ -149,7 +149,7 @@ impl GroupReader {
 /// Dropping the iterator closes the channel; the producer stops at its next hand-over.
 struct ParallelGroups {
     rx: std::sync::mpsc::Receiver<Result<Vec<RecordBatch>>>,
-    ready: std::collections::VecDeque<Result<RecordBatch>>,
+    ready: std::collections::VecDeque<RecordBatch>,
 }
 
 impl ParallelGroups {
@@ -199,13 +199,13 @@ impl Iterator for ParallelGroups {
     fn next(&mut self) -> Option<Result<RecordBatch>> {
         while self.ready.is_empty() {
             match self.rx.recv() {
-                Ok(Ok(b)) => self.ready.extend(b.into_iter().map(Ok)),
+                Ok(Ok(b)) => self.ready.extend(b),
                 Ok(Err(e)) => return Some(Err(e)),
                 // The producer has sent every row group.
                 Err(_) => return None,
             }
         }
-        self.ready.pop_front()
+        self.ready.pop_front().map(Ok)
     }
 }
 
