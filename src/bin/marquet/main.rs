@@ -974,8 +974,11 @@ fn main() -> ExitCode {
     // The commands that only read take mimalloc (alloc.rs); the first word that is not an
     // option names the command.
     #[cfg(feature = "mimalloc")]
-    if std::env::args_os().skip(1).find(|a| !a.to_string_lossy().starts_with('-')).is_some_and(|c| READ_COMMANDS.contains(&&*c.to_string_lossy())) {
-        alloc::use_mimalloc();
+    {
+        let command = std::env::args_os().skip(1).find(|a| !a.to_string_lossy().starts_with('-'));
+        if command.is_some_and(|c| READ_COMMANDS.iter().any(|r| c == *r)) {
+            alloc::use_mimalloc();
+        }
     }
     run(std::env::args_os())
 }
