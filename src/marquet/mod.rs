@@ -50,6 +50,7 @@ pub mod projjson;
 pub mod layout;
 pub mod facts;
 pub mod snapshot;
+pub mod point_groups;
 pub mod spatial_index;
 pub mod order;
 pub mod types;

@@ -196,6 +196,9 @@ pub enum GeometryData {
         dims: Dimensions,
         /// The fill value (a null row).
         fill: Option<Vec<u8>>,
+        /// Boxes of small groups of the chunks' rows, made as chunks are tested
+        /// (`crate::marquet::point_groups`).
+        groups: crate::marquet::point_groups::PointGroups,
     },
     /// Fixed-size WKB.
     Fixed {
@@ -412,7 +415,7 @@ impl ColumnSnapshot {
                     return Err(MarquetError::spec(&info.path, "HEP002 §7.4", "a point column without x and y fields"));
                 };
                 let fill = c.info.fill.clone();
-                GeometryData::Point { data: CachedDataset::from_elements(c, None, DATA_CACHE_BYTES)?, x, y, f32, dims, fill }
+                GeometryData::Point { data: CachedDataset::from_elements(c, None, DATA_CACHE_BYTES)?, x, y, f32, dims, fill, groups: Default::default() }
             }
         };
         Ok(ColumnSnapshot { info, nrows, generation, indexes: None, rtree: None, block: None, covering: None, data })

@@ -14,6 +14,7 @@ use crate::marquet::spatial_index::IndexState;
 use crate::marquet::facts::TableView;
 use crate::marquet::WkbBuffer;
 use crate::spatial::packed_rtree;
+use crate::marquet::point_groups::{GroupBox, GroupTest, PointGroups, GROUP_ROWS};
 use crate::spec::BBox;
 
 use super::exact::{point_coord, ExactTest};
@@ -71,6 +72,7 @@ pub(super) fn read_groups(runs: &[Range<u64>]) -> Vec<(Range<u64>, Vec<Range<u64
 #[inline(never)]
 fn points_in_box(
     data: &mut CachedDataset,
+    groups: &mut PointGroups,
     (x, y, f32): (usize, usize, bool),
     fill: Option<&[u8]>,
     group: Range<u64>,
@@ -96,6 +98,31 @@ fn points_in_box(
     let xy = plain_xy(es, x, y, f32);
     let fill16 = fill.and_then(|f| <[u8; 16]>::try_from(f).ok()).map(u128::from_ne_bytes);
     let mut tested = 0u64;
+    if xy && !fill16.is_some_and(|f| in_window::<false>(&w, xy_of(&f.to_ne_bytes()))) {
+        // The usual case: tested by the groups of each chunk, whole chunks at a time.
+        let mut i = group.start;
+        while i < group.end {
+            let (piece, first) = data.piece_of(i)?;
+            let last = first + (piece.len() / es) as u64;
+            if last <= i {
+                return Err(MarquetError::spec(&data.path, "HDF5 chunk", format!("piece at element {first} holds {} bytes", piece.len())));
+            }
+            let boxes = groups.of_piece(first, &piece, fill16);
+            for m in members {
+                let (lo, hi) = (m.start.max(i), m.end.min(last).min(group.end));
+                if lo < hi {
+                    tested += if strict {
+                        grouped_run::<true>(first, &piece, &boxes, lo..hi, &w, fill16, &mut hit)
+                    } else {
+                        grouped_run::<false>(first, &piece, &boxes, lo..hi, &w, fill16, &mut hit)
+                    };
+                }
+            }
+            i = last.min(group.end);
+        }
+        st.exact_tested += tested;
+        return Ok(());
+    }
     data.visit(group.start, group.end - group.start, |first, bytes| {
         let last = first + (bytes.len() / es) as u64;
         for m in members {
@@ -118,6 +145,51 @@ fn points_in_box(
     })?;
     st.exact_tested += tested;
     Ok(())
+}
+
+/// Rows `rows` of the chunk of `{x: f64, y: f64}` elements `piece` (its first row
+/// `first`, its groups' boxes `boxes`) against window `w`, whose interior (`STRICT`) or
+/// closed box a null cannot meet: a group the window misses is passed over, a group inside
+/// it is matched whole, and the points of the others are tested by [`xy_run`]. Returns the
+/// non-null rows, as [`xy_run`] does: the answers and statistics are its own.
+fn grouped_run<const STRICT: bool>(
+    first: u64,
+    piece: &[u8],
+    boxes: &[GroupBox],
+    rows: Range<u64>,
+    w: &BBox,
+    fill16: Option<u128>,
+    hit: &mut dyn FnMut(u64, &[u8]),
+) -> u64 {
+    const G: u64 = GROUP_ROWS as u64;
+    let mut tested = 0;
+    let mut r = rows.start;
+    while r < rows.end {
+        let g = (r - first) / G;
+        let (g_lo, g_hi) = (first + g * G, (first + (g + 1) * G).min(first + (piece.len() / 16) as u64));
+        let hi = g_hi.min(rows.end);
+        let bytes = &piece[(r - first) as usize * 16..(hi - first) as usize * 16];
+        let whole = r == g_lo && hi == g_hi;
+        match boxes.get(g as usize).map(|b| (b, b.test(w, STRICT))) {
+            Some((b, GroupTest::Outside)) if whole => tested += u64::from(b.nonnull),
+            Some((_, GroupTest::Outside)) => tested += bytes.chunks_exact(16).filter(|e| !is_fill(e, fill16)).count() as u64,
+            Some((b, GroupTest::Inside)) => {
+                for (row, el) in (r..).zip(bytes.chunks_exact(16)) {
+                    hit(row, el);
+                }
+                tested += if whole { u64::from(b.nonnull) } else { hi - r };
+            }
+            _ => tested += xy_run::<STRICT>(r, bytes, w, fill16, hit),
+        }
+        r = hi;
+    }
+    tested
+}
+
+/// Whether a 16-byte element equals the fill value.
+#[inline(always)]
+fn is_fill(el: &[u8], fill16: Option<u128>) -> bool {
+    fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f))
 }
 
 /// Whether a point element is `{x: f64, y: f64}` (16 bytes, x first): a 2-D point whose
@@ -439,14 +511,14 @@ pub(crate) fn run(t: &TableView<'_>, snap: &mut ColumnSnapshot, q: &Query) -> Re
         let (s, e) = (group.start, group.end);
         let wanted = members.iter().flat_map(|m| (m.start - s) as usize..(m.end - s) as usize);
         match &mut snap.data {
-            GeometryData::Point { data, x, y, f32, dims, fill } => {
+            GeometryData::Point { data, x, y, f32, dims, fill, groups } => {
                 let (x, y, f32, dims) = (*x, *y, *f32, *dims);
                 // With WKB only for plain 2-D points, whose element is the WKB's body, and
                 // when no row is answered by its block's box (those are not tested).
                 let xy = plain_xy(data.elem_size(), x, y, f32);
                 if let (true, Some(test_box)) = (!q.with_wkb || (xy && inside.is_empty()), test.point_box()) {
                     st.bytes_read += (e - s) * data.elem_size() as u64;
-                    points_in_box(data, (x, y, f32), fill.as_deref(), s..e, &members, test_box, (&mut rows, out.as_mut()), &mut st)?;
+                    points_in_box(data, groups, (x, y, f32), fill.as_deref(), s..e, &members, test_box, (&mut rows, out.as_mut()), &mut st)?;
                     continue;
                 }
                 let a = Array { dtype: data.dtype().clone(), bytes: data.read(s, e - s)? };
@@ -579,5 +651,81 @@ mod tests {
                 assert_eq!((ta, &a), (tb, &b), "round {round} strict {strict} fill {fill:?}");
             }
         }
+    }
+
+    /// The grouped loop against the element-at-a-time one on whole chunks: the same rows
+    /// hit, with the same bytes, and the same rows tested, for runs that start and end
+    /// inside groups or on their bounds, groups all inside, all outside or across the window,
+    /// with nulls, NaN and points on every edge, closed and open. It fails when a group
+    /// with a null or a NaN is taken whole, or when an outside group's nulls are counted.
+    #[test]
+    fn grouped_run_equals_box_run() {
+        let w = BBox::xy(-1.0, 2.0, 3.0, 5.0);
+        let vals = [-1.0, 3.0, 2.0, 5.0, 0.5, 4.0, -2.0, 6.0, f64::NAN, -0.0];
+        let mut rng = crate::test_rng::SplitMix64::new(11);
+        let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;
+        let fills: [Option<(f64, f64)>; 3] = [None, Some((9.96921e36, 9.96921e36)), Some((f64::NAN, f64::NAN))];
+        let mut kinds = [0usize; 3];
+        for round in 0..300 {
+            let n = 1 + pick(5 * GROUP_ROWS);
+            let fill = fills[round % 3];
+            let fill_el = fill.map(|(x, y)| [x.to_le_bytes(), y.to_le_bytes()].concat());
+            // Runs of points all inside, all outside, or of any value, so that groups of
+            // every kind occur.
+            let mut piece = Vec::new();
+            let (mut mode, mut odd) = (0, false);
+            for i in 0..n {
+                if i % GROUP_ROWS == 0 {
+                    (mode, odd) = (pick(3), pick(3) == 0);
+                }
+                let (x, y) = match mode {
+                    0 => (vals[4], vals[5]),
+                    1 => (vals[6], vals[7]),
+                    _ => (vals[pick(vals.len())], vals[pick(vals.len())]),
+                };
+                // Some groups of each kind get a few nulls or NaN.
+                let (x, y) = if odd && pick(16) == 0 {
+                    match &fill_el {
+                        Some(f) if pick(2) == 0 => {
+                            piece.extend_from_slice(f);
+                            continue;
+                        }
+                        _ => (f64::NAN, y),
+                    }
+                } else {
+                    (x, y)
+                };
+                piece.extend_from_slice(&x.to_le_bytes());
+                piece.extend_from_slice(&y.to_le_bytes());
+            }
+            let fill16 = fill_el.as_deref().map(|f| u128::from_ne_bytes(f.try_into().unwrap()));
+            let boxes = crate::marquet::point_groups::group_boxes(&piece, fill16);
+            let first = 4096 * pick(3) as u64;
+            let a = pick(n);
+            let b = a + 1 + pick(n - a);
+            let rows = first + a as u64..first + b as u64;
+            for strict in [false, true] {
+                for g in &boxes {
+                    kinds[g.test(&w, strict) as usize] += 1;
+                }
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                let tg = if strict {
+                    grouped_run::<true>(first, &piece, &boxes, rows.clone(), &w, fill16, &mut |r, el| got.push((r, el.to_vec())))
+                } else {
+                    grouped_run::<false>(first, &piece, &boxes, rows.clone(), &w, fill16, &mut |r, el| got.push((r, el.to_vec())))
+                };
+                let null = |el: &[u8]| fill_el.as_deref() == Some(el);
+                let coords = |el: &[u8]| (point_coord(el, 0, false), point_coord(el, 8, false));
+                let mut hit = |r: u64, el: &[u8]| want.push((r, el.to_vec()));
+                let run = piece[a * 16..b * 16].chunks_exact(16);
+                let tw = if strict {
+                    box_run::<true>(rows.start, run, &w, null, coords, &mut hit)
+                } else {
+                    box_run::<false>(rows.start, run, &w, null, coords, &mut hit)
+                };
+                assert_eq!((tg, &got), (tw, &want), "round {round} strict {strict} fill {fill:?} rows {rows:?}");
+            }
+        }
+        assert!(kinds.iter().all(|&k| k > 100), "group kinds met: {kinds:?}");
     }
 }
