@@ -252,9 +252,8 @@ fn xy_of(el: &[u8]) -> (f64, f64) {
 /// rows tested). Otherwise, each element is tested as [`box_run`] does.
 #[inline(never)]
 fn xy_run<const STRICT: bool>(lo: u64, run: &[u8], w: &BBox, fill16: Option<u128>, hit: &mut dyn FnMut(u64, &[u8])) -> u64 {
-    let is_fill = |el: &[u8]| fill16.is_some_and(|f| <[u8; 16]>::try_from(el).is_ok_and(|e| u128::from_ne_bytes(e) == f));
     if fill16.is_some_and(|f| in_window::<STRICT>(w, xy_of(&f.to_ne_bytes()))) {
-        return box_run::<STRICT>(lo, run.chunks_exact(16), w, is_fill, xy_of, &mut |row, el| hit(row, el));
+        return box_run::<STRICT>(lo, run.chunks_exact(16), w, |el| is_fill(el, fill16), xy_of, &mut |row, el| hit(row, el));
     }
     let mut nulls = 0u64;
     let mut row = lo;
@@ -274,7 +273,7 @@ fn xy_run<const STRICT: bool>(lo: u64, run: &[u8], w: &BBox, fill16: Option<u128
         if in_window::<STRICT>(w, xy_of(el)) {
             hit(row, el);
         }
-        nulls += u64::from(is_fill(el));
+        nulls += u64::from(is_fill(el, fill16));
         row += 1;
     }
     (run.len() / 16) as u64 - nulls
