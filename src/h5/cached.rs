@@ -254,6 +254,14 @@ impl CachedDataset {
     /// the bytes borrowed from the cache (not copied): `bytes` holds the elements from
     /// `first` on, in order.
     pub fn visit(&mut self, start: u64, count: u64, mut f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
+        let es = self.elem as u64;
+        self.visit_pieces(start, count, |first, piece, r| f(r.start, &piece[((r.start - first) * es) as usize..((r.end - first) * es) as usize]))
+    }
+
+    /// Call `f(first, piece, rows)` for each cached piece holding elements of the range
+    /// `[start, start + count)`: the element the piece starts at, the whole piece, and the
+    /// elements `rows` of the range that lie in it.
+    pub fn visit_pieces(&mut self, start: u64, count: u64, mut f: impl FnMut(u64, &[u8], std::ops::Range<u64>) -> Result<()>) -> Result<()> {
         let end = start.checked_add(count).filter(|&e| e <= self.len).ok_or_else(|| self.past_end(start, count))?;
         let es = self.elem as u64;
         let mut i = start;
@@ -263,7 +271,7 @@ impl CachedDataset {
             if hi <= i {
                 return Err(MarquetError::spec(&self.path, "HDF5 chunk", format!("piece at element {first} holds {} bytes", data.len())));
             }
-            f(i, &data[((i - first) * es) as usize..((hi - first) * es) as usize])?;
+            f(first, &data, i..hi)?;
             i = hi;
         }
         Ok(())

@@ -100,26 +100,20 @@ fn points_in_box(
     let mut tested = 0u64;
     if xy && !fill16.is_some_and(|f| in_window::<false>(&w, xy_of(&f.to_ne_bytes()))) {
         // The usual case: tested by the groups of each chunk, whole chunks at a time.
-        let mut i = group.start;
-        while i < group.end {
-            let (piece, first) = data.piece_of(i)?;
-            let last = first + (piece.len() / es) as u64;
-            if last <= i {
-                return Err(MarquetError::spec(&data.path, "HDF5 chunk", format!("piece at element {first} holds {} bytes", piece.len())));
-            }
-            let boxes = groups.of_piece(first, &piece, fill16);
+        data.visit_pieces(group.start, group.end - group.start, |first, piece, rows| {
+            let boxes = groups.of_piece(first, piece, fill16);
             for m in members {
-                let (lo, hi) = (m.start.max(i), m.end.min(last).min(group.end));
+                let (lo, hi) = (m.start.max(rows.start), m.end.min(rows.end));
                 if lo < hi {
                     tested += if strict {
-                        grouped_run::<true>(first, &piece, &boxes, lo..hi, &w, fill16, &mut hit)
+                        grouped_run::<true>(first, piece, &boxes, lo..hi, &w, fill16, &mut hit)
                     } else {
-                        grouped_run::<false>(first, &piece, &boxes, lo..hi, &w, fill16, &mut hit)
+                        grouped_run::<false>(first, piece, &boxes, lo..hi, &w, fill16, &mut hit)
                     };
                 }
             }
-            i = last.min(group.end);
-        }
+            Ok(())
+        })?;
         st.exact_tested += tested;
         return Ok(());
     }
